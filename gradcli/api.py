@@ -1,0 +1,235 @@
+"""The Python API: grad() -> a frozen GradResult. No I/O here; the CLI is a layer over this."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import limits
+from .autograd import forward, run_passes
+from .errors import GradcliError, ValueInputError
+from .graph import CONST, LEAF, Graph, InputSpec, build_graph
+from .parse import parse_program
+from .values import to_array
+
+DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """One node of the graph as a user sees it (leaf, const or op)."""
+
+    name: str
+    kind: str  # "leaf", "const" or "op"
+    op: str | None
+    grad_fn: str | None
+    inputs: tuple[str, ...]
+    shape: tuple[int, ...]
+    requires_grad: bool
+    value: np.ndarray | None  # None when no point was given
+    adjoint: np.ndarray | None  # last pass's adjoint; None where no gradient flows
+    symbolic: str | None
+    adjoint_symbolic: str | None
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind != "op"
+
+
+@dataclass(frozen=True)
+class PassResult:
+    index: int
+    gradient: np.ndarray
+    grads: dict[str, np.ndarray | None]
+
+
+@dataclass(frozen=True)
+class GradResult:
+    """Everything one `gradcli grad` computes; renderers read only this."""
+
+    expression: str
+    dtype: str
+    nodes: tuple[NodeResult, ...]
+    output_index: int
+    passes: tuple[PassResult, ...]
+    grads: dict[str, np.ndarray | None]  # each leaf's .grad after the last pass
+    grad_symbolic: dict[str, str | None]  # each leaf's gradient formula, if computed
+
+    @property
+    def output(self) -> NodeResult:
+        return self.nodes[self.output_index]
+
+    @property
+    def value(self) -> np.ndarray | None:
+        return self.output.value
+
+    @property
+    def numeric(self) -> bool:
+        return self.output.value is not None
+
+    @property
+    def leaves(self) -> tuple[NodeResult, ...]:
+        return tuple(n for n in self.nodes if n.kind == LEAF)
+
+    @property
+    def consts(self) -> tuple[NodeResult, ...]:
+        return tuple(n for n in self.nodes if n.kind == CONST)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of SPEC section 2, with strict-JSON-safe values."""
+        from .render.json import result_document
+
+        return result_document(self)
+
+    def to_json(self) -> str:
+        """Strict RFC 8259 JSON text (non-finite numbers as "nan"/"inf"/"-inf")."""
+        from .render.json import dumps
+
+        return dumps(self.to_dict())
+
+
+def _gradients(
+    gradient: Any, gradients: Sequence[Any] | None, passes: int | None, dtype: np.dtype
+) -> list[np.ndarray | None]:
+    """PyTorch's `gradient` for each pass: none (scalar output), one reused, or one per pass."""
+    if gradient is not None and gradients is not None:
+        raise GradcliError("give either gradient (one value) or gradients (one per pass), not both")
+    given = list(gradients) if gradients is not None else [] if gradient is None else [gradient]
+    arrays = [to_array(v, dtype, "gradient") for v in given]
+    count = passes if passes is not None else max(1, len(arrays))
+    if count < 1:
+        raise GradcliError(f"passes must be at least 1, not {count}")
+    limits.check(count, limits.MAX_PASSES, "number of passes", "MAX_PASSES")
+    if len(arrays) > 1 and len(arrays) != count:
+        raise GradcliError(
+            f"{len(arrays)} gradients were given for {count} passes",
+            hint="give one --gradient for every pass, or a single one to reuse",
+        )
+    if len(arrays) <= 1:
+        return (arrays or [None]) * count
+    return arrays
+
+
+def _check_names(program_inputs: Sequence[str], at: Mapping, const: Mapping) -> None:
+    both = sorted(set(at) & set(const))
+    if both:
+        raise ValueInputError(f"'{both[0]}' is given both as --at and as --const; give it once")
+    for flag, given in (("--at", at), ("--const", const)):
+        unused = [n for n in given if n not in program_inputs]
+        if unused:
+            inputs = ", ".join(program_inputs) or "none"
+            raise ValueInputError(
+                f"{flag} {unused[0]}: the program has no input named '{unused[0]}' (its inputs: {inputs})"
+            )
+    missing = [n for n in program_inputs if n not in at and n not in const]
+    if missing:
+        listed = ", ".join(missing)
+        example = " ".join(f"--at {n}=VALUE" for n in missing)
+        raise ValueInputError(f"no value for {listed}", hint=f"give {example}")
+
+
+def grad(
+    expression: str,
+    at: Mapping[str, Any] | None = None,
+    const: Mapping[str, Any] | None = None,
+    gradient: Any = None,
+    dtype: str = "float64",
+    *,
+    gradients: Sequence[Any] | None = None,
+    symbolic: bool = True,
+    passes: int | None = None,
+    retain_graph: bool = False,
+    zero_grad: bool = False,
+) -> GradResult:
+    """Gradients of a program's output with respect to its `at` inputs, as PyTorch's backward().
+
+    With neither `at` nor `const`, every free name is a scalar leaf and only the symbolic
+    gradient is computed. `gradient` is the upstream gradient: one value (reused for every
+    pass) or a list of arrays, one per pass.
+    """
+    if dtype not in DTYPES:
+        raise GradcliError(f"dtype must be float64 or float32, not {dtype!r}")
+    np_dtype = np.dtype(DTYPES[dtype])
+    program = parse_program(expression)
+    at, const = dict(at or {}), dict(const or {})
+    numeric = bool(at or const)
+    if numeric:
+        _check_names(program.inputs, at, const)
+        arrays = {n: to_array(v, np_dtype, f"--at {n}") for n, v in at.items()}
+        arrays.update({n: to_array(v, np_dtype, f"--const {n}") for n, v in const.items()})
+        specs = {n: InputSpec(LEAF if n in at else CONST, a.shape) for n, a in arrays.items()}
+    else:
+        specs = {n: InputSpec(LEAF, ()) for n in program.inputs}
+    graph = build_graph(program, specs)
+    symbolic_result = _symbolic(graph) if symbolic or not numeric else None
+
+    values = adjoints = None
+    pass_results: list[PassResult] = []
+    grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
+    if numeric:
+        values = forward(graph, arrays, np_dtype)
+        records = run_passes(
+            graph,
+            values,
+            _gradients(gradient, gradients, passes, np_dtype),
+            np_dtype,
+            retain_graph,
+            zero_grad,
+        )
+        pass_results = [PassResult(r.index, r.gradient, r.grads) for r in records]
+        grads = records[-1].grads
+        adjoints = records[-1].adjoints
+    return GradResult(
+        expression=expression,
+        dtype=dtype,
+        nodes=_node_results(graph, values, adjoints, symbolic_result),
+        output_index=graph.output,
+        passes=tuple(pass_results),
+        grads=grads,
+        grad_symbolic=_grad_symbolic(graph, symbolic_result),
+    )
+
+
+def _symbolic(graph: Graph):
+    from . import symbolic
+
+    return symbolic.build(graph)
+
+
+def _grad_symbolic(graph: Graph, sym) -> dict[str, str | None]:
+    if sym is None:
+        return {leaf.name: None for leaf in graph.leaves}
+    from .symbolic import to_text
+
+    return {name: to_text(expr) for name, expr in sym.leaf_grads.items()}
+
+
+def _node_results(graph: Graph, values, adjoints, sym) -> tuple[NodeResult, ...]:
+    if sym is not None:
+        from .symbolic import to_text
+    results = []
+    for node in graph.nodes:
+        symbolic_form = adjoint_form = None
+        if sym is not None:
+            form = sym.forms[node.index]
+            symbolic_form = node.name if form is None else to_text(form)
+            adjoint_form = to_text(sym.adjoints[node.index])
+        results.append(
+            NodeResult(
+                name=node.name,
+                kind=node.kind,
+                op=node.op.name if node.op else None,
+                grad_fn=node.grad_fn,
+                inputs=tuple(graph.nodes[i].name for i in node.inputs()),
+                shape=node.shape,
+                requires_grad=node.requires_grad,
+                value=None if values is None else values[node.index],
+                adjoint=None if adjoints is None else adjoints[node.index],
+                symbolic=symbolic_form,
+                adjoint_symbolic=adjoint_form,
+            )
+        )
+    return tuple(results)

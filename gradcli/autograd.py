@@ -1,0 +1,141 @@
+"""Numeric forward and backward passes with PyTorch's backward() semantics.
+
+One backward pass walks the node list once, in reverse (it is already topological),
+adding each op's vector-Jacobian products into its operands' adjoints, so a node
+used twice is right by construction. Passes accumulate into the leaves' `.grad`
+exactly as repeated `out.backward(...)` calls do, including PyTorch's errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import limits
+from .errors import AutogradError
+from .graph import OP, Graph
+from .ops import unbroadcast
+
+
+def torch_size(shape: tuple[int, ...]) -> str:
+    return f"torch.Size([{', '.join(str(n) for n in shape)}])"
+
+
+SECOND_PASS = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+NO_GRAD = "element 0 of tensors does not require grad and does not have a grad_fn"
+NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+
+
+def forward(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> list[np.ndarray]:
+    """Values of every node; NumPy warnings are silenced (nan/inf follow IEEE as in PyTorch)."""
+    values: list[np.ndarray] = []
+    with np.errstate(all="ignore"):
+        for node in graph.nodes:
+            if node.kind != OP:
+                values.append(inputs[node.name])
+                continue
+            args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+            values.append(np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype))
+    return values
+
+
+def backward(
+    graph: Graph, values: list[np.ndarray], seed: np.ndarray, dtype: np.dtype
+) -> list[np.ndarray | None]:
+    """Adjoint of every node for one pass; None where no gradient flows."""
+    nodes = graph.nodes
+    adjoints: list[np.ndarray | None] = [None] * len(nodes)
+    adjoints[graph.output] = seed
+    with np.errstate(all="ignore"):
+        for node in reversed(nodes):
+            g = adjoints[node.index]
+            if g is None or node.kind != OP or not node.requires_grad:
+                continue
+            args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+            out = values[node.index]
+            for position, operand in enumerate(node.operands):
+                if not isinstance(operand, int) or not nodes[operand].requires_grad:
+                    continue
+                rule = node.op.vjp[position]
+                contribution = unbroadcast(rule(g, out, *args, **node.attrs), nodes[operand].shape)
+                contribution = np.asarray(contribution, dtype=dtype)
+                previous = adjoints[operand]
+                adjoints[operand] = contribution if previous is None else previous + contribution
+    return adjoints
+
+
+@dataclass(frozen=True)
+class PassRecord:
+    index: int  # 1-based, as a user counts passes
+    gradient: np.ndarray
+    grads: dict[str, np.ndarray | None]  # every leaf's .grad after this pass
+    adjoints: list[np.ndarray | None]  # every node's adjoint in this pass
+
+
+def seed_for(graph: Graph, gradient: np.ndarray | None, dtype: np.dtype) -> np.ndarray:
+    """The upstream gradient, checked as torch.autograd.backward checks it."""
+    shape = graph.nodes[graph.output].shape
+    if gradient is None:
+        if shape != ():
+            ones = str(np.ones(shape, dtype=int).tolist()) if np.prod(shape) <= 6 else None
+            example = ones or f"ones({', '.join(map(str, shape))})"
+            raise AutogradError(
+                NOT_SCALAR,
+                hint=f"the output has shape {list(shape)}: pass --gradient with shape "
+                f'{list(shape)}, e.g. --gradient "{example}"',
+            )
+        return np.ones((), dtype=dtype)
+    gradient = np.asarray(gradient, dtype=dtype)
+    if gradient.shape != shape:
+        raise AutogradError(
+            f"Mismatch in shape: grad_output[0] has a shape of {torch_size(gradient.shape)} and "
+            f"output[0] has a shape of {torch_size(shape)}.",
+            hint=f"pass --gradient with shape {list(shape)}",
+        )
+    return gradient
+
+
+def run_passes(
+    graph: Graph,
+    values: list[np.ndarray],
+    gradients: list[np.ndarray | None],
+    dtype: np.dtype,
+    retain_graph: bool = False,
+    zero_grad: bool = False,
+) -> list[PassRecord]:
+    """Run len(gradients) backward passes, accumulating leaf grads like PyTorch."""
+    limits.check(len(gradients), limits.MAX_PASSES, "number of passes", "MAX_PASSES")
+    output = graph.nodes[graph.output]
+    if not output.requires_grad:
+        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
+    seeds = [seed_for(graph, g, dtype) for g in gradients]
+    leaves = graph.leaves
+    grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in leaves}
+    records: list[PassRecord] = []
+    freed = False
+    for index, seed in enumerate(seeds, start=1):
+        if freed:
+            raise AutogradError(SECOND_PASS, hint="add --retain-graph to keep the graph between passes")
+        if zero_grad and index > 1:
+            grads = {name: None if g is None else np.zeros_like(g) for name, g in grads.items()}
+        adjoints = backward(graph, values, seed, dtype)
+        for leaf in leaves:
+            adjoint = adjoints[leaf.index]
+            if adjoint is not None:
+                previous = grads[leaf.name]
+                grads[leaf.name] = adjoint.copy() if previous is None else previous + adjoint
+        records.append(PassRecord(index, seed, dict(grads), adjoints))
+        # Ops that saved tensors for backward free them unless the graph is retained;
+        # ops that saved none (add, sum, ...) can run backward again, as in PyTorch.
+        freed = not retain_graph and any(
+            node.kind == OP and adjoints[node.index] is not None and node.op.saves_tensors
+            for node in graph.nodes
+        )
+    return records

@@ -1,0 +1,65 @@
+"""Errors gradcli reports to users, each kind carrying its exit code.
+
+Engine modules raise these; only the CLI turns them into `error: ...` lines.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    BAD_INPUT = 1
+    USAGE = 2
+    INTERRUPTED = 130
+
+
+class GradcliError(Exception):
+    """A problem with the user's input; the message is shown as one line."""
+
+    exit_code = ExitCode.BAD_INPUT
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} (hint: {self.hint})" if self.hint else self.message
+
+
+class ParseError(GradcliError):
+    """The program is not in gradcli's grammar."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        multiline: bool = False,
+        hint: str | None = None,
+    ) -> None:
+        where = ""
+        if column is not None:
+            where = f"line {line}, column {column}: " if multiline else f"column {column}: "
+        super().__init__(where + message, hint=hint)
+        self.line = line
+        self.column = column
+
+
+class ValueInputError(GradcliError):
+    """A VALUE (for --at, --const, --gradient) could not be read."""
+
+
+class ShapeError(GradcliError):
+    """Operand shapes do not fit an operation (PyTorch's wording)."""
+
+
+class AutogradError(GradcliError):
+    """backward() would fail in PyTorch; the message carries PyTorch's words."""
+
+
+class LimitError(GradcliError):
+    """A documented resource limit was exceeded; refused before doing the work."""

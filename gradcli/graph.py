@@ -1,0 +1,194 @@
+"""The computation graph: nodes in a stable topological order, built from a parsed program.
+
+Nodes are kept in a list in the order the program creates them, which is already a
+topological order (an operand always exists before its user), so no sort and no
+recursion is needed. Sub-expressions made only of numbers are folded to Python
+floats, as Python folds `2*3` before PyTorch ever sees it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import limits
+from .errors import GradcliError, ParseError, ShapeError
+from .ops import NUMBER, REGISTRY, TENSOR, Op, Shape
+from .parse import Apply, Expr, Num, Program, Ref
+
+LEAF, CONST, OP = "leaf", "const", "op"
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A plain number operand; `expr` is the literal sub-expression it was folded from."""
+
+    value: float
+    expr: Expr
+
+
+Operand = int | Literal  # an int is the index of a node
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    index: int
+    name: str
+    kind: str  # LEAF, CONST or OP
+    shape: Shape
+    requires_grad: bool
+    op: Op | None = None
+    operands: tuple[Operand, ...] = ()
+    attrs: dict = field(default_factory=dict)
+    grad_fn: str | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        # PyTorch: tensors that do not require grad are leaves too, but only
+        # requires_grad leaves get a .grad. We call inputs leaves and consts consts.
+        return self.kind == LEAF
+
+    def inputs(self) -> tuple[int, ...]:
+        return tuple(o for o in self.operands if isinstance(o, int))
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    program: Program
+    nodes: tuple[Node, ...]
+    output: int
+
+    @property
+    def leaves(self) -> tuple[Node, ...]:
+        return tuple(n for n in self.nodes if n.kind == LEAF)
+
+    @property
+    def consts(self) -> tuple[Node, ...]:
+        return tuple(n for n in self.nodes if n.kind == CONST)
+
+    def operand_shape(self, operand: Operand) -> Shape:
+        return self.nodes[operand].shape if isinstance(operand, int) else ()
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    kind: str  # LEAF or CONST
+    shape: Shape
+
+
+def _where(program: Program, expr: Apply) -> str:
+    if program.multiline:
+        return f"line {expr.line}, column {expr.column}: "
+    return f"column {expr.column}: "
+
+
+def fold(op: Op, values: list[float], attrs: dict) -> float:
+    """Evaluate an op on plain numbers as floats (9**9**9 is inf at once, not a hang)."""
+    with np.errstate(all="ignore"):
+        result = op.forward(*[np.float64(v) for v in values], **attrs)
+    return float(np.asarray(result))
+
+
+class _Builder:
+    def __init__(self, program: Program, specs: dict[str, InputSpec]) -> None:
+        self.program = program
+        self.specs = specs
+        self.nodes: list[Node] = []
+        self.env: dict[str, Operand] = {}
+        taken = set(program.inputs) | set(specs) | {s.target for s in program.statements if s.target}
+        self.taken = taken
+        self.counter = 0
+
+    def fresh_name(self) -> str:
+        while True:
+            self.counter += 1
+            name = f"t{self.counter}"
+            if name not in self.taken:
+                return name
+
+    def add(self, node: Node) -> int:
+        limits.check(len(self.nodes) + 1, limits.MAX_NODES, "number of graph nodes", "MAX_NODES")
+        self.nodes.append(node)
+        return node.index
+
+    def resolve(self, ref: Ref) -> Operand:
+        if ref.name in self.env:
+            return self.env[ref.name]
+        spec = self.specs.get(ref.name)
+        if spec is None:  # the API checks inputs first; this is a safety net
+            raise ParseError(f"name '{ref.name}' has no value", line=ref.line, column=ref.column)
+        index = self.add(Node(len(self.nodes), ref.name, spec.kind, spec.shape, spec.kind == LEAF))
+        self.env[ref.name] = index
+        return index
+
+    def apply(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
+        op = REGISTRY[expr.op]
+        attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if op.reduction else {}
+        shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
+        try:
+            shape = op.shape(shapes, attrs)
+        except ShapeError as exc:
+            raise ShapeError(_where(self.program, expr) + exc.message) from None
+        if all(isinstance(o, Literal) for o in operands):
+            return Literal(fold(op, [o.value for o in operands], attrs), expr)
+        elements = math.prod(shape)
+        if elements > limits.MAX_ELEMENTS:
+            raise GradcliError(
+                f"{_where(self.program, expr)}{expr.op} would make a tensor of shape {list(shape)} "
+                f"with {elements:,} elements, over the limit MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
+            )
+        kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
+        requires_grad = any(self.nodes[o].requires_grad for o in operands if isinstance(o, int))
+        grad_fn = op.grad_fn_for(kinds, shapes, attrs) if requires_grad else None
+        node = Node(
+            index=len(self.nodes),
+            name=name or self.fresh_name(),
+            kind=OP,
+            shape=shape,
+            requires_grad=requires_grad,
+            op=op,
+            operands=tuple(operands),
+            attrs=attrs,
+            grad_fn=grad_fn,
+        )
+        return self.add(node)
+
+    def expression(self, root: Expr, target: str | None) -> Operand:
+        """Post-order walk with an explicit stack; the root op takes the statement's name."""
+        results: dict[int, Operand] = {}
+        stack: list[tuple[Expr, bool]] = [(root, False)]
+        while stack:
+            expr, ready = stack.pop()
+            if isinstance(expr, Num):
+                results[id(expr)] = Literal(expr.value, expr)
+            elif isinstance(expr, Ref):
+                results[id(expr)] = self.resolve(expr)
+            elif not ready:
+                stack.append((expr, True))
+                stack.extend((arg, False) for arg in reversed(expr.args))
+            else:
+                operands = [results[id(arg)] for arg in expr.args]
+                name = target if expr is root else None
+                results[id(expr)] = self.apply(expr, operands, name)
+        return results[id(root)]
+
+    def build(self) -> Graph:
+        output: Operand | None = None
+        for statement in self.program.statements:
+            output = self.expression(statement.expr, statement.target)
+            if statement.target is not None:
+                self.env[statement.target] = output
+        if isinstance(output, Literal):
+            raise GradcliError(
+                f"the output is the constant number {output.value:g}; it must depend on an input",
+                hint='give it a name with a value, as in "(2*x)**3" --at x=2',
+            )
+        assert output is not None
+        return Graph(self.program, tuple(self.nodes), output)
+
+
+def build_graph(program: Program, specs: dict[str, InputSpec]) -> Graph:
+    """Nodes for every input used and every op applied, in a topological order."""
+    return _Builder(program, specs).build()

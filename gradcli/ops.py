@@ -1,0 +1,605 @@
+"""THE registry of primitives: one record per op, holding all four of its meanings.
+
+Each record states the op's NumPy forward, its vector-Jacobian product (one rule per
+operand, HIPS/autograd style: ``g`` is the incoming gradient, ``out`` the forward
+result), its sympy form and its PyTorch ``grad_fn`` name. The parser, the engine,
+the symbolic layer, ``gradcli ops`` and the registry-parametrised tests all read it,
+so adding an op means adding one record here (and its tests).
+
+VJP formulas follow PyTorch's ``derivatives.yaml`` so float64 results agree to the
+last bits, including its conventions at singular points (relu'(0)=0, abs'(0)=0,
+sqrt'(0)=inf, x**0 has grad 0 everywhere).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ShapeError
+
+Shape = tuple[int, ...]
+# An operand is either a tensor node or a plain Python number folded from literals.
+TENSOR, NUMBER = "tensor", "number"
+
+
+@dataclass(frozen=True)
+class Op:
+    """One primitive: forward, VJP, sympy form and PyTorch name, side by side."""
+
+    name: str  # as written in a program: "sin", "matmul"; "add" for "+"
+    syntax: str  # how a user writes it
+    forward: Callable[..., Any]  # NumPy: (*operands, **attrs) -> array
+    vjp: tuple[Callable[..., Any], ...]  # per operand: (g, out, *operands, **attrs) -> grad
+    sympy: Callable[..., Any]  # (sp, *operand_forms, **attrs) -> sympy expression
+    grad_fn: str  # PyTorch's grad_fn name in the common case
+    derivative: str  # the rule, for `gradcli ops`
+    saves_tensors: bool = True  # PyTorch frees these at backward: 2nd pass needs retain_graph
+    elementwise: bool = True  # result shape = broadcast of operand shapes
+    function: bool = True  # callable as name(...)
+    method: bool = True  # callable as x.name(...)
+    reduction: bool = False  # takes dim= and keepdim=
+    domain: str = ""  # where the op is defined (real inputs)
+    infer_shape: Callable[..., Shape] | None = None  # non-elementwise ops
+    pick_grad_fn: Callable[[Sequence[str], Sequence[Shape], dict], str] | None = None
+    sym_deriv: tuple[Callable[..., Any], ...] | None = None  # local d(form)/d(operand) override
+    sym_vjp: tuple[Callable[..., Any], ...] | None = None  # symbolic VJP of non-elementwise ops
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def arity(self) -> int:
+        return len(self.vjp)
+
+    def grad_fn_for(self, kinds: Sequence[str], shapes: Sequence[Shape], attrs: dict) -> str:
+        """PyTorch's grad_fn name for this use (it can depend on operand kinds and shapes)."""
+        return self.pick_grad_fn(kinds, shapes, attrs) if self.pick_grad_fn else self.grad_fn
+
+    def shape(self, shapes: Sequence[Shape], attrs: dict) -> Shape:
+        """Result shape, or ShapeError in PyTorch's words, before anything is computed."""
+        if self.infer_shape is not None:
+            return self.infer_shape(*shapes, **attrs)
+        return broadcast_shapes(*shapes)
+
+
+# ---------------------------------------------------------------- shape helpers
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """NumPy/PyTorch broadcasting, failing with PyTorch's message."""
+    if len(shapes) == 1:
+        return tuple(shapes[0])
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    result = []
+    for dim in range(ndim):
+        sizes = {p[dim] for p in padded} - {1}
+        if len(sizes) > 1:
+            a, b = padded[0][dim], padded[1][dim]
+            raise ShapeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                f"at non-singleton dimension {dim}"
+            )
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
+    """The adjoint of broadcasting is a sum over the broadcast dimensions."""
+    grad = np.asarray(grad)
+    if grad.shape == tuple(shape):
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    keep = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if keep:
+        grad = grad.sum(axis=keep, keepdims=True)
+    return np.broadcast_to(grad, shape) if grad.shape != tuple(shape) else grad
+
+
+def broadcast_dims(operand: Shape, result: Shape) -> tuple[int, ...]:
+    """Dimensions of `result` that broadcasting added or stretched for `operand`."""
+    extra = len(result) - len(operand)
+    stretched = [extra + i for i, n in enumerate(operand) if n == 1 and result[extra + i] != 1]
+    return tuple(range(extra)) + tuple(stretched)
+
+
+def _normalise_dim(dim: int | None, ndim: int) -> int | None:
+    if dim is None:
+        return None
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not low <= dim <= high:
+        raise ShapeError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+        )
+    return dim % max(ndim, 1)
+
+
+def _reduce_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
+    d = _normalise_dim(dim, len(shape))
+    if not shape:
+        return ()
+    if d is None:
+        return (1,) * len(shape) if keepdim else ()
+    return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1 :]
+
+
+def _reduced_count(shape: Shape, dim: int | None) -> int:
+    d = _normalise_dim(dim, len(shape))
+    if d is None or not shape:
+        return math.prod(shape) if d is None else 1
+    return shape[d]
+
+
+def _matmul_shape(a: Shape, b: Shape) -> Shape:
+    if len(a) == 0 or len(b) == 0:
+        raise ShapeError(
+            f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and {len(b)}D"
+        )
+    if len(a) > 2 or len(b) > 2:
+        raise ShapeError(f"matmul takes 1-D and 2-D operands here, but they are {len(a)}D and {len(b)}D")
+    if len(a) == 1 and len(b) == 1:
+        if a[0] != b[0]:
+            raise ShapeError(
+                f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+                f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
+            )
+        return ()
+    if len(a) == 2 and len(b) == 1:
+        if a[1] != b[0]:
+            raise ShapeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec ({b[0]})")
+        return (a[0],)
+    rows_a = (1, a[0]) if len(a) == 1 else a
+    if rows_a[1] != b[0]:
+        raise ShapeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows_a[0]}x{rows_a[1]} and {b[0]}x{b[1]})"
+        )
+    return (b[1],) if len(a) == 1 else (a[0], b[1])
+
+
+def _transpose_shape(a: Shape) -> Shape:
+    if len(a) > 2:
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(a)}D")
+    return tuple(reversed(a))
+
+
+# ---------------------------------------------------------------- numeric helpers
+
+
+def _pow_grad_base(g, out, a, b):
+    # PyTorch pow_backward_self: exponent 0 gives grad 0 even where a**-1 is inf.
+    return np.where(np.equal(b, 0), 0.0, g * (b * np.power(a, b - 1)))
+
+
+def _pow_grad_exponent(g, out, a, b):
+    # PyTorch pow_backward_exponent: 0**b with b >= 0 gives grad 0, not nan.
+    return np.where(np.logical_and(np.equal(a, 0), np.greater_equal(b, 0)), 0.0, g * (out * np.log(a)))
+
+
+def _softplus(a):
+    # PyTorch's softplus(beta=1, threshold=20): linear above the threshold.
+    return np.where(a > 20, a, np.log1p(np.exp(a)))
+
+
+def _softplus_grad(g, out, a):
+    z = np.exp(a)
+    return np.where(a > 20, g, g * z / (z + 1))
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def _expand_reduced(g, a, dim, keepdim):
+    """Undo a reduction's shape change so `g` broadcasts against the operand."""
+    a = np.asarray(a)
+    g = np.asarray(g)
+    if dim is not None and not keepdim and a.ndim > 0:
+        g = np.expand_dims(g, _normalise_dim(dim, a.ndim))
+    return np.broadcast_to(g, a.shape)
+
+
+def _sum(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.copy()
+    axis = _normalise_dim(dim, a.ndim)
+    return np.sum(a, axis=axis, keepdims=keepdim)
+
+
+def _mean(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.copy()
+    axis = _normalise_dim(dim, a.ndim)
+    return np.mean(a, axis=axis, keepdims=keepdim)
+
+
+def _mean_grad(g, out, a, dim=None, keepdim=False):
+    count = _reduced_count(np.shape(a), dim)
+    return _expand_reduced(g, a, dim, keepdim) / count
+
+
+def _matmul_grad_a(g, out, a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b
+    if a.ndim == 2 and b.ndim == 1:
+        return np.outer(g, b)
+    return np.matmul(g, b.T)
+
+
+def _matmul_grad_b(g, out, a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 1 and b.ndim == 1:
+        return g * a
+    if a.ndim == 1 and b.ndim == 2:
+        return np.outer(a, g)
+    return np.matmul(a.T, g)
+
+
+def _matmul_grad_fn(kinds, shapes, attrs) -> str:
+    a, b = len(shapes[0]), len(shapes[1])
+    return {(2, 2): "MmBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4"}.get(
+        (a, b), "DotBackward0"
+    )
+
+
+# ---------------------------------------------------------------- symbolic helpers
+
+
+def _fn(sp, name: str):
+    """An opaque sympy function for tensor-level ops (elementwise notation elsewhere)."""
+    return sp.Function(name)
+
+
+def _sym_reduce(name):
+    def form(sp, a, shapes=((),), dim=None, keepdim=False):
+        if not shapes[0]:
+            return a
+        return _fn(sp, name)(a) if dim is None else _fn(sp, name)(a, dim)
+
+    return form
+
+
+def _sym_mean_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
+    return g / _reduced_count(shapes[0], dim)
+
+
+def _sym_transpose(sp, a, shapes=((),)):
+    return _fn(sp, "t")(a) if len(shapes[0]) == 2 else a
+
+
+def _sym_transpose_vjp(sp, g, a, shapes=((),)):
+    return _fn(sp, "t")(g) if len(shapes[0]) == 2 else g
+
+
+def _sym_matmul(sp, a, b, shapes=((), ())):
+    return _fn(sp, "matmul")(a, b)
+
+
+# ---------------------------------------------------------------- the registry
+
+
+def _unary(
+    name: str,
+    forward: Callable,
+    vjp: Callable,
+    sympy: Callable,
+    grad_fn: str,
+    derivative: str,
+    domain: str = "all reals",
+    **extra: Any,
+) -> Op:
+    return Op(
+        name=name,
+        syntax=f"{name}(x) or x.{name}()",
+        forward=forward,
+        vjp=(vjp,),
+        sympy=sympy,
+        grad_fn=grad_fn,
+        derivative=derivative,
+        domain=domain,
+        **extra,
+    )
+
+
+OPS: tuple[Op, ...] = (
+    # --- arithmetic (infix operators)
+    Op(
+        "add",
+        "a + b",
+        forward=lambda a, b: np.add(a, b),
+        vjp=(lambda g, out, a, b: g, lambda g, out, a, b: g),
+        sympy=lambda sp, a, b: a + b,
+        grad_fn="AddBackward0",
+        derivative="d(a+b) = da + db",
+        saves_tensors=False,
+        function=False,
+        method=False,
+    ),
+    Op(
+        "sub",
+        "a - b",
+        forward=lambda a, b: np.subtract(a, b),
+        vjp=(lambda g, out, a, b: g, lambda g, out, a, b: -g),
+        sympy=lambda sp, a, b: a - b,
+        grad_fn="SubBackward0",
+        derivative="d(a-b) = da - db",
+        saves_tensors=False,
+        function=False,
+        method=False,
+        pick_grad_fn=lambda kinds, shapes, attrs: "RsubBackward1" if kinds[0] == NUMBER else "SubBackward0",
+    ),
+    Op(
+        "mul",
+        "a * b",
+        forward=lambda a, b: np.multiply(a, b),
+        vjp=(lambda g, out, a, b: g * b, lambda g, out, a, b: g * a),
+        sympy=lambda sp, a, b: a * b,
+        grad_fn="MulBackward0",
+        derivative="d(a*b) = b*da + a*db",
+        function=False,
+        method=False,
+    ),
+    Op(
+        "div",
+        "a / b",
+        forward=lambda a, b: np.true_divide(a, b),
+        vjp=(lambda g, out, a, b: g / b, lambda g, out, a, b: -g * ((a / b) / b)),
+        sympy=lambda sp, a, b: a / b,
+        grad_fn="DivBackward0",
+        derivative="d(a/b) = da/b - a*db/b**2",
+        domain="b != 0 (1/0 = inf, 0/0 = nan)",
+        function=False,
+        method=False,
+        # PyTorch computes number / tensor as reciprocal(tensor) * number.
+        pick_grad_fn=lambda kinds, shapes, attrs: "MulBackward0" if kinds[0] == NUMBER else "DivBackward0",
+    ),
+    Op(
+        "pow",
+        "a ** b, a ^ b, pow(a, b) or a.pow(b)",
+        forward=lambda a, b: np.power(a, b),
+        vjp=(_pow_grad_base, _pow_grad_exponent),
+        sympy=lambda sp, a, b: a**b,
+        grad_fn="PowBackward0",
+        derivative="d(a**b) = b*a**(b-1)*da + a**b*log(a)*db",
+        domain="a > 0 for a tensor exponent; 0**0 = 1",
+        pick_grad_fn=lambda kinds, shapes, attrs: {
+            (TENSOR, NUMBER): "PowBackward0",
+            (TENSOR, TENSOR): "PowBackward1",
+            (NUMBER, TENSOR): "PowBackward2",
+        }[tuple(kinds)],
+    ),
+    Op(
+        "neg",
+        "-a",
+        forward=lambda a: np.negative(a),
+        vjp=(lambda g, out, a: -g,),
+        sympy=lambda sp, a: -a,
+        grad_fn="NegBackward0",
+        derivative="d(-a) = -da",
+        saves_tensors=False,
+        function=False,
+        method=False,
+    ),
+    Op(
+        "matmul",
+        "a @ b, matmul(a, b) or a.matmul(b)",
+        forward=lambda a, b: np.matmul(a, b),
+        vjp=(_matmul_grad_a, _matmul_grad_b),
+        sympy=_sym_matmul,
+        grad_fn="MmBackward0",
+        derivative="d(a@b) = da@b + a@db; grads g@b.T and a.T@g",
+        domain="1-D or 2-D operands with matching inner size",
+        elementwise=False,
+        infer_shape=_matmul_shape,
+        pick_grad_fn=_matmul_grad_fn,
+        sym_vjp=(
+            lambda sp, g, a, b, shapes: _fn(sp, "matmul")(g, _fn(sp, "t")(b)),
+            lambda sp, g, a, b, shapes: _fn(sp, "matmul")(_fn(sp, "t")(a), g),
+        ),
+    ),
+    # --- elementwise functions
+    _unary("sin", np.sin, lambda g, out, a: g * np.cos(a), lambda sp, a: sp.sin(a), "SinBackward0", "cos(x)"),
+    _unary(
+        "cos", np.cos, lambda g, out, a: g * -np.sin(a), lambda sp, a: sp.cos(a), "CosBackward0", "-sin(x)"
+    ),
+    _unary(
+        "tan",
+        np.tan,
+        lambda g, out, a: g * (1 + out * out),
+        lambda sp, a: sp.tan(a),
+        "TanBackward0",
+        "1 + tan(x)**2",
+        "x != pi/2 + k*pi",
+    ),
+    _unary(
+        "asin",
+        np.arcsin,
+        lambda g, out, a: g / np.sqrt(1 - a * a),
+        lambda sp, a: sp.asin(a),
+        "AsinBackward0",
+        "1/sqrt(1 - x**2)",
+        "-1 <= x <= 1",
+    ),
+    _unary(
+        "acos",
+        np.arccos,
+        lambda g, out, a: -g / np.sqrt(1 - a * a),
+        lambda sp, a: sp.acos(a),
+        "AcosBackward0",
+        "-1/sqrt(1 - x**2)",
+        "-1 <= x <= 1",
+    ),
+    _unary(
+        "atan",
+        np.arctan,
+        lambda g, out, a: g / (a * a + 1),
+        lambda sp, a: sp.atan(a),
+        "AtanBackward0",
+        "1/(1 + x**2)",
+    ),
+    _unary(
+        "sinh",
+        np.sinh,
+        lambda g, out, a: g * np.cosh(a),
+        lambda sp, a: sp.sinh(a),
+        "SinhBackward0",
+        "cosh(x)",
+    ),
+    _unary(
+        "cosh",
+        np.cosh,
+        lambda g, out, a: g * np.sinh(a),
+        lambda sp, a: sp.cosh(a),
+        "CoshBackward0",
+        "sinh(x)",
+    ),
+    _unary(
+        "tanh",
+        np.tanh,
+        lambda g, out, a: g * (1 - out * out),
+        lambda sp, a: sp.tanh(a),
+        "TanhBackward0",
+        "1 - tanh(x)**2",
+    ),
+    _unary("exp", np.exp, lambda g, out, a: g * out, lambda sp, a: sp.exp(a), "ExpBackward0", "exp(x)"),
+    _unary(
+        "log",
+        np.log,
+        lambda g, out, a: g / a,
+        lambda sp, a: sp.log(a),
+        "LogBackward0",
+        "1/x",
+        "x > 0 (log(0) = -inf)",
+    ),
+    _unary(
+        "log1p",
+        np.log1p,
+        lambda g, out, a: g / (a + 1),
+        lambda sp, a: sp.log(1 + a),
+        "Log1PBackward0",
+        "1/(1 + x)",
+        "x > -1",
+    ),
+    _unary(
+        "sqrt",
+        np.sqrt,
+        lambda g, out, a: g / (2 * out),
+        lambda sp, a: sp.sqrt(a),
+        "SqrtBackward0",
+        "1/(2*sqrt(x))",
+        "x >= 0 (sqrt'(0) = inf)",
+    ),
+    _unary(
+        "abs",
+        np.abs,
+        lambda g, out, a: g * np.sign(a),
+        lambda sp, a: sp.Abs(a),
+        "AbsBackward0",
+        "sign(x) (abs'(0) = 0)",
+    ),
+    _unary(
+        "sigmoid",
+        _sigmoid,
+        lambda g, out, a: g * (1 - out) * out,
+        lambda sp, a: 1 / (1 + sp.exp(-a)),
+        "SigmoidBackward0",
+        "sigmoid(x)*(1 - sigmoid(x))",
+    ),
+    _unary(
+        "relu",
+        lambda a: np.maximum(a, 0),
+        lambda g, out, a: np.where(out > 0, g, 0.0),
+        lambda sp, a: sp.Max(0, a),
+        "ReluBackward0",
+        "1 if x > 0 else 0 (relu'(0) = 0)",
+        sym_deriv=(lambda sp, a: sp.Heaviside(a, 0),),
+    ),
+    _unary(
+        "softplus",
+        _softplus,
+        _softplus_grad,
+        lambda sp, a: sp.log(1 + sp.exp(a)),
+        "SoftplusBackward0",
+        "sigmoid(x) (linear above x = 20, as PyTorch)",
+    ),
+    # --- reductions and layout
+    Op(
+        "sum",
+        "sum(x), sum(x, dim, keepdim) or x.sum(dim=0, keepdim=True)",
+        forward=_sum,
+        vjp=(lambda g, out, a, dim=None, keepdim=False: _expand_reduced(g, a, dim, keepdim),),
+        sympy=_sym_reduce("sum"),
+        grad_fn="SumBackward0",
+        derivative="d(sum x)/dx_i = 1",
+        saves_tensors=False,
+        elementwise=False,
+        reduction=True,
+        infer_shape=_reduce_shape,
+        pick_grad_fn=lambda kinds, shapes, attrs: (
+            "SumBackward0" if attrs.get("dim") is None else "SumBackward1"
+        ),
+        sym_vjp=(lambda sp, g, a, shapes, dim=None, keepdim=False: g,),
+    ),
+    Op(
+        "mean",
+        "mean(x), mean(x, dim, keepdim) or x.mean(dim=0)",
+        forward=_mean,
+        vjp=(_mean_grad,),
+        sympy=_sym_reduce("mean"),
+        grad_fn="MeanBackward0",
+        derivative="d(mean x)/dx_i = 1/n",
+        saves_tensors=False,
+        elementwise=False,
+        reduction=True,
+        infer_shape=_reduce_shape,
+        pick_grad_fn=lambda kinds, shapes, attrs: (
+            "MeanBackward0" if attrs.get("dim") is None else "MeanBackward1"
+        ),
+        sym_vjp=(_sym_mean_vjp,),
+    ),
+    Op(
+        "t",
+        "t(A) or A.t()",
+        forward=lambda a: np.transpose(a),
+        vjp=(lambda g, out, a: np.transpose(g),),
+        sympy=_sym_transpose,
+        grad_fn="TBackward0",
+        derivative="grad is the transpose of g",
+        domain="tensors with <= 2 dimensions",
+        saves_tensors=False,
+        elementwise=False,
+        infer_shape=_transpose_shape,
+        sym_vjp=(_sym_transpose_vjp,),
+    ),
+    Op(
+        "T",
+        "A.T",
+        forward=lambda a: np.transpose(a),
+        vjp=(lambda g, out, a: np.transpose(g),),
+        sympy=_sym_transpose,
+        grad_fn="PermuteBackward0",
+        derivative="grad is the transpose of g",
+        domain="tensors with <= 2 dimensions",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        infer_shape=_transpose_shape,
+        sym_vjp=(_sym_transpose_vjp,),
+    ),
+)
+
+REGISTRY: dict[str, Op] = {op.name: op for op in OPS}
+# Names callable as f(...) in a program, and as x.f(...).
+FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
+METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}
+# Infix operators of Python's ast, by node class name.
+BINARY = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "Pow": "pow", "MatMult": "matmul"}
+CONSTANTS = {"pi": math.pi, "e": math.e}

@@ -1,0 +1,1 @@
+"""Renderers: each turns a GradResult into text; none of them computes anything."""

@@ -1,0 +1,94 @@
+"""Strict RFC 8259 JSON of a result: non-finite numbers become "nan", "inf", "-inf"."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..api import GradResult, NodeResult
+
+
+def _clean(item: Any) -> Any:
+    if isinstance(item, list):
+        return [_clean(v) for v in item]
+    if isinstance(item, float) and not math.isfinite(item):
+        return "nan" if math.isnan(item) else ("inf" if item > 0 else "-inf")
+    return item
+
+
+def encode(value: np.ndarray | None) -> Any:
+    """A number or nested list of the tensor's shape; float32 keeps its shortest digits."""
+    if value is None:
+        return None
+    array = np.asarray(value)
+    if array.dtype == np.float32:
+        # float(str(.)) is the shortest decimal that round-trips in float32 (0.1, not 0.100000001)
+        shortest = [float(str(v)) for v in array.ravel()]
+        plain = np.array(shortest, dtype=object).reshape(array.shape).tolist()
+    else:
+        plain = array.astype(np.float64).tolist()
+    return _clean(plain)
+
+
+def _node(node: NodeResult) -> dict[str, Any]:
+    return {
+        "name": node.name,
+        "op": node.op if node.op else node.kind,
+        "grad_fn": node.grad_fn,
+        "inputs": list(node.inputs),
+        "shape": list(node.shape),
+        "value": encode(node.value),
+        "symbolic": node.symbolic,
+        "adjoint": encode(node.adjoint),
+        "adjoint_symbolic": node.adjoint_symbolic,
+        "is_leaf": node.is_leaf,
+        "requires_grad": node.requires_grad,
+    }
+
+
+def result_document(result: GradResult) -> dict[str, Any]:
+    output = result.output
+    return {
+        "expression": result.expression,
+        "dtype": result.dtype,
+        "output": {
+            "name": output.name,
+            "shape": list(output.shape),
+            "value": encode(output.value),
+            "grad_fn": output.grad_fn,
+        },
+        "leaves": {
+            leaf.name: {
+                "shape": list(leaf.shape),
+                "value": encode(leaf.value),
+                "requires_grad": True,
+                "grad": encode(result.grads.get(leaf.name)),
+                "grad_symbolic": result.grad_symbolic.get(leaf.name),
+            }
+            for leaf in result.leaves
+        },
+        "consts": {c.name: {"shape": list(c.shape), "value": encode(c.value)} for c in result.consts},
+        "nodes": [_node(n) for n in result.nodes],
+        "passes": [
+            {
+                "index": p.index,
+                "gradient": encode(p.gradient),
+                "grads": {name: encode(g) for name, g in p.grads.items()},
+            }
+            for p in result.passes
+        ],
+    }
+
+
+def dumps(document: dict[str, Any]) -> str:
+    # allow_nan=False: if a non-finite number ever slipped past encode(), fail loudly.
+    return json.dumps(document, allow_nan=False)
+
+
+def compact(value: np.ndarray | None) -> str:
+    """One value as compact JSON, for plain output."""
+    return json.dumps(encode(value), allow_nan=False, separators=(",", ":"))

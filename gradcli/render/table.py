@@ -1,0 +1,108 @@
+"""Rich tables: the graph node by node, the leaves' gradients, and pass-by-pass accumulation."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from ..api import GradResult, NodeResult
+
+
+def format_value(value: np.ndarray | None) -> str:
+    """A scalar as 6 significant digits; a tensor summarised as NumPy does (`[1, 2, ..., 9]`)."""
+    if value is None:
+        return "-"
+    array = np.asarray(value)
+    if array.ndim == 0:
+        return f"{float(array):.6g}"
+    # Tensors get 5 significant digits so a 2x2 fits an 80-column table; JSON has them all.
+    return np.array2string(
+        array,
+        separator=", ",
+        threshold=12,
+        edgeitems=3,
+        max_line_width=36,
+        formatter={"float_kind": lambda v: f"{v:.5g}"},
+    )
+
+
+def _grad_fn(node: NodeResult) -> str:
+    """PyTorch shows grad_fn=None for leaves and for tensors that do not require grad."""
+    if node.grad_fn:
+        return node.grad_fn
+    return {"leaf": "None (leaf)", "const": "None (const)"}.get(node.kind, "None (no grad)")
+
+
+def _node_table(result: GradResult) -> Table:
+    numeric = result.numeric
+    table = Table(title="Graph, in topological order", box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column("node", style="bold", no_wrap=True)
+    table.add_column("grad_fn", no_wrap=True)
+    table.add_column("form")
+    if numeric:
+        table.add_column("value", justify="right")
+        table.add_column("adjoint", justify="right")
+    table.add_column("adjoint (sym)")
+    for index, node in enumerate(result.nodes):
+        name = node.name + (" (out)" if index == result.output_index else "")
+        if node.shape:
+            name += f" {list(node.shape)}"
+        row = [name, _grad_fn(node), node.symbolic or ""]
+        if numeric:
+            row += [format_value(node.value), format_value(node.adjoint)]
+        row.append(node.adjoint_symbolic or "-")
+        table.add_row(*row)
+    return table
+
+
+def _grad_table(result: GradResult) -> Table:
+    table = Table(title="Leaf gradients (.grad)", box=box.SIMPLE_HEAD, title_justify="left", min_width=26)
+    table.add_column("leaf", style="bold")
+    if result.numeric:
+        table.add_column("grad", justify="right")
+    table.add_column("symbolic")
+    for leaf in result.leaves:
+        row = [leaf.name]
+        if result.numeric:
+            row.append(format_value(result.grads.get(leaf.name)))
+        row.append(result.grad_symbolic.get(leaf.name) or "-")
+        table.add_row(*row)
+    return table
+
+
+def _pass_table(result: GradResult) -> Table:
+    table = Table(title="Passes: .grad after each", box=box.SIMPLE_HEAD, title_justify="left")
+    table.add_column("pass", justify="right")
+    table.add_column("gradient", justify="right")
+    for leaf in result.leaves:
+        table.add_column(f"{leaf.name}.grad", justify="right")
+    for record in result.passes:
+        row = [str(record.index), format_value(record.gradient)]
+        row += [format_value(record.grads.get(leaf.name)) for leaf in result.leaves]
+        table.add_row(*row)
+    return table
+
+
+def render(result: GradResult, console: Console) -> None:
+    parts = []
+    if result.numeric:
+        out = result.output
+        parts.append(
+            Text.assemble(
+                ("output ", "dim"),
+                (out.name, "bold"),
+                f" = {format_value(out.value)}",
+                (f"  grad_fn={out.grad_fn}  dtype={result.dtype}", "dim"),
+            )
+        )
+    parts.append(_node_table(result))
+    parts.append(_grad_table(result))
+    if len(result.passes) > 1:
+        parts.append(_pass_table(result))
+    console.print(Group(*parts))

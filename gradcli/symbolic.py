@@ -1,0 +1,178 @@
+"""Symbolic forms and adjoints of a graph, in sympy, built alongside the numeric ones.
+
+Every node gets its form in terms of its operands' names (`z = y**3`) and its
+adjoint in terms of node names (`dz/dy = 3*y**2`), by the same reverse walk as the
+numeric backward pass. Tensors are written in elementwise notation (a name stands
+for each element; `sum`, `mean`, `matmul` and `t` are opaque tensor functions), so
+the work never grows with the number of tensor elements. Adjoints that grow past a
+size limit are referred to by name (`adj_t5`) instead of being expanded, so deep
+programs stay linear. sympy is imported only here, and only when asked for.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import sympy as sp
+
+from .graph import LEAF, OP, Graph, Literal
+from .ops import REGISTRY, Op, broadcast_dims
+from .parse import Apply, Expr, Num
+
+INLINE_LIMIT = 60  # tree size past which an adjoint is named rather than expanded
+LEAF_FORM_LIMIT = 400  # tree size past which a gradient in leaf names is not printed
+
+
+@dataclass(frozen=True)
+class SymbolicResult:
+    forms: list[sp.Expr | None]  # per node, in operand names; None for inputs
+    adjoints: list[sp.Expr | None]  # per node, for a unit upstream gradient
+    leaf_grads: dict[str, sp.Expr | None]  # per leaf, in leaf and const names
+
+
+def _size_exceeds(expr: sp.Basic, limit: int) -> bool:
+    return any(count > limit for count, _ in enumerate(sp.preorder_traversal(expr), start=1))
+
+
+def literal_form(literal: Literal) -> sp.Expr:
+    """The literal as written (`2`, `0.5`, `pi/2`), or its float when that would be huge."""
+    try:
+        return _literal(literal.expr, depth=0)
+    except _TooBig:
+        return _float(literal.value)
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _float(value: float) -> sp.Expr:
+    if math.isnan(value):
+        return sp.nan
+    if math.isinf(value):
+        return sp.oo if value > 0 else -sp.oo
+    if value == int(value) and abs(value) < 2**53:
+        return sp.Integer(int(value))
+    return sp.Float(value)
+
+
+def _literal(expr: Expr, depth: int) -> sp.Expr:
+    if depth > 30:
+        raise _TooBig
+    if isinstance(expr, Num):
+        if expr.text == "pi":
+            return sp.pi
+        if expr.text == "e":
+            return sp.E
+        if expr.text.lstrip("-").isdigit() and len(expr.text) < 20:
+            return sp.Integer(int(expr.text))
+        return _float(expr.value)
+    assert isinstance(expr, Apply)
+    op = REGISTRY[expr.op]
+    if not op.elementwise:
+        raise _TooBig  # sum(2) and friends: the number is clearer
+    args = [_literal(a, depth + 1) for a in expr.args]
+    if op.name == "pow":
+        base, exponent = (float(a) if a.is_number and a.is_real else 0.0 for a in args)
+        if abs(exponent) > 64 or abs(base) > 1e6:
+            raise _TooBig  # keep sympy away from 9**9**9
+    return op.sympy(sp, *args)
+
+
+@cache
+def _local_derivative(op_name: str, position: int) -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
+    """d(form)/d(operand) on placeholder symbols, computed once per op."""
+    op = REGISTRY[op_name]
+    placeholders = tuple(sp.Dummy(f"a{i}", real=True) for i in range(op.arity))
+    if op.sym_deriv is not None:
+        return op.sym_deriv[position](sp, *placeholders), placeholders
+    return sp.diff(op.sympy(sp, *placeholders), placeholders[position]), placeholders
+
+
+def _form(op: Op, args: list[sp.Expr], shapes: tuple, attrs: dict) -> sp.Expr:
+    if op.elementwise:
+        return op.sympy(sp, *args)
+    return op.sympy(sp, *args, shapes=shapes, **attrs)
+
+
+def build(graph: Graph) -> SymbolicResult:
+    """Forms, adjoints and per-leaf gradients of the graph's output."""
+    nodes = graph.nodes
+    symbols = [sp.Symbol(n.name, real=True) for n in nodes]
+
+    def operand_form(operand) -> sp.Expr:
+        return symbols[operand] if isinstance(operand, int) else literal_form(operand)
+
+    forms: list[sp.Expr | None] = [None] * len(nodes)
+    operand_forms: list[list[sp.Expr]] = [[] for _ in nodes]
+    for node in nodes:
+        if node.kind == OP:
+            args = [operand_form(o) for o in node.operands]
+            operand_forms[node.index] = args
+            shapes = tuple(graph.operand_shape(o) for o in node.operands)
+            forms[node.index] = _form(node.op, args, shapes, node.attrs)
+
+    adjoints: list[sp.Expr | None] = [None] * len(nodes)
+    adjoints[graph.output] = sp.Integer(1)
+    for node in reversed(nodes):
+        adjoint = adjoints[node.index]
+        if adjoint is None or node.kind != OP or not node.requires_grad:
+            continue
+        # Past the size limit, consumers see this adjoint by name (common subexpression).
+        g = sp.Symbol(f"adj_{node.name}", real=True) if _size_exceeds(adjoint, INLINE_LIMIT) else adjoint
+        args = operand_forms[node.index]
+        shapes = tuple(graph.operand_shape(o) for o in node.operands)
+        for position, operand in enumerate(node.operands):
+            if not isinstance(operand, int) or not nodes[operand].requires_grad:
+                continue
+            if node.op.elementwise:
+                derivative, placeholders = _local_derivative(node.op.name, position)
+                local = derivative.xreplace(dict(zip(placeholders, args)))
+                contribution = g * local
+                dims = broadcast_dims(nodes[operand].shape, node.shape)
+                if dims:
+                    contribution = sp.Function("sum")(contribution, *dims)
+            else:
+                rule = node.op.sym_vjp[position]
+                contribution = rule(sp, g, *args, shapes=shapes, **node.attrs)
+            previous = adjoints[operand]
+            adjoints[operand] = contribution if previous is None else previous + contribution
+
+    return SymbolicResult(forms, adjoints, _leaf_gradients(graph, symbols, forms, adjoints))
+
+
+def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None]:
+    """Each leaf's adjoint rewritten in leaf and const names, when that stays small."""
+    inlined: dict[int, sp.Expr | None] = {}
+    for node in graph.nodes:
+        if node.kind != OP:
+            inlined[node.index] = symbols[node.index]
+            continue
+        parts = {symbols[o]: inlined[o] for o in node.inputs()}
+        if any(v is None for v in parts.values()):
+            inlined[node.index] = None
+            continue
+        expr = forms[node.index].xreplace(parts)
+        inlined[node.index] = None if _size_exceeds(expr, LEAF_FORM_LIMIT) else expr
+    substitution = {symbols[i]: e for i, e in inlined.items() if graph.nodes[i].kind == OP}
+    result: dict[str, sp.Expr | None] = {}
+    for node in graph.nodes:
+        if node.kind != LEAF:
+            continue
+        adjoint = adjoints[node.index]
+        if adjoint is None:
+            result[node.name] = None
+            continue
+        free = adjoint.free_symbols
+        if any(s.name.startswith("adj_") for s in free) or any(substitution.get(s, 0) is None for s in free):
+            result[node.name] = None
+            continue
+        expr = adjoint.xreplace({s: substitution[s] for s in free if s in substitution})
+        result[node.name] = None if _size_exceeds(expr, LEAF_FORM_LIMIT) else expr
+    return result
+
+
+def to_text(expr: sp.Expr | None) -> str | None:
+    return None if expr is None else sp.sstr(expr)

@@ -1,0 +1,172 @@
+"""VALUE strings (`2`, `[[1,2],[3,4]]`, `zeros(2,3)`, `randn(2,2)`) -> NumPy arrays.
+
+JSON goes through the json module; constructors through a tiny ast whitelist of
+numeric literal arguments. Sizes are checked before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import limits
+from .errors import LimitError, ValueInputError
+
+CONSTRUCTORS = "zeros(2,3) ones(2,2) full(2,2,0.5) eye(3) arange(5) linspace(0,1,11) rand(3) randn(2,2)"
+
+
+def _shape_elements(shape: tuple[int, ...], text: str) -> None:
+    if any(n < 0 for n in shape):
+        raise ValueInputError(f"negative size in {text!r}")
+    count = math.prod(shape)
+    if count > limits.MAX_ELEMENTS:
+        raise LimitError(
+            f"{text!r} would have {count:,} elements, over the limit MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
+        )
+
+
+def _ints(args: list[float], text: str) -> tuple[int, ...]:
+    if any(a != int(a) for a in args):
+        raise ValueInputError(f"sizes must be whole numbers in {text!r}")
+    return tuple(int(a) for a in args)
+
+
+def _arange(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+    if not 1 <= len(args) <= 3:
+        raise ValueInputError(f"arange takes 1 to 3 numbers: {text!r}")
+    start, stop, step = (0.0, args[0], 1.0) if len(args) == 1 else (args + [1.0])[:3]
+    if step == 0:
+        raise ValueInputError(f"arange step must not be zero: {text!r}")
+    count = max(0, math.ceil((stop - start) / step))
+    _shape_elements((count,), text)
+    return np.arange(start, stop, step, dtype=np.float64)
+
+
+def _linspace(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+    if len(args) != 3:
+        raise ValueInputError(f"linspace takes start, stop, count: {text!r}")
+    (count,) = _ints([args[2]], text)
+    _shape_elements((count,), text)
+    return np.linspace(args[0], args[1], count)
+
+
+def _eye(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+    if not 1 <= len(args) <= 2:
+        raise ValueInputError(f"eye takes 1 or 2 sizes: {text!r}")
+    shape = _ints(args, text)
+    _shape_elements((shape[0], shape[-1]), text)
+    return np.eye(shape[0], shape[-1])
+
+
+def _full(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+    if not args:
+        raise ValueInputError(f"full takes sizes then a fill value: {text!r}")
+    shape = _ints(args[:-1], text)
+    _shape_elements(shape, text)
+    return np.full(shape, args[-1])
+
+
+def _sized(make: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]):
+    """A constructor whose arguments are all sizes."""
+
+    def build(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+        shape = _ints(args, text)
+        _shape_elements(shape, text)
+        return make(rng, shape)
+
+    return build
+
+
+_CONSTRUCTORS: dict[str, Callable[[list[float], str, np.random.Generator], np.ndarray]] = {
+    "zeros": _sized(lambda rng, shape: np.zeros(shape)),
+    "ones": _sized(lambda rng, shape: np.ones(shape)),
+    "full": _full,
+    "eye": _eye,
+    "arange": _arange,
+    "linspace": _linspace,
+    "rand": _sized(lambda rng, shape: rng.random(shape)),
+    "randn": _sized(lambda rng, shape: rng.standard_normal(shape)),
+}
+
+
+def _number(node: ast.AST, text: str) -> float:
+    sign = 1.0
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign *= -1.0 if isinstance(node.op, ast.USub) else 1.0
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        try:
+            return sign * float(node.value)
+        except OverflowError:
+            return sign * math.inf
+    raise ValueInputError(f"constructor arguments must be numbers: {text!r}")
+
+
+def _constructor(text: str, rng: np.random.Generator) -> np.ndarray:
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ValueInputError(_bad(text)) from None
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)) or tree.keywords:
+        raise ValueInputError(_bad(text))
+    name = tree.func.id
+    if name not in _CONSTRUCTORS:
+        raise ValueInputError(f"unknown constructor {name!r}; known: {CONSTRUCTORS}")
+    args = [_number(a, text) for a in tree.args]
+    return _CONSTRUCTORS[name](args, text, rng)
+
+
+def _bad(text: str) -> str:
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return f"cannot read value {shown!r}: give a number, a JSON array or one of {CONSTRUCTORS}"
+
+
+def _check_numeric(obj: Any, text: str) -> None:
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, bool) or not isinstance(item, (int, float)):
+            raise ValueInputError(f"value {text[:40]!r} contains {json.dumps(item)}, which is not a number")
+
+
+def to_array(obj: Any, dtype: np.dtype, what: str = "value") -> np.ndarray:
+    """A Python number / nested list / array as a float array of `dtype`, checked."""
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "iuf":
+            raise ValueInputError(f"{what} must be real numbers, not {obj.dtype}")
+        limits.check(obj.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
+        return obj.astype(dtype)
+    _check_numeric(obj, str(obj))
+    try:
+        with np.errstate(all="ignore"):
+            array = np.array(obj, dtype=np.float64)
+    except (ValueError, OverflowError):
+        raise ValueInputError(f"{what} is a ragged array: every row must have the same length") from None
+    limits.check(array.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
+    with np.errstate(all="ignore"):
+        return array.astype(dtype)
+
+
+def parse_value(
+    text: str, dtype: np.dtype = np.float64, rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """Read one VALUE as given on the command line."""
+    text = text.strip()
+    if not text:
+        raise ValueInputError("empty value; give a number, a JSON array or a constructor such as zeros(2,3)")
+    if text[0].isalpha() and text not in ("NaN", "Infinity"):
+        return _constructor(text, rng if rng is not None else np.random.default_rng(0)).astype(dtype)
+    if len(text) > limits.MAX_PROGRAM_CHARS * 8:
+        raise LimitError(f"value text is {len(text):,} characters, too long to read")
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise ValueInputError(_bad(text)) from None
+    return to_array(obj, dtype, f"value {text[:40]!r}")
