@@ -1,0 +1,54 @@
+"""Option parsing shared by commands: NAME=VALUE pairs, programs from stdin, output."""
+
+from __future__ import annotations
+
+import keyword
+import sys
+from typing import Any
+
+import click
+
+from ..errors import ValueInputError
+
+
+def assignments(ctx: click.Context, param: click.Parameter, items: tuple[str, ...]) -> dict[str, str]:
+    """NAME=VALUE pairs; malformed ones are usage errors (exit 2)."""
+    pairs: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param=param)
+        if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__"):
+            raise click.BadParameter(f"{name!r} is not a valid input name", param=param)
+        if name in pairs:
+            raise click.BadParameter(f"{name!r} is given twice", param=param)
+        pairs[name] = value
+    return pairs
+
+
+def read_program(expr: str) -> str:
+    if expr != "-":
+        return expr
+    stream = getattr(sys.stdin, "buffer", None)
+    data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueInputError(f"standard input is not valid UTF-8 (byte {exc.start})") from None
+
+
+def emit(result: Any, fmt: str) -> None:
+    """Print a result in the chosen format; rich is imported only for tables."""
+    if fmt == "json":
+        click.echo(result.to_json())
+    elif fmt == "plain":
+        from ..render.plain import render
+
+        click.echo(render(result))
+    else:
+        from rich.console import Console
+
+        from ..render.table import render
+
+        render(result, Console(highlight=False))
