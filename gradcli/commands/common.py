@@ -46,6 +46,10 @@ def emit(result: Any, fmt: str) -> None:
         from ..render.plain import render
 
         click.echo(render(result))
+    elif fmt == "latex":
+        from ..render.latex import render as render_latex
+
+        click.echo(render_latex(result))
     else:
         from rich.console import Console
 

@@ -95,6 +95,7 @@ def grad_command(
     fmt: str,
     seed: int,
     no_symbolic: bool,
+    explain: bool,
 ) -> None:
     import numpy as np
 
@@ -125,4 +126,10 @@ def grad_command(
         retain_graph=retain_graph,
         zero_grad=zero_grad,
     )
+    if explain:
+        from ..render.explain import render as render_explain
+
+        click.echo(render_explain(result))
+        if fmt == "table":
+            return
     emit(result, fmt)
