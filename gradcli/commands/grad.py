@@ -76,10 +76,13 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "plain"]),
+    type=click.Choice(["table", "json", "plain", "latex"]),
     default="table",
     show_default=True,
-    help="table (rich), json (strict JSON) or plain (NAME<TAB>GRAD lines).",
+    help="table (rich), json (strict JSON), plain (NAME<TAB>GRAD lines) or latex (symbolic results).",
+)
+@click.option(
+    "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for rand()/randn() values.")
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
