@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import limits
-from .autograd import forward, run_passes
-from .errors import GradcliError, ValueInputError
+from . import diagnostics, limits
+from .autograd import NO_GRAD, forward, run_passes
+from .errors import AutogradError, GradcliError, ValueInputError
 from .graph import CONST, LEAF, Graph, InputSpec, build_graph
 from .parse import parse_program
 from .values import to_array
@@ -57,6 +57,9 @@ class GradResult:
     passes: tuple[PassResult, ...]
     grads: dict[str, np.ndarray | None]  # each leaf's .grad after the last pass
     grad_symbolic: dict[str, str | None]  # each leaf's gradient formula, if computed
+    order: int = 1
+    derivatives: dict[str, tuple[np.ndarray, ...]] = field(default_factory=dict)  # orders 1..N
+    warnings: tuple[str, ...] = ()  # where nan/inf first appeared, and why
 
     @property
     def output(self) -> NodeResult:
@@ -131,6 +134,39 @@ def _check_names(program_inputs: Sequence[str], at: Mapping, const: Mapping) -> 
         raise ValueInputError(f"no value for {listed}", hint=f"give {example}")
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A parsed program, its graph and its input arrays: the common start of every command."""
+
+    graph: Graph
+    arrays: dict[str, np.ndarray]
+    dtype: np.dtype
+    numeric: bool
+
+
+def _prepare(expression: str, at: Mapping | None, const: Mapping | None, dtype: str) -> _Prepared:
+    if dtype not in DTYPES:
+        raise GradcliError(f"dtype must be float64 or float32, not {dtype!r}")
+    np_dtype = np.dtype(DTYPES[dtype])
+    program = parse_program(expression)
+    at, const = dict(at or {}), dict(const or {})
+    numeric = bool(at or const)
+    arrays: dict[str, np.ndarray] = {}
+    if numeric:
+        _check_names(program.inputs, at, const)
+        arrays = {n: to_array(v, np_dtype, f"--at {n}") for n, v in at.items()}
+        arrays.update({n: to_array(v, np_dtype, f"--const {n}") for n, v in const.items()})
+        specs = {n: InputSpec(LEAF if n in at else CONST, a.shape) for n, a in arrays.items()}
+    else:
+        specs = {n: InputSpec(LEAF, ()) for n in program.inputs}
+    return _Prepared(build_graph(program, specs), arrays, np_dtype, numeric)
+
+
+def _require_point(prepared: _Prepared, command: str) -> None:
+    if not prepared.numeric:
+        raise ValueInputError(f"{command} needs a point", hint="give every input with --at NAME=VALUE")
+
+
 def grad(
     expression: str,
     at: Mapping[str, Any] | None = None,
@@ -143,34 +179,31 @@ def grad(
     passes: int | None = None,
     retain_graph: bool = False,
     zero_grad: bool = False,
+    order: int = 1,
 ) -> GradResult:
     """Gradients of a program's output with respect to its `at` inputs, as PyTorch's backward().
 
     With neither `at` nor `const`, every free name is a scalar leaf and only the symbolic
-    gradient is computed. `gradient` is the upstream gradient: one value (reused for every
-    pass) or a list of arrays, one per pass.
+    gradient is computed. `gradient` is the upstream gradient (PyTorch's `gradient`), reused
+    for every pass; `gradients` gives one per pass instead. `order` N > 1 makes each scalar
+    leaf's grad the pure N-th derivative, as differentiating x.grad with create_graph=True.
     """
-    if dtype not in DTYPES:
-        raise GradcliError(f"dtype must be float64 or float32, not {dtype!r}")
-    np_dtype = np.dtype(DTYPES[dtype])
-    program = parse_program(expression)
-    at, const = dict(at or {}), dict(const or {})
-    numeric = bool(at or const)
-    if numeric:
-        _check_names(program.inputs, at, const)
-        arrays = {n: to_array(v, np_dtype, f"--at {n}") for n, v in at.items()}
-        arrays.update({n: to_array(v, np_dtype, f"--const {n}") for n, v in const.items()})
-        specs = {n: InputSpec(LEAF if n in at else CONST, a.shape) for n, a in arrays.items()}
-    else:
-        specs = {n: InputSpec(LEAF, ()) for n in program.inputs}
-    graph = build_graph(program, specs)
-    symbolic_result = _symbolic(graph) if symbolic or not numeric else None
+    prepared = _prepare(expression, at, const, dtype)
+    graph, np_dtype = prepared.graph, prepared.dtype
+    if order < 1:
+        raise GradcliError(f"order must be at least 1, not {order}")
+    if order > 1 and (gradient is not None or gradients or (passes or 1) > 1):
+        raise GradcliError("--order cannot be combined with --gradient or --passes")
+    symbolic_result = _symbolic(graph) if symbolic or not prepared.numeric else None
 
     values = adjoints = None
     pass_results: list[PassResult] = []
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
-    if numeric:
-        values = forward(graph, arrays, np_dtype)
+    derivatives: dict[str, tuple[np.ndarray, ...]] = {}
+    warnings: list[str] = []
+    if prepared.numeric:
+        values = forward(graph, prepared.arrays, np_dtype)
+        warnings += diagnostics.forward_warnings(graph, values)
         records = run_passes(
             graph,
             values,
@@ -182,15 +215,165 @@ def grad(
         pass_results = [PassResult(r.index, r.gradient, r.grads) for r in records]
         grads = records[-1].grads
         adjoints = records[-1].adjoints
+        warnings += diagnostics.backward_warnings(graph, values, adjoints)
+        if order > 1:
+            derivatives = _higher_orders(graph, prepared.arrays, order, np_dtype)
+            grads = {name: (ds[-1] if ds else grads[name]) for name, ds in derivatives.items()}
+    grad_symbolic = _grad_symbolic(graph, symbolic_result)
+    if order > 1:
+        grad_symbolic = _symbolic_order(graph, symbolic_result, order)
     return GradResult(
         expression=expression,
-        dtype=dtype,
+        dtype=str(np_dtype),
         nodes=_node_results(graph, values, adjoints, symbolic_result),
         output_index=graph.output,
         passes=tuple(pass_results),
         grads=grads,
-        grad_symbolic=_grad_symbolic(graph, symbolic_result),
+        grad_symbolic=grad_symbolic,
+        order=order,
+        derivatives=derivatives,
+        warnings=tuple(warnings),
     )
+
+
+def _higher_orders(graph: Graph, arrays, order: int, dtype: np.dtype) -> dict[str, tuple[np.ndarray, ...]]:
+    from .higher import derivatives
+
+    result = {}
+    for leaf in graph.leaves:
+        if leaf.shape != ():
+            raise GradcliError(
+                f"--order works on scalar leaves; '{leaf.name}' has shape {list(leaf.shape)}",
+                hint="use gradcli hessian for tensors",
+            )
+        values = derivatives(graph, arrays, leaf.name, order)
+        result[leaf.name] = tuple(np.asarray(v, dtype=dtype) for v in values)
+    return result
+
+
+def _symbolic_order(graph: Graph, sym, order: int) -> dict[str, str | None]:
+    if sym is None:
+        return {leaf.name: None for leaf in graph.leaves}
+    from .higher import symbolic_derivative
+    from .symbolic import to_text
+
+    return {
+        leaf.name: to_text(symbolic_derivative(sym.leaf_grads.get(leaf.name), leaf.name, order - 1))
+        for leaf in graph.leaves
+    }
+
+
+@dataclass(frozen=True)
+class JacobianResult:
+    """d output / d leaf for every leaf, shaped output.shape + leaf.shape (torch's layout)."""
+
+    expression: str
+    dtype: str
+    output: NodeResult
+    jacobian: dict[str, np.ndarray]
+
+    def to_dict(self) -> dict[str, Any]:
+        from .render.json import encode, output_document
+
+        return {
+            "expression": self.expression,
+            "dtype": self.dtype,
+            "output": output_document(self.output),
+            "jacobian": {name: encode(value) for name, value in self.jacobian.items()},
+        }
+
+    def to_json(self) -> str:
+        from .render.json import dumps
+
+        return dumps(self.to_dict())
+
+
+@dataclass(frozen=True)
+class HessianResult:
+    """d2 output / d a d b for every leaf pair, shaped a.shape + b.shape (torch's layout)."""
+
+    expression: str
+    dtype: str
+    output: NodeResult
+    hessian: dict[str, dict[str, np.ndarray]]
+    symbolic: dict[str, dict[str, str | None]]  # scalar leaf pairs only
+
+    def to_dict(self) -> dict[str, Any]:
+        from .render.json import encode, output_document
+
+        return {
+            "expression": self.expression,
+            "dtype": self.dtype,
+            "output": output_document(self.output),
+            "hessian": {a: {b: encode(block) for b, block in row.items()} for a, row in self.hessian.items()},
+            "hessian_symbolic": self.symbolic,
+        }
+
+    def to_json(self) -> str:
+        from .render.json import dumps
+
+        return dumps(self.to_dict())
+
+
+def _output_node(prepared: _Prepared, values: list[np.ndarray]) -> NodeResult:
+    return _node_results(prepared.graph, values, None, None)[prepared.graph.output]
+
+
+def jacobian(
+    expression: str,
+    at: Mapping[str, Any] | None = None,
+    const: Mapping[str, Any] | None = None,
+    dtype: str = "float64",
+) -> JacobianResult:
+    """The Jacobian of the output with respect to every `at` input, as torch.autograd.functional.jacobian."""
+    from .higher import jacobian as compute
+
+    prepared = _prepare(expression, at, const, dtype)
+    _require_point(prepared, "the Jacobian")
+    graph = prepared.graph
+    if not graph.nodes[graph.output].requires_grad:
+        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
+    values = forward(graph, prepared.arrays, prepared.dtype)
+    return JacobianResult(
+        expression,
+        str(prepared.dtype),
+        _output_node(prepared, values),
+        compute(graph, values, prepared.dtype),
+    )
+
+
+def hessian(
+    expression: str,
+    at: Mapping[str, Any] | None = None,
+    const: Mapping[str, Any] | None = None,
+    dtype: str = "float64",
+    *,
+    symbolic: bool = True,
+) -> HessianResult:
+    """The Hessian of a scalar output for every pair of `at` inputs, as torch.autograd.functional.hessian."""
+    from .higher import hessian as compute
+
+    prepared = _prepare(expression, at, const, dtype)
+    _require_point(prepared, "the Hessian")
+    graph = prepared.graph
+    if not graph.nodes[graph.output].requires_grad:
+        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
+    values = forward(graph, prepared.arrays, prepared.dtype)
+    blocks = compute(graph, prepared.arrays, prepared.dtype)
+    pairs: dict[str, dict[str, str | None]] = {}
+    if symbolic:
+        from .higher import symbolic_derivative
+        from .symbolic import to_text
+
+        sym = _symbolic(graph)
+        scalar = [leaf for leaf in graph.leaves if leaf.shape == ()]
+        pairs = {
+            a.name: {
+                b.name: to_text(symbolic_derivative(sym.leaf_grads.get(a.name), b.name, 1)) for b in scalar
+            }
+            for a in scalar
+        }
+    return HessianResult(expression, str(prepared.dtype), _output_node(prepared, values), blocks, pairs)
 
 
 def _symbolic(graph: Graph):

@@ -7,12 +7,10 @@ import importlib.util
 
 import click
 
-# Module name -> the click command it defines. Order is the order of `gradcli --help`.
-COMMANDS = {
+# Module name -> the click command(s) it defines, in the order of `gradcli --help`.
+COMMANDS: dict[str, str | tuple[str, ...]] = {
     "grad": "grad_command",
-    "jacobian": "jacobian_command",
-    "hessian": "hessian_command",
-    "check": "check_command",
+    "higher": ("jacobian_command", "hessian_command", "check_command"),
     "graph": "graph_command",
     "ops": "ops_command",
 }
@@ -20,9 +18,11 @@ COMMANDS = {
 
 def all_commands() -> list[click.Command]:
     commands = []
-    for module_name, attribute in COMMANDS.items():
+    for module_name, attributes in COMMANDS.items():
         qualified = f"{__name__}.{module_name}"
         if importlib.util.find_spec(qualified) is None:  # TEMPORARY while commands are being written
             continue
-        commands.append(getattr(importlib.import_module(qualified), attribute))
+        module = importlib.import_module(qualified)
+        names = (attributes,) if isinstance(attributes, str) else attributes
+        commands.extend(getattr(module, name) for name in names)
     return commands

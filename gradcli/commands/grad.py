@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..errors import GradcliError
-from .common import assignments, emit, read_program
+from .common import emit, read_program
+from .inputs import ValueReader, point_options
 
 GRAD_HELP = """Gradient of a program's output with respect to its inputs, as backward() computes it.
 
@@ -28,27 +28,13 @@ Examples:
       --gradient "[[1,1],[1,1]]" --gradient "[[0,1],[0,1]]" --gradient "[[1,1],[0,0]]"
   gradcli grad "x**3" --at x=3 --passes 3 --retain-graph     # .grad 27, 54, 81
   echo "(2*x)**3" | gradcli grad - --at x=2 --format plain   # x<TAB>96.0
+  gradcli grad "sin(x)" --at x=0.5 --order 3                # d3/dx3 = -cos(0.5)
 """
 
 
 @click.command("grad", help=GRAD_HELP, no_args_is_help=True)
 @click.argument("expr")
-@click.option(
-    "--at",
-    "at",
-    multiple=True,
-    metavar="NAME=VALUE",
-    callback=assignments,
-    help="An input that requires grad (a leaf). Repeatable.",
-)
-@click.option(
-    "--const",
-    "const",
-    multiple=True,
-    metavar="NAME=VALUE",
-    callback=assignments,
-    help="An input that does not require grad. Repeatable.",
-)
+@point_options
 @click.option(
     "--gradient",
     "gradients",
@@ -67,13 +53,6 @@ Examples:
 @click.option("--retain-graph", is_flag=True, help="Keep the graph between passes.")
 @click.option("--zero-grad", is_flag=True, help="Zero every leaf's grad before each pass after the first.")
 @click.option(
-    "--dtype",
-    type=click.Choice(["float64", "float32"]),
-    default="float64",
-    show_default=True,
-    help="float32 reproduces PyTorch's default precision.",
-)
-@click.option(
     "--format",
     "fmt",
     type=click.Choice(["table", "json", "plain", "latex"]),
@@ -82,9 +61,16 @@ Examples:
     help="table (rich), json (strict JSON), plain (NAME<TAB>GRAD lines) or latex (symbolic results).",
 )
 @click.option(
+    "--order",
+    type=click.IntRange(min=1, max=8),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Pure N-th derivative for each scalar leaf (as x.grad differentiated with create_graph=True).",
+)
+@click.option(
     "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for rand()/randn() values.")
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
 def grad_command(
     expr: str,
@@ -99,24 +85,13 @@ def grad_command(
     seed: int,
     no_symbolic: bool,
     explain: bool,
+    order: int,
 ) -> None:
-    import numpy as np
+    from ..api import grad
 
-    from ..api import DTYPES, grad
-    from ..values import parse_value
-
-    np_dtype = np.dtype(DTYPES[dtype])
-    rng = np.random.default_rng(seed)
-
-    def read(flag: str, name: str, text: str):
-        try:
-            return parse_value(text, np_dtype, rng)
-        except GradcliError as exc:
-            raise type(exc)(f"{flag} {name}: {exc.message}", hint=exc.hint) from None
-
+    read = ValueReader(dtype, seed)
     program = read_program(expr)
-    at_values = {n: read("--at", n, v) for n, v in at.items()}
-    const_values = {n: read("--const", n, v) for n, v in const.items()}
+    at_values, const_values = read.inputs(at, const)
     gradient_values = [read("--gradient", f"#{i}", v) for i, v in enumerate(gradients, 1)]
     result = grad(
         program,
@@ -128,6 +103,7 @@ def grad_command(
         passes=passes,
         retain_graph=retain_graph,
         zero_grad=zero_grad,
+        order=order,
     )
     if explain:
         from ..render.explain import render as render_explain

@@ -50,27 +50,34 @@ def _node(node: NodeResult) -> dict[str, Any]:
     }
 
 
-def result_document(result: GradResult) -> dict[str, Any]:
-    output = result.output
+def output_document(output: NodeResult) -> dict[str, Any]:
     return {
+        "name": output.name,
+        "shape": list(output.shape),
+        "value": encode(output.value),
+        "grad_fn": output.grad_fn,
+    }
+
+
+def _leaf(result: GradResult, leaf: NodeResult) -> dict[str, Any]:
+    document = {
+        "shape": list(leaf.shape),
+        "value": encode(leaf.value),
+        "requires_grad": True,
+        "grad": encode(result.grads.get(leaf.name)),
+        "grad_symbolic": result.grad_symbolic.get(leaf.name),
+    }
+    if result.order > 1:
+        document["derivatives"] = [encode(d) for d in result.derivatives.get(leaf.name, ())]
+    return document
+
+
+def result_document(result: GradResult) -> dict[str, Any]:
+    document = {
         "expression": result.expression,
         "dtype": result.dtype,
-        "output": {
-            "name": output.name,
-            "shape": list(output.shape),
-            "value": encode(output.value),
-            "grad_fn": output.grad_fn,
-        },
-        "leaves": {
-            leaf.name: {
-                "shape": list(leaf.shape),
-                "value": encode(leaf.value),
-                "requires_grad": True,
-                "grad": encode(result.grads.get(leaf.name)),
-                "grad_symbolic": result.grad_symbolic.get(leaf.name),
-            }
-            for leaf in result.leaves
-        },
+        "output": output_document(result.output),
+        "leaves": {leaf.name: _leaf(result, leaf) for leaf in result.leaves},
         "consts": {c.name: {"shape": list(c.shape), "value": encode(c.value)} for c in result.consts},
         "nodes": [_node(n) for n in result.nodes],
         "passes": [
@@ -81,7 +88,11 @@ def result_document(result: GradResult) -> dict[str, Any]:
             }
             for p in result.passes
         ],
+        "warnings": list(result.warnings),
     }
+    if result.order > 1:
+        document["order"] = result.order
+    return document
 
 
 def dumps(document: dict[str, Any]) -> str:

@@ -62,14 +62,20 @@ def _node_table(result: GradResult) -> Table:
 
 
 def _grad_table(result: GradResult) -> Table:
-    table = Table(title="Leaf gradients (.grad)", box=box.SIMPLE_HEAD, title_justify="left", min_width=26)
+    title = "Leaf gradients (.grad)" if result.order == 1 else f"Derivatives up to order {result.order}"
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", min_width=26)
     table.add_column("leaf", style="bold")
-    if result.numeric:
+    if result.numeric and result.order > 1:
+        for k in range(1, result.order + 1):
+            table.add_column(f"order {k}", justify="right")
+    elif result.numeric:
         table.add_column("grad", justify="right")
-    table.add_column("symbolic")
+    table.add_column("symbolic" if result.order == 1 else f"symbolic (order {result.order})")
     for leaf in result.leaves:
         row = [leaf.name]
-        if result.numeric:
+        if result.numeric and result.order > 1:
+            row += [format_value(d) for d in result.derivatives.get(leaf.name, ())]
+        elif result.numeric:
             row.append(format_value(result.grads.get(leaf.name)))
         row.append(result.grad_symbolic.get(leaf.name) or "-")
         table.add_row(*row)
@@ -105,4 +111,5 @@ def render(result: GradResult, console: Console) -> None:
     parts.append(_grad_table(result))
     if len(result.passes) > 1:
         parts.append(_pass_table(result))
+    parts.extend(Text(f"warning: {w}", style="yellow") for w in result.warnings)
     console.print(Group(*parts))

@@ -1,0 +1,123 @@
+"""`gradcli jacobian`, `gradcli hessian` and `gradcli check`: beyond first gradients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .common import read_program
+from .inputs import ValueReader, point_options
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table (rich) or json (strict JSON).",
+)
+
+
+def _show(result: Any, fmt: str, render_name: str) -> None:
+    if fmt == "json":
+        click.echo(result.to_json())
+        return
+    from rich.console import Console
+
+    from ..render import higher
+
+    getattr(higher, render_name)(result, Console(highlight=False))
+
+
+@click.command("jacobian", no_args_is_help=True)
+@click.argument("expr")
+@point_options
+@FORMAT
+def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str) -> None:
+    """Jacobian of the output with respect to every --at input.
+
+    Laid out as torch.autograd.functional.jacobian returns it: for each leaf, an
+    array of shape output.shape + leaf.shape. JSON: {"jacobian": {"x": ...}, "output": ...}.
+
+    \b
+    Examples:
+      gradcli jacobian "x**2" --at "x=[1,2,3]"                # diag(2, 4, 6)
+      gradcli jacobian "matmul(W, x)" --at "W=[[1,2],[3,4]]" --at "x=[1,1]" --format json
+    """
+    from ..api import jacobian
+
+    read = ValueReader(dtype, seed)
+    at_values, const_values = read.inputs(at, const)
+    _show(jacobian(read_program(expr), at_values, const_values, dtype), fmt, "render_jacobian")
+
+
+@click.command("hessian", no_args_is_help=True)
+@click.argument("expr")
+@point_options
+@FORMAT
+@click.option("--no-symbolic", is_flag=True, help="Skip the symbolic entries.")
+def hessian_command(
+    expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str, no_symbolic: bool
+) -> None:
+    """Hessian of a scalar output for every pair of --at inputs.
+
+    Laid out as torch.autograd.functional.hessian: block (a, b) has shape
+    a.shape + b.shape. JSON: {"hessian": {"x": {"x": ..., "y": ...}, ...}, "output": ...},
+    plus "hessian_symbolic" for pairs of scalar inputs. Computed by differentiating
+    gradcli's own backward pass (forward-over-reverse), so PyTorch's conventions hold.
+
+    \b
+    Examples:
+      gradcli hessian "x**3 * y" --at x=2 --at y=3
+      gradcli hessian "sum(x**4)" --at "x=[1,2]" --format json
+    """
+    from ..api import hessian
+
+    read = ValueReader(dtype, seed)
+    at_values, const_values = read.inputs(at, const)
+    result = hessian(read_program(expr), at_values, const_values, dtype, symbolic=not no_symbolic)
+    _show(result, fmt, "render_hessian")
+
+
+@click.command("check", no_args_is_help=True)
+@click.argument("expr")
+@point_options
+@FORMAT
+@click.option("--eps", type=float, default=1e-6, show_default=True, help="Finite-difference step.")
+@click.option("--atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance.")
+@click.option("--rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance.")
+@click.pass_context
+def check_command(
+    ctx: click.Context,
+    expr: str,
+    at: dict,
+    const: dict,
+    dtype: str,
+    seed: int,
+    fmt: str,
+    eps: float,
+    atol: float,
+    rtol: float,
+) -> None:
+    """Compare reverse mode, central finite differences and the symbolic gradient.
+
+    Three answers side by side for every leaf element, in float64, with
+    torch.autograd.gradcheck's step and tolerances. Exit 0 when they agree, 1 when
+    any pair disagrees; at a kink (relu at 0, sqrt((x-1)**2) at 1) a note explains
+    which convention reverse mode used.
+
+    \b
+    Examples:
+      gradcli check "sin(x)*exp(y)" --at x=0.3 --at y=1.2          # exit 0
+      gradcli check "sqrt((x-1)**2)" --at x=1                      # exit 1: nan vs 0
+      gradcli check "relu(x)" --at x=0                             # exit 1, explained
+    """
+    from ..gradcheck import check
+
+    read = ValueReader("float64", seed)
+    at_values, const_values = read.inputs(at, const)
+    result = check(read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol)
+    _show(result, fmt, "render_check")
+    if not result.passed:
+        ctx.exit(1)

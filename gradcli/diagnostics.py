@@ -1,0 +1,85 @@
+"""Where did nan or inf first appear? Warnings that name the node and the reason.
+
+A user who sees `nan` in a gradient wants the first node that produced it from finite
+inputs (`log` of 0, `sqrt'` at 0, 0/0), not a wall of nans downstream.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import OP, Graph, Node
+
+
+def _first_bad(array: np.ndarray) -> tuple[int, ...] | None:
+    array = np.asarray(array)
+    if array.dtype.kind != "f":
+        return None
+    bad = ~np.isfinite(array)
+    if not bad.any():
+        return None
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), array.shape)) if array.ndim else ()
+
+
+def _describe(value: float) -> str:
+    return "nan" if np.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _operand_text(graph: Graph, node: Node, values: list[np.ndarray], index: tuple[int, ...]) -> str:
+    parts = []
+    shape = node.shape
+    for operand in node.operands:
+        if isinstance(operand, int):
+            value = np.broadcast_to(values[operand], shape)[index] if shape else values[operand]
+            parts.append(f"{float(np.asarray(value)):.6g}")
+        else:
+            parts.append(f"{operand.value:.6g}")
+    return ", ".join(parts)
+
+
+def _where(index: tuple[int, ...]) -> str:
+    return f" at element {list(index)}" if index else ""
+
+
+def forward_warnings(graph: Graph, values: list[np.ndarray]) -> list[str]:
+    """The first op whose value is non-finite although all its operands are finite."""
+    for node in graph.nodes:
+        if node.kind != OP:
+            continue
+        index = _first_bad(values[node.index])
+        if index is None:
+            continue
+        if any(_first_bad(values[o]) is not None for o in node.inputs()):
+            continue
+        if any(not np.isfinite(o.value) for o in node.operands if not isinstance(o, int)):
+            continue
+        value = float(np.asarray(values[node.index])[index]) if index else float(values[node.index])
+        return [
+            f"value of {node.name} is {_describe(value)}{_where(index)}: "
+            f"{node.op.name}({_operand_text(graph, node, values, index)}) from finite inputs"
+        ]
+    return []
+
+
+def backward_warnings(graph: Graph, values: list[np.ndarray], adjoints: list[np.ndarray | None]) -> list[str]:
+    """The first backward step (from the output) that turns finite adjoints into nan/inf."""
+    for node in reversed(graph.nodes):
+        if node.kind != OP or adjoints[node.index] is None or _first_bad(adjoints[node.index]) is not None:
+            continue
+        if _first_bad(values[node.index]) is not None:
+            continue
+        for operand in node.inputs():
+            adjoint = adjoints[operand]
+            if adjoint is None:
+                continue
+            index = _first_bad(adjoint)
+            if index is None:
+                continue
+            value = float(np.asarray(adjoint)[index]) if index else float(adjoint)
+            source = graph.nodes[operand]
+            at = _operand_text(graph, node, values, index if node.shape else ())
+            return [
+                f"adjoint of {source.name} is {_describe(value)}{_where(index)}: "
+                f"{node.op.name}'({at}) in the backward of {node.name} ({node.grad_fn}) is not finite"
+            ]
+    return []

@@ -1,0 +1,80 @@
+"""Tables for jacobian, hessian and check results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from .table import format_value
+
+if TYPE_CHECKING:
+    from ..api import HessianResult, JacobianResult, NodeResult
+    from ..gradcheck import CheckResult
+
+
+def _heading(output: NodeResult, dtype: str) -> Text:
+    return Text.assemble(
+        ("output ", "dim"),
+        (output.name, "bold"),
+        f" {list(output.shape)} = {format_value(output.value)}",
+        (f"  dtype={dtype}", "dim"),
+    )
+
+
+def render_jacobian(result: JacobianResult, console: Console) -> None:
+    table = Table(
+        title="Jacobian d(out)/d(leaf), shape out + leaf", box=box.SIMPLE_HEAD, title_justify="left"
+    )
+    table.add_column("leaf", style="bold")
+    table.add_column("shape")
+    table.add_column("jacobian", justify="right")
+    for name, block in result.jacobian.items():
+        table.add_row(name, str(list(np.shape(block))), format_value(block))
+    console.print(Group(_heading(result.output, result.dtype), table))
+
+
+def render_hessian(result: HessianResult, console: Console) -> None:
+    table = Table(title="Hessian, shape a + b", box=box.SIMPLE_HEAD, title_justify="left", min_width=24)
+    table.add_column("a", style="bold")
+    table.add_column("b", style="bold")
+    table.add_column("hessian", justify="right")
+    table.add_column("symbolic")
+    for a, row in result.hessian.items():
+        for b, block in row.items():
+            symbolic = result.symbolic.get(a, {}).get(b)
+            table.add_row(a, b, format_value(block), symbolic or "-")
+    console.print(Group(_heading(result.output, result.dtype), table))
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.10g}"
+
+
+def render_check(result: CheckResult, console: Console) -> None:
+    table = Table(
+        title=f"gradcheck: eps={result.eps:g}, atol={result.atol:g}, rtol={result.rtol:g}",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+    )
+    table.add_column("leaf", style="bold")
+    table.add_column("reverse", justify="right")
+    table.add_column("finite diff", justify="right")
+    table.add_column("symbolic", justify="right")
+    table.add_column("ok")
+    notes = []
+    for row in result.rows:
+        name = row.leaf + (str(list(row.index)) if row.index else "")
+        mark = "yes" if row.ok else "NO"
+        table.add_row(name, _number(row.reverse), _number(row.finite_difference), _number(row.symbolic), mark)
+        if row.note:
+            notes.append(Text(f"note: {name}: {row.note}", style="yellow"))
+    verdict = Text(
+        "all three agree" if result.passed else "disagreement beyond tolerance",
+        style="green" if result.passed else "bold red",
+    )
+    console.print(Group(table, *notes, verdict))

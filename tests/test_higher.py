@@ -1,0 +1,195 @@
+"""jacobian, hessian, --order and check, against torch.autograd.functional and create_graph."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import strict_loads
+from oracle import close, run_torch, torch
+
+JACOBIAN_CASES = [
+    ("x**2", {"x": [1.0, 2.0, 3.0]}, {}),
+    ("matmul(W, x) + b", {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [0.5, -1.0], "b": [0.1, 0.2]}, {}),
+    ("y = sin(x) * c; sum(y, dim=1)", {"x": [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]}, {"c": [1.0, 2.0, 3.0]}),
+    ("(2*x)**3", {"x": 2.0}, {}),
+    ("x @ x.T", {"x": [[1.0, 2.0], [3.0, 4.0]]}, {}),
+]
+
+
+def _torch_function(program: str, names: list[str], const: dict):
+    """program as a function of tensors, for torch.autograd.functional."""
+    from oracle import TORCH_OPS
+
+    from gradcli.graph import fold
+    from gradcli.ops import REGISTRY
+    from gradcli.parse import Apply, Num, Ref, parse_program
+
+    parsed = parse_program(program)
+    constants = {n: torch.tensor(v, dtype=torch.float64) for n, v in const.items()}
+
+    def function(*tensors):
+        env = {**constants, **dict(zip(names, tensors))}
+
+        def evaluate(expr):
+            if isinstance(expr, Num):
+                return expr.value
+            if isinstance(expr, Ref):
+                return env[expr.name]
+            assert isinstance(expr, Apply)
+            args = [evaluate(a) for a in expr.args]
+            attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if REGISTRY[expr.op].reduction else {}
+            if all(isinstance(a, float) for a in args):
+                return fold(REGISTRY[expr.op], args, attrs)
+            return TORCH_OPS[expr.op](*args, **attrs)
+
+        out = None
+        for statement in parsed.statements:
+            out = evaluate(statement.expr)
+            if statement.target:
+                env[statement.target] = out
+        return out
+
+    return function
+
+
+@pytest.mark.parametrize(("program", "at", "const"), JACOBIAN_CASES)
+def test_jacobian_equals_torch_functional_jacobian(run_json, program, at, const):
+    args = [f"--at={n}={v}" for n, v in at.items()] + [f"--const={n}={v}" for n, v in const.items()]
+    doc = run_json("jacobian", program, *args)
+    names = list(at)
+    inputs = tuple(torch.tensor(at[n], dtype=torch.float64) for n in names)
+    want = torch.autograd.functional.jacobian(_torch_function(program, names, const), inputs)
+    for name, block in zip(names, want):
+        assert close(doc["jacobian"][name], block.numpy()), name
+
+
+HESSIAN_CASES = [
+    ("x**3 * y", {"x": 2.0, "y": 3.0}),
+    ("sum(sin(x) * exp(y) + x**3 * y + relu(x) * sqrt(y))", {"x": [0.3, -1.2], "y": [1.5, 0.7]}),
+    (
+        "y = matmul(W, v); mean(tanh(y)**2) + sum(v**2) / 3",
+        {"W": [[1.0, -2.0], [0.5, 0.25]], "v": [0.3, 0.9]},
+    ),
+    ("sum(x**x) + log1p(sum(sigmoid(x)))", {"x": [0.5, 1.5, 2.5]}),
+]
+
+
+@pytest.mark.parametrize(("program", "at"), HESSIAN_CASES)
+def test_hessian_equals_torch_functional_hessian(run_json, program, at):
+    doc = run_json("hessian", program, *[f"--at={n}={v}" for n, v in at.items()])
+    names = list(at)
+    inputs = tuple(torch.tensor(at[n], dtype=torch.float64) for n in names)
+    want = torch.autograd.functional.hessian(_torch_function(program, names, {}), inputs)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            assert close(doc["hessian"][a][b], want[i][j].numpy()), (a, b)
+
+
+def test_hessian_of_scalar_leaves_is_symmetric_with_symbolic_entries(run_json):
+    doc = run_json("hessian", "x**3 * y + sin(x*y)", "--at", "x=0.7", "--at", "y=1.3")
+    assert doc["hessian"]["x"]["y"] == pytest.approx(doc["hessian"]["y"]["x"], rel=1e-12)
+    import sympy as sp
+
+    x, y = sp.symbols("x y", real=True)
+    parsed = sp.parse_expr(doc["hessian_symbolic"]["x"]["x"], local_dict={"x": x, "y": y})  # test-only
+    assert sp.simplify(parsed - sp.diff(x**3 * y + sp.sin(x * y), x, 2)) == 0
+
+
+def test_hessian_needs_a_scalar_output(run):
+    result = run("hessian", "x**2", "--at", "x=[1,2]")
+    assert result.exit_code == 1 and "grad can be implicitly created only for scalar outputs" in result.stderr
+
+
+def _torch_orders(program: str, at: dict, leaf: str, order: int) -> list[float]:
+    run = run_torch(program, at)
+    current, found = run.output, []
+    for _ in range(order):
+        if not current.requires_grad:
+            found.append(0.0)
+            current = torch.zeros((), dtype=torch.float64)
+            continue
+        (current,) = torch.autograd.grad(current, run.leaves[leaf], create_graph=True, allow_unused=True)
+        current = current if current is not None else torch.zeros((), dtype=torch.float64)
+        found.append(float(current))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("program", "at"),
+    [
+        ("y = x**3 * sin(x); out = log(y)", {"x": 0.7}),
+        ("exp(x) * cos(2*x) + x**5", {"x": 0.3}),
+        ("sigmoid(x*y) + tanh(x)**2 * y", {"x": -0.4, "y": 1.7}),
+        ("sqrt(x) / (1 + x**2)", {"x": 2.5}),
+        ("x**2", {"x": 3.0}),  # the third and fourth derivatives are 0
+    ],
+)
+def test_order_n_matches_create_graph(run_json, program, at):
+    args = [f"--at={n}={v}" for n, v in at.items()]
+    doc = run_json("grad", program, *args, "--order", "4")
+    assert doc["order"] == 4
+    for leaf in at:
+        want = _torch_orders(program, at, leaf, 4)
+        got = doc["leaves"][leaf]["derivatives"]
+        assert close(got, want, rtol=1e-9, atol=1e-9), leaf
+        assert doc["leaves"][leaf]["grad"] == got[-1]
+
+
+def test_order_symbolic_is_the_nth_derivative(run_json):
+    doc = run_json("grad", "sin(x)", "--at", "x=0.5", "--order", "3")
+    assert doc["leaves"]["x"]["grad_symbolic"] == "-cos(x)"
+    assert doc["leaves"]["x"]["grad"] == pytest.approx(-np.cos(0.5), rel=1e-15)
+
+
+def test_order_on_a_tensor_leaf_is_refused(run):
+    result = run("grad", "sum(x**3)", "--at", "x=[1,2]", "--order", "2")
+    assert result.exit_code == 1 and "scalar leaves" in result.stderr
+
+
+def test_check_agrees_on_a_smooth_function(run):
+    result = run("check", "sin(x)*exp(y) + x**2 * y", "--at", "x=0.3", "--at", "y=1.2")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "all three agree" in result.stdout
+
+
+def test_check_json_rows_hold_three_answers(run):
+    result = run("check", "sum(x**3)", "--at", "x=[1, 2]", "--format", "json")
+    doc = strict_loads(result.stdout)
+    assert doc["passed"] is True
+    assert [r["index"] for r in doc["rows"]] == [[0], [1]]
+    for row, x in zip(doc["rows"], [1.0, 2.0]):
+        assert row["reverse"] == 3 * x**2 == row["symbolic"]
+        assert row["finite_difference"] == pytest.approx(3 * x**2, rel=1e-6)
+
+
+def test_check_fails_and_explains_at_relu_kink(run):
+    result = run("check", "relu(x)", "--at", "x=0")
+    assert result.exit_code == 1
+    assert "relu(x) at 0 has derivative 0" in result.stdout
+
+
+def test_check_fails_and_explains_sqrt_of_square(run):
+    # PyTorch issue 6394: sqrt((x-1)**2) has gradient nan at 1, abs(x-1) has 0.
+    x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+    torch.sqrt((x - 1) ** 2).backward()
+    assert torch.isnan(x.grad)
+    result = run("check", "sqrt((x-1)**2)", "--at", "x=1", "--format", "json")
+    assert result.exit_code == 1
+    row = strict_loads(result.stdout)["rows"][0]
+    assert row["reverse"] == "nan" and row["ok"] is False
+    assert "sqrt'(0)" in row["note"]
+    # abs(x-1): reverse 0 (abs'(0) = 0), central difference 0: they agree, and the kink is explained.
+    smooth_looking = run("check", "abs(x-1)", "--at", "x=1")
+    assert smooth_looking.exit_code == 0
+    assert "abs(t1) at 0 has derivative 0" in smooth_looking.stdout
+
+
+def test_warning_names_the_first_node_that_made_inf(run_json):
+    doc = run_json("grad", "y = log(x); z = y * 2", "--at", "x=0")
+    assert doc["warnings"] == ["value of y is -inf: log(0) from finite inputs"]
+    assert doc["leaves"]["x"]["grad"] == "inf"
+
+
+def test_warning_names_the_backward_step_that_made_inf(run):
+    result = run("grad", "sqrt((x-1)**2)", "--at", "x=1")
+    assert "warning: adjoint of" in result.stdout and "sqrt'(0)" in result.stdout
