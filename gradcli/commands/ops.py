@@ -1,0 +1,109 @@
+"""`gradcli ops`: the reference of every operation, generated from the op registry."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import click
+
+OPS_HELP = """List every operation a program may use, from gradcli's op registry.
+
+For each op: its name as written in a program, its syntax, PyTorch's grad_fn
+name(s) (some depend on the operands, e.g. PowBackward0 for tensor ** number and
+PowBackward1 for tensor ** tensor), the derivative rule and where it is defined.
+
+\b
+Examples:
+  gradcli ops
+  gradcli ops --format json | jq -r '.[] | "\\(.name)\\t\\(.grad_fn)"'
+  gradcli ops --format json | jq '.[] | select(.name == "pow")'
+"""
+
+# Operand ranks tried when listing the grad_fn names an op can get (0-d, 1-d, 2-d tensors).
+_SAMPLE_SHAPES = ((), (3,), (3, 3))
+
+
+def grad_fn_names(op: Any) -> list[str]:
+    """Every grad_fn name the op can get, its usual one first, by asking the registry itself.
+
+    The op's own `pick_grad_fn` is called for each valid mix of tensor/number operands,
+    ranks and `dim=`, so a new case in the registry shows up here without an edit.
+    """
+    from ..ops import NUMBER, TENSOR
+
+    names = [op.grad_fn]
+    if op.pick_grad_fn is None:
+        return names
+    dims = ({"dim": None, "keepdim": False}, {"dim": 0, "keepdim": False}) if op.reduction else ({},)
+    for kinds in itertools.product((TENSOR, NUMBER), repeat=op.arity):
+        if TENSOR not in kinds:
+            continue  # numbers alone are folded, no grad_fn
+        choices = [_SAMPLE_SHAPES if kind == TENSOR else ((),) for kind in kinds]
+        for shapes, attrs in itertools.product(itertools.product(*choices), dims):
+            try:
+                op.shape(shapes, attrs)
+            except Exception:  # noqa: BLE001 - an invalid combination; PyTorch would refuse it too
+                continue
+            names.append(op.pick_grad_fn(kinds, shapes, attrs))
+    return list(dict.fromkeys(names))
+
+
+def op_records() -> list[dict[str, Any]]:
+    """One JSON-ready record per registry op, in registry order."""
+    from ..ops import OPS
+
+    return [
+        {
+            "name": op.name,
+            "syntax": op.syntax,
+            "grad_fn": op.grad_fn,
+            "grad_fns": grad_fn_names(op),
+            "derivative": op.derivative,
+            "domain": op.domain or "all reals",
+            "arity": op.arity,
+            "elementwise": op.elementwise,
+            "reduction": op.reduction,
+            "function": op.function,
+            "method": op.method,
+        }
+        for op in OPS
+    ]
+
+
+def ops_table(records: list[dict[str, Any]]) -> Any:
+    """A rich table that fits 80 columns: syntax and domain sit under the name and the rule."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=box.SIMPLE_HEAD, title="Operations (gradcli ops)", title_justify="left")
+    table.add_column("op / syntax", ratio=3)
+    table.add_column("grad_fn", no_wrap=True)
+    table.add_column("derivative / domain", ratio=4)
+    for record in records:
+        name = Text.assemble((record["name"], "bold"), "\n", (record["syntax"], "dim"))
+        rule = Text.assemble(record["derivative"], "\n", (record["domain"], "dim"))
+        table.add_row(name, "\n".join(record["grad_fns"]), rule, end_section=True)
+    return table
+
+
+@click.command("ops", help=OPS_HELP)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table (rich) or json (a list of objects).",
+)
+def ops_command(fmt: str) -> None:
+    records = op_records()
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps(records, indent=2))
+        return
+    from rich.console import Console
+
+    Console(highlight=False).print(ops_table(records))

@@ -1,0 +1,427 @@
+"""`gradcli grad --explain`: the chain rule told step by step, from the output back to each leaf.
+
+A learner should be able to check every number by hand: for each op, the local
+derivative of its result with respect to one operand (symbolic, then at the point),
+then the chain-rule product that sends the gradient one step further back. Then how
+the upstream gradient `v` scales the first step, how a node used twice adds the
+gradients reaching it, and how repeated passes accumulate in `.grad`.
+
+The GradResult holds values, adjoints and forms but not the numbers folded into an
+op (`2` in `2*x`) nor `dim=`; so the graph is rebuilt from the program (cheap and
+deterministic) and the registry's own VJP rules give each step's numbers, which are
+therefore exactly the engine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .graph import inline_value
+
+if TYPE_CHECKING:
+    import sympy
+
+    from ..api import GradResult
+    from ..graph import Graph, Node
+
+
+@dataclass(frozen=True)
+class Step:
+    """What flows along one edge of the graph, from an op back to one of its operands."""
+
+    op_node: int
+    operand: int
+    position: int
+    local_symbolic: str | None  # d(op result)/d(operand), elementwise ops only
+    local: np.ndarray | None  # the same at the point, before broadcast reduction
+    rule_symbolic: str | None  # the VJP rule with `g` for the incoming gradient
+    contribution: np.ndarray | None  # the gradient this edge adds to the operand
+
+
+def rebuild_graph(result: GradResult) -> Graph:
+    """The engine's graph of the result's program (same inputs, shapes and names)."""
+    from ..errors import GradcliError
+    from ..graph import InputSpec, build_graph
+    from ..parse import parse_program
+
+    specs = {n.name: InputSpec(n.kind, n.shape) for n in result.nodes if n.kind != "op"}
+    graph = build_graph(parse_program(result.expression), specs)
+    if [n.name for n in graph.nodes] != [n.name for n in result.nodes]:
+        raise GradcliError("internal error: the rebuilt graph does not match the result")
+    return graph
+
+
+def _operand_forms(graph: Graph) -> dict[int, list[sympy.Expr]]:
+    import sympy as sp
+
+    from ..symbolic import literal_form
+
+    symbols = [sp.Symbol(n.name, real=True) for n in graph.nodes]
+    return {
+        node.index: [symbols[o] if isinstance(o, int) else literal_form(o) for o in node.operands]
+        for node in graph.nodes
+        if node.kind == "op"
+    }
+
+
+def _local_symbolic(node: Node, args: list, position: int) -> str:
+    """d(result)/d(operand at `position`), on placeholders so that x*x gives x, not 2*x."""
+    import sympy as sp
+
+    placeholders = [sp.Dummy(f"a{i}", real=True) for i in range(len(args))]
+    op = node.op
+    if op.sym_deriv is not None:
+        derivative = op.sym_deriv[position](sp, *placeholders)
+    else:
+        derivative = sp.diff(op.sympy(sp, *placeholders), placeholders[position])
+    return sp.sstr(derivative.xreplace(dict(zip(placeholders, args))))
+
+
+def _rule_symbolic(graph: Graph, node: Node, args: list, position: int, seed_is_g: bool) -> str:
+    """A non-elementwise op's VJP rule with `g` for the gradient that reached the op."""
+    import sympy as sp
+
+    g = sp.Symbol("g", real=True) if seed_is_g else sp.Integer(1)
+    shapes = tuple(graph.operand_shape(o) for o in node.operands)
+    return sp.sstr(node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs))
+
+
+def backward_steps(
+    graph: Graph,
+    values: list[np.ndarray] | None,
+    adjoints: list[np.ndarray | None] | None,
+    symbolic: bool,
+    unit_seed: bool,
+) -> list[Step]:
+    """Every edge that carries a gradient, in the order backward() visits them."""
+    from ..ops import unbroadcast
+
+    forms = _operand_forms(graph) if symbolic else {}
+    steps: list[Step] = []
+    for node in reversed(graph.nodes):
+        if node.kind != "op" or not node.requires_grad:
+            continue
+        if adjoints is not None and adjoints[node.index] is None:
+            continue
+        args = [values[o] if isinstance(o, int) else o.value for o in node.operands] if values else []
+        for position, operand in enumerate(node.operands):
+            if not isinstance(operand, int) or not graph.nodes[operand].requires_grad:
+                continue
+            local = contribution = None
+            if values is not None and adjoints is not None:
+                out = values[node.index]
+                rule = node.op.vjp[position]
+                with np.errstate(all="ignore"):
+                    if node.op.elementwise:
+                        local = np.asarray(rule(np.ones_like(out), out, *args, **node.attrs), dtype=out.dtype)
+                    gradient = rule(adjoints[node.index], out, *args, **node.attrs)
+                    contribution = np.asarray(
+                        unbroadcast(gradient, graph.nodes[operand].shape), dtype=out.dtype
+                    )
+            local_symbolic = rule_symbolic = None
+            if symbolic:
+                if node.op.elementwise:
+                    local_symbolic = _local_symbolic(node, forms[node.index], position)
+                else:
+                    first = node.index == graph.output and unit_seed
+                    rule_symbolic = _rule_symbolic(graph, node, forms[node.index], position, not first)
+            steps.append(
+                Step(node.index, operand, position, local_symbolic, local, rule_symbolic, contribution)
+            )
+    return steps
+
+
+# ---------------------------------------------------------------- text
+
+
+def _is_unit(seed: np.ndarray | None) -> bool:
+    return seed is None or (np.shape(seed) == () and float(seed) == 1.0)
+
+
+def _value(value: np.ndarray | None) -> str:
+    """A value on one line; a tensor whose elements are all equal reads as one number."""
+    if value is None:
+        return "-"
+    array = np.asarray(value)
+    if array.size > 1 and np.all(array == array.flat[0]):
+        return f"{inline_value(array.flat[0])}{EACH}"
+    return inline_value(array)
+
+
+EACH = " (each element)"
+WIDTH = 80  # lines are wrapped to fit a standard terminal
+
+
+def _equation(*parts: str | None) -> list[str]:
+    """`a = b = c` as pieces, dropping missing parts and repeats (`2 = 2 (each element)`)."""
+    kept: list[str] = []
+    for part in parts:
+        if part and (not kept or kept[-1].removesuffix(EACH) != part.removesuffix(EACH)):
+            kept.append(part)
+    return kept
+
+
+def wrap_equation(indent: str, pieces: list[str], suffix: str = "") -> list[str]:
+    """Lines of `a = b = c` within WIDTH columns; continuation lines start with `= `."""
+    lines = [indent + pieces[0]]
+    for piece in pieces[1:]:
+        candidate = f"{lines[-1]} = {piece}"
+        if len(candidate) <= WIDTH:
+            lines[-1] = candidate
+        else:
+            lines.append(f"{indent}    = {piece}")
+    if suffix:
+        if len(lines[-1] + suffix) <= WIDTH:
+            lines[-1] += suffix
+        else:
+            lines.append(indent + "    " + suffix.strip())
+    return lines
+
+
+class _Narrator:
+    def __init__(self, result: GradResult) -> None:
+        self.result = result
+        self.graph = rebuild_graph(result)
+        self.nodes = result.nodes
+        self.out = result.output.name
+        self.symbolic = result.output.symbolic is not None
+        self.lines: list[str] = []
+
+    def say(self, text: str = "") -> None:
+        self.lines.append(text)
+
+    def equation(self, indent: str, *parts: str | None, suffix: str = "") -> None:
+        self.lines.extend(wrap_equation(indent, _equation(*parts), suffix))
+
+    # --- the forward pass
+
+    def header(self) -> None:
+        """The program, the point, and the forward pass that backward() walks back through."""
+        result = self.result
+        if result.numeric:
+            given = ", ".join(f"{n.name} = {inline_value(n.value)}" for n in self.nodes if n.kind != "op")
+            title = f"Chain rule for {result.expression} at {given}"
+            if len(title) > WIDTH:
+                title = f"Chain rule for {result.expression}\nat {given}"
+            self.say(title)
+        else:
+            self.say(f"Chain rule for {result.expression}, symbolically")
+            self.say("(give --at NAME=VALUE for numbers)")
+        self.say()
+        self.say("Forward pass, in topological order (each node from its inputs):")
+        rows = []
+        for index, node in enumerate(self.nodes):
+            if node.kind == "leaf":
+                role = "leaf, requires grad"
+            elif node.kind == "const":
+                role = "const, no grad"
+            else:
+                role = node.grad_fn or "no grad_fn: needs no grad"
+            if index == result.output_index:
+                role += ", the output"
+            form = f"= {node.symbolic}" if node.kind == "op" and node.symbolic else ""
+            value = f"= {inline_value(node.value)}" if result.numeric else ""
+            rows.append([node.name, form, value, f"[{role}]"])
+        widths = [max(len(row[i]) for row in rows) for i in range(3)]
+        if 2 + sum(widths) + 3 + max(len(row[3]) for row in rows) > WIDTH:
+            # Wide tensors: each value goes on its own line under its node.
+            widths[2] = 0
+        for row in rows:
+            cells = [cell.ljust(width) for cell, width in zip(row, widths) if width] + [row[3]]
+            self.say("  " + " ".join(cells))
+            if row[2] and not widths[2]:
+                self.say(" " * (3 + widths[0]) + row[2])
+
+    # --- one backward pass
+
+    def backward(self, seed: np.ndarray | None, adjoints: list | None, title: str) -> None:
+        """Narrate one pass: each op's local derivative, then the chain-rule product."""
+        unit = _is_unit(seed)
+        flow = self._flow(unit)
+        self.say()
+        self.say(f"{title}, from the output {self.out} back to the leaves:")
+        if unit:
+            self.say(f"  start: d{self.out}/d{self.out} = 1, the gradient backward() starts from")
+        else:
+            self.say(f"  start: v = {inline_value(seed)}, the upstream gradient (--gradient, PyTorch's")
+            self.say(f"  backward(gradient=v)). Each gradient below is v*d{self.out}/dn, v times the")
+            self.say("  derivative: v scales the first step, and through the chain every later one.")
+        steps = backward_steps(self.graph, self._values(), adjoints, self.symbolic, unit)
+        uses = self._uses(steps)
+        received: dict[int, list[Step]] = {}
+        current = None
+        for step in steps:
+            node, operand = self.nodes[step.op_node], self.nodes[step.operand]
+            if step.op_node != current:
+                current = step.op_node
+                self._sum_paths(step.op_node, received.get(step.op_node, []), flow, adjoints, unit)
+                form = node.symbolic or f"{node.op}({', '.join(node.inputs)})"
+                self.say(f"  {node.name} = {form}  [{node.grad_fn}]")
+            received.setdefault(step.operand, []).append(step)
+            label = flow(operand.name) + self._path_label(step, steps, uses)
+            single = uses[step.operand] == 1
+            adjoint_symbolic = operand.adjoint_symbolic if unit and single else None
+            first = step.op_node == self.result.output_index
+            contribution = None if step.contribution is None else _value(step.contribution)
+            if step.local_symbolic is None and step.local is None:
+                self._rule_step(step, label, adjoint_symbolic, contribution, flow)
+                continue
+            local_name = f"d{node.name}/d{operand.name}"
+            local = None if step.local is None else _value(step.local)
+            self.equation("    ", local_name, step.local_symbolic, local)
+            if first and unit and single:
+                continue  # with a start of 1 the local derivative already is the gradient
+            numbers = None
+            if step.contribution is not None:
+                incoming = seed if first else adjoints[step.op_node]
+                numbers = f"{_value(incoming)} * {local}"
+            suffix = ""
+            if step.local is not None and np.shape(step.local) != operand.shape:
+                suffix = f"  (summed over broadcast dims to {list(operand.shape)})"
+            incoming_name = "v" if first and not unit else flow(node.name)
+            self.equation(
+                "    ",
+                label,
+                f"{incoming_name} * {local_name}",
+                adjoint_symbolic,
+                numbers,
+                contribution,
+                suffix=suffix,
+            )
+
+    def _rule_step(self, step: Step, label: str, adjoint_symbolic, contribution, flow) -> None:
+        """A tensor op (sum, mean, matmul, t): its VJP rule, with g the gradient reaching it."""
+        node = self.graph.nodes[step.op_node]
+        self.say(f"    {node.op.name}: {node.op.derivative}")
+        rule = step.rule_symbolic
+        uses_g = rule is not None and "g" in rule.replace("log", "")
+        note = f"   (g = {flow(node.name)})" if uses_g else ""
+        self.equation("    ", label, rule, adjoint_symbolic, contribution, suffix=note)
+
+    def _flow(self, unit: bool):
+        prefix = "" if unit else "v*"
+        return lambda name: f"{prefix}d{self.out}/d{name}"
+
+    @staticmethod
+    def _uses(steps: list[Step]) -> dict[int, int]:
+        uses: dict[int, int] = {}
+        for step in steps:
+            uses[step.operand] = uses.get(step.operand, 0) + 1
+        return uses
+
+    def _path_label(self, step: Step, steps: list[Step], uses: dict[int, int]) -> str:
+        """` (path via t1)` when a node is used more than once; the operand too for x*x."""
+        if uses[step.operand] == 1:
+            return ""
+        same_op = sum(1 for s in steps if s.op_node == step.op_node and s.operand == step.operand)
+        where = f", operand {step.position + 1}" if same_op > 1 else ""
+        return f" (path via {self.nodes[step.op_node].name}{where})"
+
+    def _sum_paths(self, index: int, paths: list[Step], flow, adjoints, unit: bool) -> None:
+        """A node used more than once adds the gradients of all its paths (PyTorch's +=)."""
+        if len(paths) < 2:
+            return
+        node = self.nodes[index]
+        parts = [_value(p.contribution) for p in paths if p.contribution is not None]
+        total = None if adjoints is None else _value(adjoints[index])
+        self.say(f"  {node.name} is used {len(paths)} times; backward() adds the gradients of the paths:")
+        self.equation(
+            "    ",
+            flow(node.name),
+            node.adjoint_symbolic if unit else None,
+            " + ".join(parts) if parts else None,
+            total,
+        )
+
+    def leaf_sums(self, adjoints: list | None, seed: np.ndarray | None) -> None:
+        """Leaves used more than once add their paths here (they send nothing further)."""
+        unit = _is_unit(seed)
+        steps = backward_steps(self.graph, self._values(), adjoints, False, unit)
+        for leaf in self.result.leaves:
+            index = self.nodes.index(leaf)
+            self._sum_paths(index, [s for s in steps if s.operand == index], self._flow(unit), adjoints, unit)
+
+    def _values(self) -> list[np.ndarray] | None:
+        if not self.result.numeric:
+            return None
+        return [np.asarray(n.value) for n in self.nodes]
+
+
+def _pass_adjoints(result: GradResult, graph: Graph, seed: np.ndarray) -> list:
+    from ..autograd import backward
+
+    values = [np.asarray(n.value) for n in result.nodes]
+    return backward(graph, values, seed, np.dtype(result.dtype))
+
+
+def render(result: GradResult) -> str:
+    """The whole narration as text (no colour, deterministic)."""
+    narrator = _Narrator(result)
+    narrator.header()
+    say = narrator.say
+    if not result.numeric:
+        narrator.backward(None, None, "Backward pass")
+        narrator.leaf_sums(None, None)
+        say()
+        say("Result (in the inputs' names):")
+        for leaf in result.leaves:
+            formula = result.grad_symbolic.get(leaf.name) or "(too large to print)"
+            narrator.equation("  ", f"{leaf.name}.grad", f"d{narrator.out}/d{leaf.name}", formula)
+        return "\n".join(narrator.lines)
+
+    passes = result.passes
+    narrated: list[tuple[np.ndarray, int]] = []
+    pass_adjoints = []
+    for record in passes:
+        adjoints = _pass_adjoints(result, narrator.graph, record.gradient)
+        pass_adjoints.append(adjoints)
+        same = next((i for seed, i in narrated if np.array_equal(seed, record.gradient)), None)
+        title = "Backward pass" if len(passes) == 1 else f"Backward pass {record.index}"
+        if same is not None:
+            say()
+            say(f"{title}: the same upstream gradient as pass {same}, so the same gradients.")
+            continue
+        narrated.append((record.gradient, record.index))
+        narrator.backward(record.gradient, adjoints, title)
+        narrator.leaf_sums(adjoints, record.gradient)
+
+    say()
+    if len(passes) == 1:
+        say("Result:")
+        for leaf in result.leaves:
+            formula = result.grad_symbolic.get(leaf.name)
+            unit = _is_unit(passes[0].gradient)
+            name = f"d{narrator.out}/d{leaf.name}" if unit else f"v*d{narrator.out}/d{leaf.name}"
+            narrator.equation(
+                "  ",
+                f"{leaf.name}.grad",
+                name,
+                formula if unit else None,
+                _value(result.grads.get(leaf.name)),
+            )
+        return "\n".join(narrator.lines)
+
+    say(f"Accumulation: each pass adds its gradients into .grad, as {len(passes)} backward() calls do.")
+    previous: dict[str, np.ndarray | None] = {leaf.name: None for leaf in result.leaves}
+    for record, adjoints in zip(passes, pass_adjoints):
+        for leaf in result.leaves:
+            index = result.nodes.index(leaf)
+            added = adjoints[index]
+            after = record.grads.get(leaf.name)
+            before = previous[leaf.name]
+            label = f"after pass {record.index}: {leaf.name}.grad"
+            if before is None or added is None:
+                narrator.equation("  ", label, _value(after))
+            elif np.array_equal(np.asarray(after), np.asarray(added)) and not np.array_equal(
+                np.asarray(after), np.asarray(before) + np.asarray(added)
+            ):
+                zeroed = f"0 + {_value(added)}"
+                narrator.equation("  ", label, zeroed, _value(after), suffix="  (zeroed first: --zero-grad)")
+            else:
+                narrator.equation("  ", label, f"{_value(before)} + {_value(added)}", _value(after))
+            previous[leaf.name] = after
+    say("  Without --retain-graph a second pass fails, as in PyTorch: the first one frees the graph.")
+    return "\n".join(narrator.lines)

@@ -1,0 +1,239 @@
+"""LaTeX of symbolic results, ready to paste into a paper or a slide.
+
+Symbolic results travel as sympy-parsable text (`24*x**2`). They are read back into
+sympy through a whitelist of Python's own syntax tree (numbers, names, + - * / **,
+calls) and never through eval or sympify, then printed with sympy's LaTeX printer,
+taught gradcli's tensor functions: matmul(A, B) is A B, t(A) is A^T, sum and mean
+are written as such. `expression_latex` and `derivative_latex` are the reusable parts
+(the jacobian and hessian commands print their entries with them).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import GradcliError
+
+if TYPE_CHECKING:
+    import sympy
+
+    from ..api import GradResult
+
+# Functions sympy prints in the engine's forms, by the name sstr() gives them.
+_SYMPY_FUNCTIONS = [
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "exp",
+    "log",
+    "sqrt",
+    "Abs",
+    "sign",
+    "Heaviside",
+    "Max",
+    "Min",
+]
+_CONSTANTS = {"pi": "pi", "E": "E", "oo": "oo", "zoo": "zoo", "nan": "nan"}
+MATRIX_LIMIT = 6  # tensors up to 6x6 are written as matrices; bigger ones are left out
+
+
+def parse_symbolic(text: str, names: Iterable[str] = ()) -> sympy.Expr:
+    """A sympy expression from gradcli's symbolic text, without eval.
+
+    `names` are the program's node names: they are always symbols, even where sympy
+    would read a constant (a node called `E`).
+    """
+    import sympy as sp
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise GradcliError(f"cannot read the symbolic form {text!r}") from None
+    known = set(names)
+    stack: list[tuple[ast.AST, bool]] = [(tree.body, False)]
+    done: dict[int, Any] = {}
+    while stack:  # post-order with an explicit stack: deep forms cannot hit the recursion limit
+        node, ready = stack.pop()
+        children = _children(node, text)
+        if not ready and children:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children)
+            continue
+        done[id(node)] = _build(sp, node, [done[id(c)] for c in children], known)
+    return done[id(tree.body)]
+
+
+def _children(node: ast.AST, text: str) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.keywords:
+            raise GradcliError(f"cannot read the symbolic form {text!r}")
+        return list(node.args)
+    if isinstance(node, ast.Constant | ast.Name):
+        return []
+    raise GradcliError(f"cannot read the symbolic form {text!r}: {type(node).__name__} is not allowed")
+
+
+def _build(sp: Any, node: ast.AST, args: list[Any], known: set[str]) -> Any:
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise GradcliError(f"cannot read the symbolic constant {value!r}")
+        return sp.Integer(value) if isinstance(value, int) else sp.Float(repr(value))
+    if isinstance(node, ast.Name):
+        if node.id not in known and node.id in _CONSTANTS:
+            return getattr(sp, _CONSTANTS[node.id])
+        return sp.Symbol(node.id, real=True)
+    if isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, ast.USub):
+            return -args[0]
+        if isinstance(node.op, ast.UAdd):
+            return args[0]
+    if isinstance(node, ast.BinOp):
+        a, b = args
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        if isinstance(node.op, ast.Div):
+            return a / b
+        if isinstance(node.op, ast.Pow):
+            return a**b
+    if isinstance(node, ast.Call):
+        name = node.func.id  # type: ignore[attr-defined]
+        if name in _SYMPY_FUNCTIONS:
+            return getattr(sp, name)(*args)
+        return sp.Function(name)(*args)  # tensor functions (sum, mean, matmul, t) stay opaque
+    raise GradcliError(f"cannot read the symbolic form: {ast.dump(node)[:60]}")
+
+
+def _printer() -> Any:
+    from sympy.printing.latex import LatexPrinter
+
+    class GradcliLatexPrinter(LatexPrinter):
+        """sympy's printer, with gradcli's tensor functions in textbook notation."""
+
+        def _print_Function(self, expr: Any, exp: Any = None) -> str:
+            name = expr.func.__name__
+            args = [self._operand(a) for a in expr.args]
+            text = None
+            if name == "matmul" and len(args) == 2:
+                text = f"{args[0]} {args[1]}"
+            elif name == "t" and len(args) == 1:
+                # Braces keep t(t(A)) from becoming A^{T}^{T}, a LaTeX error.
+                base = args[0] if expr.args[0].is_Atom else f"{{{args[0]}}}"
+                text = f"{base}^{{T}}"
+            elif name in ("sum", "mean") and args:
+                operator = r"\sum" if name == "sum" else r"\operatorname{mean}"
+                below = rf"_{{\text{{dim }} {self._print(expr.args[1])}}}" if len(args) > 1 else ""
+                text = f"{operator}{below} {args[0]}"
+            if text is None:
+                return super()._print_Function(expr, exp)
+            return rf"\left({text}\right)^{{{exp}}}" if exp else text
+
+        def _operand(self, arg: Any) -> str:
+            """Symbols, numbers and calls stand alone; sums and products get parentheses."""
+            printed = self._print(arg)
+            if arg.is_Atom or arg.is_Function:
+                return printed
+            return rf"\left({printed}\right)"
+
+    return GradcliLatexPrinter()
+
+
+def expression_latex(expr: str | sympy.Expr | None, names: Iterable[str] = ()) -> str:
+    """LaTeX of a symbolic result given as text or sympy; `\\text{...}` when it was too large."""
+    if expr is None:
+        return r"\text{(too large to print)}"
+    if isinstance(expr, str):
+        expr = parse_symbolic(expr, names)
+    return _printer().doprint(expr)
+
+
+def name_latex(name: str) -> str:
+    """A node name as LaTeX (`t1` -> `t_{1}`), as sympy writes symbols."""
+    import sympy as sp
+
+    return _printer().doprint(sp.Symbol(name))
+
+
+def derivative_latex(output: str, *wrt: str) -> str:
+    r"""`\frac{\partial out}{\partial x}`; two names give a mixed second derivative (Hessian)."""
+    if not wrt:
+        raise ValueError("derivative_latex needs at least one variable")
+    order = len(wrt)
+    top = r"\partial" + (f"^{{{order}}}" if order > 1 else "") + " " + name_latex(output)
+    bottom = " ".join(rf"\partial {name_latex(w)}" for w in wrt)
+    return rf"\frac{{{top}}}{{{bottom}}}"
+
+
+def value_latex(value: np.ndarray | None) -> str | None:
+    """A number, or a small tensor as a bmatrix; None when too big to be worth pasting."""
+    if value is None:
+        return None
+    array = np.asarray(value, dtype=np.float64)
+
+    def number(v: float) -> str:
+        if np.isnan(v):
+            return r"\mathrm{NaN}"
+        if np.isinf(v):
+            return r"\infty" if v > 0 else r"-\infty"
+        return f"{v:.6g}"
+
+    if array.ndim == 0:
+        return number(float(array))
+    if array.ndim > 2 or max(array.shape) > MATRIX_LIMIT:
+        return None
+    rows = array.reshape(1, -1) if array.ndim == 1 else array
+    body = r" \\ ".join(" & ".join(number(float(v)) for v in row) for row in rows)
+    return rf"\begin{{bmatrix}} {body} \end{{bmatrix}}"
+
+
+def align_block(rows: list[tuple[str, str]], comment: str | None = None) -> str:
+    """An align* environment, one `left &= right` row per pair."""
+    lines = [f"% {comment}"] if comment else []
+    lines.append(r"\begin{align*}")
+    lines += [
+        f"{left} &= {right}" + (r" \\" if i < len(rows) - 1 else "") for i, (left, right) in enumerate(rows)
+    ]
+    lines.append(r"\end{align*}")
+    return "\n".join(lines)
+
+
+def render(result: GradResult) -> str:
+    """Each op node's form, then each leaf's gradient (with its value at the point)."""
+    names = [n.name for n in result.nodes]
+    if result.output.symbolic is None:
+        raise GradcliError("--format latex needs the symbolic forms; drop --no-symbolic")
+    rows: list[tuple[str, str]] = []
+    for node in result.nodes:
+        if node.kind == "op" and node.symbolic is not None:
+            right = expression_latex(node.symbolic, names)
+            value = value_latex(node.value)
+            rows.append((name_latex(node.name), right if value is None else f"{right} = {value}"))
+    for leaf in result.leaves:
+        right = expression_latex(result.grad_symbolic.get(leaf.name), names)
+        value = value_latex(result.grads.get(leaf.name)) if result.numeric else None
+        rows.append(
+            (
+                derivative_latex(result.output.name, leaf.name),
+                right if value is None else f"{right} = {value}",
+            )
+        )
+    program = "; ".join(line.strip() for line in result.expression.splitlines() if line.strip())
+    return align_block(rows, comment=f"gradcli grad: {program}")
