@@ -7,6 +7,8 @@ traceback unless --debug is given.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import traceback
 from typing import Any
@@ -20,18 +22,37 @@ from .errors import ExitCode, GradcliError
 _DEBUG = False
 
 
+_MAX_MESSAGE = 2_000  # characters of one error line; a hostile value must not flood the terminal
+
+
 def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
+    """Print exactly one `error:` line, whatever the message holds."""
+    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    if len(line) > _MAX_MESSAGE:
+        line = line[: _MAX_MESSAGE - 3] + "..."
+    with contextlib.suppress(OSError):  # stderr is gone too; the exit code still tells
+        click.echo(f"error: {line}", err=True)
+
+
+def _silence_stdout() -> None:
+    """After the reader of a pipe has gone, point stdout at /dev/null so that Python's
+    final flush does not print "Exception ignored ... BrokenPipeError" (Python docs, signal)."""
+    # ValueError/AttributeError: not a real file (CliRunner), nothing is flushed at exit anyway.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 class GradcliGroup(click.Group):
     """A click group whose main() is the error boundary for every command."""
 
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
+        global _DEBUG
+        _DEBUG = False  # per invocation: tests run many in one process
         extra.pop("standalone_mode", None)
         try:
             result = super().main(args, prog_name or "gradcli", standalone_mode=False, **extra)
             code = result if isinstance(result, int) else ExitCode.OK
+            sys.stdout.flush()  # a closed pipe shows up here, inside the boundary
         except GradcliError as exc:
             _fail(str(exc))
             code = exc.exit_code
@@ -46,6 +67,7 @@ class GradcliGroup(click.Group):
             _fail("interrupted")
             code = ExitCode.INTERRUPTED
         except BrokenPipeError:
+            _silence_stdout()
             code = ExitCode.OK  # the reader went away (| head): nothing more to say
         except MemoryError:
             _fail("out of memory; try smaller tensors")
@@ -53,8 +75,10 @@ class GradcliGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches a user
             if _DEBUG:
                 traceback.print_exc()
+            detail = str(exc)
+            detail = detail if len(detail) <= 300 else detail[:297] + "..."
             _fail(
-                f"internal error: {type(exc).__name__}: {exc}. This is a bug in gradcli; "
+                f"internal error: {type(exc).__name__}: {detail}. This is a bug in gradcli; "
                 "please report it with the command you ran (--debug shows the traceback)"
             )
             code = ExitCode.BAD_INPUT

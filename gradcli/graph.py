@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import limits
-from .errors import GradcliError, ParseError, ShapeError
+from .errors import GradcliError, LimitError, ParseError, ShapeError
 from .ops import NUMBER, REGISTRY, TENSOR, Op, Shape
 from .parse import Apply, Expr, Num, Program, Ref
 
@@ -100,6 +100,18 @@ class _Builder:
         taken = set(program.inputs) | set(specs) | {s.target for s in program.statements if s.target}
         self.taken = taken
         self.counter = 0
+        self.elements = 0  # of every tensor in the graph so far, checked before allocating any
+
+    def count_elements(self, shape: Shape, expr: Apply | Ref) -> None:
+        """Refuse a graph whose tensors together would not fit in memory, before forward runs."""
+        self.elements += math.prod(shape)
+        if self.elements > limits.MAX_GRAPH_ELEMENTS:
+            where = _where(self.program, expr) if isinstance(expr, Apply) else ""
+            raise LimitError(
+                f"{where}the graph's tensors would hold {limits.count_text(self.elements)} elements "
+                f"together, over the limit MAX_GRAPH_ELEMENTS={limits.MAX_GRAPH_ELEMENTS:,}",
+                hint="use smaller inputs, or split the work into several runs",
+            )
 
     def fresh_name(self) -> str:
         while True:
@@ -119,6 +131,7 @@ class _Builder:
         spec = self.specs.get(ref.name)
         if spec is None:  # the API checks inputs first; this is a safety net
             raise ParseError(f"name '{ref.name}' has no value", line=ref.line, column=ref.column)
+        self.count_elements(spec.shape, ref)
         index = self.add(Node(len(self.nodes), ref.name, spec.kind, spec.shape, spec.kind == LEAF))
         self.env[ref.name] = index
         return index
@@ -135,10 +148,12 @@ class _Builder:
             return Literal(fold(op, [o.value for o in operands], attrs), expr)
         elements = math.prod(shape)
         if elements > limits.MAX_ELEMENTS:
-            raise GradcliError(
+            raise LimitError(
                 f"{_where(self.program, expr)}{expr.op} would make a tensor of shape {list(shape)} "
-                f"with {elements:,} elements, over the limit MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
+                f"with {limits.count_text(elements)} elements, over the limit "
+                f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
+        self.count_elements(shape, expr)
         kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
         requires_grad = any(self.nodes[o].requires_grad for o in operands if isinstance(o, int))
         grad_fn = op.grad_fn_for(kinds, shapes, attrs) if requires_grad else None

@@ -1,21 +1,37 @@
 """Resource caps, checked before work starts so hostile input cannot hang or exhaust us.
 
 Each cap is named in the error it raises and listed in README's "Safety and limits".
+The sizes are chosen so that refusing is instant and anything accepted is parsed and
+laid out as a graph in about a second on a small machine; they sit well above what a
+hand-written program needs (a 10,000-statement chain fits).
 """
 
 from __future__ import annotations
 
 from .errors import LimitError
 
-MAX_PROGRAM_CHARS = 2_000_000
-MAX_NODES = 200_000
-MAX_NESTING = 200  # parentheses, as deep as Python's own parser allows
-MAX_DEPTH = 1_000  # operators in one expression
-MAX_ELEMENTS = 100_000_000
-MAX_PASSES = 10_000
+MAX_PROGRAM_CHARS = 500_000  # program text, checked before Python's parser sees it
+MAX_STATEMENTS = 20_000  # statements in one program, counted before parsing
+MAX_NESTING = 200  # brackets inside brackets, as deep as Python's own parser allows
+MAX_DEPTH = 1_000  # operators nested in one expression (a 1,000-term chain a+b+...)
+MAX_NODES = 50_000  # operations in one program / nodes in its graph
+MAX_ELEMENTS = 100_000_000  # elements of one tensor (800 MB as float64)
+MAX_GRAPH_ELEMENTS = 500_000_000  # elements of all tensors in one graph together
+MAX_PASSES = 10_000  # backward passes (--passes, or --gradient given K times)
+MAX_VALUE_CHARS = 50_000_000  # text of one VALUE (a JSON array on the command line or stdin)
 
 
-def check(value: int, cap: int, what: str, name: str) -> None:
+def count_text(value: int) -> str:
+    """A count as people read it: 10,000,000,000, or 1.0e+300 when digits stop helping."""
+    return f"{value:,}" if value < 10**18 else f"{float(value):.1e}"
+
+
+def check(value: int, cap: int, what: str, name: str, hint: str | None = None) -> None:
     """Raise LimitError naming the cap when value exceeds it."""
     if value > cap:
-        raise LimitError(f"{what} ({value:,}) exceeds the limit {name}={cap:,}")
+        raise LimitError(f"{what} ({count_text(value)}) exceeds the limit {name}={cap:,}", hint=hint)
+
+
+def table() -> dict[str, int]:
+    """Every cap by name, for documentation and tests."""
+    return {name: value for name, value in globals().items() if name.startswith("MAX_")}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass
 
 from . import limits
@@ -114,47 +115,63 @@ _OPERATORS = {
 
 
 class _Source:
-    """The text as given, the text handed to Python's parser, and a map between their columns."""
+    """The text as given, the text handed to Python's parser, and a map between their columns.
+
+    Each line loses its leading blanks (so indentation is never an error) and `^`
+    becomes `**`. Most lines are ASCII without `^`, where a column moves by a fixed
+    offset; only the other lines pay for a per-character map, built on first use.
+    """
 
     def __init__(self, source: str) -> None:
         self.original_lines = source.split("\n")
         self.lines: list[str] = []
-        self.columns: list[list[int]] = []  # per line: parser column -> original column
+        self.offsets: list[int] = []  # leading blanks removed from each line
+        self._maps: dict[int, list[int]] = {}  # line index -> parser column -> original column
         for text in self.original_lines:
-            out: list[str] = []
-            cols: list[int] = []
-            stripped = len(text) - len(text.lstrip(" \t\r"))
-            for i, ch in enumerate(text[stripped:], start=stripped):
-                # `^` is power, as in maths; Python would read it as xor.
-                piece = "**" if ch == "^" else ch
-                out.append(piece)
-                cols.extend([i] * len(piece))
-            cols.append(len(text))
-            self.lines.append("".join(out))
-            self.columns.append(cols)
+            body = text.lstrip(" \t\r")
+            self.offsets.append(len(text) - len(body))
+            # `^` is power, as in maths; Python would read it as xor.
+            self.lines.append(body.replace("^", "**") if "^" in body else body)
         self.multiline = sum(1 for t in self.original_lines if t.strip()) > 1
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
 
+    def _column_map(self, index: int) -> list[int]:
+        cols = self._maps.get(index)
+        if cols is None:
+            original = self.original_lines[index]
+            offset = self.offsets[index]
+            cols = []
+            for i, ch in enumerate(original[offset:], start=offset):
+                cols.extend([i] * (2 if ch == "^" else 1))
+            cols.append(len(original))
+            self._maps[index] = cols
+        return cols
+
     def position(self, line: int, char_col: int) -> tuple[int, int]:
         """1-based (line, column) in the original text for a 0-based parser column."""
         line = max(1, min(line, len(self.lines)))
-        cols = self.columns[line - 1]
-        return line, cols[max(0, min(char_col, len(cols) - 1))] + 1
+        index = line - 1
+        char_col = max(0, min(char_col, len(self.lines[index])))
+        if "^" not in self.original_lines[index]:
+            return line, self.offsets[index] + char_col + 1
+        return line, self._column_map(index)[char_col] + 1
 
     def node_position(self, node: ast.AST) -> tuple[int, int]:
         line = getattr(node, "lineno", 1)
         byte_col = getattr(node, "col_offset", 0)
         text = self.lines[max(0, min(line, len(self.lines)) - 1)]
-        char_col = len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
-        return self.position(line, char_col)
+        if not text.isascii():  # ast columns count UTF-8 bytes, users count characters
+            byte_col = len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+        return self.position(line, byte_col)
 
 
 class _Parser:
     def __init__(self, source: str) -> None:
         self.src = _Source(source)
+        self.operations = 0  # Apply nodes made so far, checked against MAX_NODES
 
     def error(self, message: str, node: ast.AST | None = None, hint: str | None = None) -> ParseError:
         line, column = self.src.node_position(node) if node is not None else (None, None)
@@ -177,10 +194,12 @@ class _Parser:
             raise self.error(f"{kind} is not a number; only real numbers are allowed", node)
         try:
             as_float = float(value)
-        except OverflowError:
+        except OverflowError:  # a huge integer literal is inf, as 9**9**9 folds to inf
             as_float = math.inf
+        # repr() of an integer past 4,300 digits raises; such a literal is its float.
+        text = repr(value) if isinstance(value, float) or value.bit_length() <= 1024 else repr(as_float)
         line, col = self.src.node_position(node)
-        return Num(as_float, repr(value), line, col)
+        return Num(as_float, text, line, col)
 
     def int_literal(self, node: ast.AST, what: str) -> int | None:
         if isinstance(node, ast.Constant) and node.value is None:
@@ -293,7 +312,7 @@ class _Parser:
                 depth = depth_of[id(node)]
                 if depth > limits.MAX_DEPTH:
                     raise LimitError(
-                        f"expression nesting depth exceeds the limit MAX_DEPTH={limits.MAX_DEPTH}",
+                        f"expression nesting depth exceeds the limit MAX_DEPTH={limits.MAX_DEPTH:,}",
                         hint="split it into statements: t1 = ...; t2 = ...",
                     )
                 stack.append((node, (children, build)))
@@ -302,8 +321,19 @@ class _Parser:
                     stack.append((child, None))
             else:
                 children, build = planned
-                results[id(node)] = build(*(results.pop(id(c)) for c in children))
+                built = build(*(results.pop(id(c)) for c in children))
+                if isinstance(built, Apply):
+                    self.count_operation()
+                results[id(node)] = built
         return results[id(root)]
+
+    def count_operation(self) -> None:
+        self.operations += 1
+        if self.operations > limits.MAX_NODES:
+            raise LimitError(
+                f"the program has more than {limits.MAX_NODES:,} operations, "
+                f"over the limit MAX_NODES={limits.MAX_NODES:,}"
+            )
 
     # -- statements -----------------------------------------------------------------
 
@@ -311,7 +341,7 @@ class _Parser:
         text = self.src.text
         if not text.strip():
             raise ParseError("the program is empty", hint='give an expression such as "(2*x)**3"')
-        _check_paren_depth(text)
+        _prescan(text, self.src)
         try:
             module = ast.parse(text, mode="exec")
         except SyntaxError as exc:
@@ -323,11 +353,15 @@ class _Parser:
                 f"syntax error: {message}", line=line, column=column, multiline=self.src.multiline
             ) from None
         except (RecursionError, MemoryError):
+            # Python's parser gives up on chains a few thousand operators deep
+            # (100,000 unary minus signs, a 100,000-term sum); ours stops at MAX_DEPTH.
             raise LimitError(
-                "the program is nested too deeply for the parser",
+                f"expression nesting depth exceeds the limit MAX_DEPTH={limits.MAX_DEPTH:,}",
                 hint="split long chains into statements: t1 = ...; t2 = ...",
             ) from None
-        limits.check(len(module.body), limits.MAX_NODES, "number of statements", "MAX_NODES")
+        except ValueError as exc:  # e.g. an integer literal past Python's 4,300-digit limit
+            raise ParseError(f"syntax error: {exc}") from None
+        limits.check(len(module.body), limits.MAX_STATEMENTS, "number of statements", "MAX_STATEMENTS")
         statements: list[Statement] = []
         assigned: dict[str, int] = {}
         inputs: dict[str, None] = {}
@@ -361,6 +395,13 @@ class _Parser:
             for name in _refs(expr):
                 if name not in assigned:
                     inputs.setdefault(name)
+            if target is not None and target in inputs:  # x = 2*x: one name, two nodes
+                raise self.error(
+                    f"'{target}' is both an input and the result of this assignment; "
+                    "give the result its own name",
+                    stmt.targets[0],
+                    hint=f"{target}2 = ...",
+                )
             if target is not None:
                 assigned[target] = len(statements)
             statements.append(Statement(target, expr, stmt.lineno))
@@ -377,22 +418,48 @@ def _refs(expr: Expr):
             stack.extend(reversed(e.args))
 
 
-def _check_paren_depth(text: str) -> None:
-    depth = deepest = 0
-    for ch in text:
+_STRUCTURE = re.compile(r"[()\[\]{};\n]")
+_COMMENT = re.compile(r"#[^\n]*")
+
+
+def _prescan(text: str, src: _Source) -> None:
+    """Bracket depth and statement count from one scan, before Python's parser does any work.
+
+    Python's parser is fast but not free: a long hostile program should be refused in
+    milliseconds, not after a second of parsing. Only brackets, `;` and newlines are
+    visited (in C, via a regex); comments are dropped first and `\\` line joins kept whole.
+    """
+    scanned = _COMMENT.sub("", text).replace("\\\n", "  ")
+    depth = statements = 0
+    start = 0
+    for match in _STRUCTURE.finditer(scanned):
+        ch = match.group()
         if ch in "([{":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > limits.MAX_NESTING:
+                line = scanned.count("\n", 0, match.start()) + 1
+                column = match.start() - (scanned.rfind("\n", 0, match.start()) + 1)
+                where = src.position(line, column)
+                raise LimitError(
+                    f"brackets nested more than {limits.MAX_NESTING} deep at line {where[0]}, "
+                    f"column {where[1]}, over the limit MAX_NESTING={limits.MAX_NESTING}",
+                    hint="name inner results in statements: t1 = ...; t2 = ...",
+                )
         elif ch in ")]}":
-            depth -= 1
-    if deepest > limits.MAX_NESTING:
-        raise LimitError(
-            f"parentheses nested {deepest} deep exceed the limit MAX_NESTING={limits.MAX_NESTING}"
-        )
+            depth = max(0, depth - 1)  # a stray closer is Python's parser's to report
+        elif depth == 0:  # `;` or a newline ends a statement
+            if not scanned[start : match.start()].isspace() and match.start() > start:
+                statements += 1
+            start = match.end()
+    if scanned[start:].strip():
+        statements += 1
+    limits.check(statements, limits.MAX_STATEMENTS, "number of statements", "MAX_STATEMENTS")
 
 
 def parse_program(source: str) -> Program:
     """Parse and validate a program; raises ParseError/LimitError, never executes anything."""
+    if not isinstance(source, str):
+        raise ParseError(f"the program must be text, not {type(source).__name__}")
     limits.check(len(source), limits.MAX_PROGRAM_CHARS, "program length in characters", "MAX_PROGRAM_CHARS")
     if "\x00" in source:
         raise ParseError("the program contains a NUL byte")

@@ -21,17 +21,20 @@ CONSTRUCTORS = "zeros(2,3) ones(2,2) full(2,2,0.5) eye(3) arange(5) linspace(0,1
 
 
 def _shape_elements(shape: tuple[int, ...], text: str) -> None:
+    """Refuse a size before anything is allocated: 10**10 elements must cost nothing."""
     if any(n < 0 for n in shape):
         raise ValueInputError(f"negative size in {text!r}")
     count = math.prod(shape)
     if count > limits.MAX_ELEMENTS:
         raise LimitError(
-            f"{text!r} would have {count:,} elements, over the limit MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
+            f"{text!r} would have {limits.count_text(count)} elements, "
+            f"over the limit MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
         )
 
 
 def _ints(args: list[float], text: str) -> tuple[int, ...]:
-    if any(a != int(a) for a in args):
+    # inf and nan are numbers to Python but never sizes (int(inf) raises).
+    if any(not math.isfinite(a) or a != int(a) for a in args):
         raise ValueInputError(f"sizes must be whole numbers in {text!r}")
     return tuple(int(a) for a in args)
 
@@ -39,12 +42,24 @@ def _ints(args: list[float], text: str) -> tuple[int, ...]:
 def _arange(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
     if not 1 <= len(args) <= 3:
         raise ValueInputError(f"arange takes 1 to 3 numbers: {text!r}")
+    if not all(math.isfinite(a) for a in args):
+        raise ValueInputError(f"arange takes finite numbers: {text!r}")
     start, stop, step = (0.0, args[0], 1.0) if len(args) == 1 else (args + [1.0])[:3]
     if step == 0:
         raise ValueInputError(f"arange step must not be zero: {text!r}")
-    count = max(0, math.ceil((stop - start) / step))
+    span = stop / step - start / step  # not (stop - start) / step, which overflows near 1e308
+    if not math.isfinite(span) or span > limits.MAX_ELEMENTS:
+        raise LimitError(
+            f"{text!r} would have more than {limits.MAX_ELEMENTS:,} elements, "
+            f"over the limit MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
+        )
+    count = max(0, math.ceil(span))
     _shape_elements((count,), text)
-    return np.arange(start, stop, step, dtype=np.float64)
+    try:
+        return np.arange(start, stop, step, dtype=np.float64)
+    except ValueError:  # NumPy's own size computation overflows near 1e308
+        with np.errstate(all="ignore"):
+            return start + step * np.arange(count, dtype=np.float64)
 
 
 def _linspace(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
@@ -52,7 +67,8 @@ def _linspace(args: list[float], text: str, rng: np.random.Generator) -> np.ndar
         raise ValueInputError(f"linspace takes start, stop, count: {text!r}")
     (count,) = _ints([args[2]], text)
     _shape_elements((count,), text)
-    return np.linspace(args[0], args[1], count)
+    with np.errstate(all="ignore"):  # linspace(-1e308, 1e308, 3) overflows to inf, as in torch
+        return np.linspace(args[0], args[1], count)
 
 
 def _eye(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
@@ -126,14 +142,23 @@ def _bad(text: str) -> str:
     return f"cannot read value {shown!r}: give a number, a JSON array or one of {CONSTRUCTORS}"
 
 
-def _check_numeric(obj: Any, text: str) -> None:
-    stack = [obj]
+_MAX_DIMS = 32  # NumPy's own ceiling is 64; PyTorch's is 25 for most ops
+
+
+def _check_numeric(obj: Any, what: str) -> None:
+    """Every leaf a real number, nesting no deeper than a tensor can be (walked without recursion)."""
+    stack = [(obj, 0)]
     while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, bool) or not isinstance(item, (int, float)):
-            raise ValueInputError(f"value {text[:40]!r} contains {json.dumps(item)}, which is not a number")
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple)):
+            if depth >= _MAX_DIMS:
+                raise ValueInputError(
+                    f"{what} is nested more than {_MAX_DIMS} deep; a tensor has fewer dimensions"
+                )
+            stack.extend((child, depth + 1) for child in item)
+        elif isinstance(item, bool) or not isinstance(item, (int, float, np.integer, np.floating)):
+            shown = json.dumps(item) if isinstance(item, (str, dict, bool, type(None))) else repr(item)
+            raise ValueInputError(f"{what} contains {shown[:40]}, which is not a number")
 
 
 def to_array(obj: Any, dtype: np.dtype, what: str = "value") -> np.ndarray:
@@ -143,11 +168,13 @@ def to_array(obj: Any, dtype: np.dtype, what: str = "value") -> np.ndarray:
             raise ValueInputError(f"{what} must be real numbers, not {obj.dtype}")
         limits.check(obj.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
         return obj.astype(dtype)
-    _check_numeric(obj, str(obj))
+    _check_numeric(obj, what)
     try:
         with np.errstate(all="ignore"):
             array = np.array(obj, dtype=np.float64)
-    except (ValueError, OverflowError):
+    except OverflowError:  # an integer past float's range, as in [10**400]
+        raise ValueInputError(f"{what} has an integer too large for a float") from None
+    except ValueError:
         raise ValueInputError(f"{what} is a ragged array: every row must have the same length") from None
     limits.check(array.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
     with np.errstate(all="ignore"):
@@ -161,12 +188,12 @@ def parse_value(
     text = text.strip()
     if not text:
         raise ValueInputError("empty value; give a number, a JSON array or a constructor such as zeros(2,3)")
+    limits.check(len(text), limits.MAX_VALUE_CHARS, "value length in characters", "MAX_VALUE_CHARS")
     if text[0].isalpha() and text not in ("NaN", "Infinity"):
         return _constructor(text, rng if rng is not None else np.random.default_rng(0)).astype(dtype)
-    if len(text) > limits.MAX_PROGRAM_CHARS * 8:
-        raise LimitError(f"value text is {len(text):,} characters, too long to read")
     try:
         obj = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        # ValueError: a JSON integer past Python's 4,300-digit conversion limit
         raise ValueInputError(_bad(text)) from None
     return to_array(obj, dtype, f"value {text[:40]!r}")

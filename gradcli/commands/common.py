@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from ..errors import ValueInputError
+from .. import limits
+from ..errors import LimitError, ValueInputError
 
 
 def assignments(ctx: click.Context, param: click.Parameter, items: tuple[str, ...]) -> dict[str, str]:
@@ -28,10 +29,21 @@ def assignments(ctx: click.Context, param: click.Parameter, items: tuple[str, ..
 
 
 def read_program(expr: str) -> str:
+    """EXPR itself, or for `-` standard input, read only up to the program-length cap
+    (`yes | gradcli grad -` must end at once, not fill memory)."""
     if expr != "-":
         return expr
+    most = limits.MAX_PROGRAM_CHARS * 4  # UTF-8 needs at most 4 bytes a character
     stream = getattr(sys.stdin, "buffer", None)
-    data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    if stream is not None:
+        data = stream.read(most + 1)
+    else:
+        data = sys.stdin.read(most + 1).encode("utf-8", "surrogateescape")
+    if len(data) > most:
+        raise LimitError(
+            f"standard input is longer than {most:,} bytes, over the limit "
+            f"MAX_PROGRAM_CHARS={limits.MAX_PROGRAM_CHARS:,}"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
