@@ -149,6 +149,4 @@ def graph_command(
     elif fmt == "png" and sys.stdout.isatty():
         raise GradcliError("PNG is binary and stdout is a terminal; write it to a file with -o FILE")
     else:
-        stream = click.get_binary_stream("stdout")
-        stream.write(data)
-        stream.flush()
+        click.echo(data, nl=False)  # bytes go to the binary stream, untouched

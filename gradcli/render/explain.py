@@ -404,7 +404,7 @@ def render(result: GradResult) -> str:
             )
         return "\n".join(narrator.lines)
 
-    say(f"Accumulation: each pass adds its gradients into .grad, as {len(passes)} backward() calls do.")
+    say(f"Accumulation: like {len(passes)} backward() calls, each pass adds its gradients to .grad.")
     previous: dict[str, np.ndarray | None] = {leaf.name: None for leaf in result.leaves}
     for record, adjoints in zip(passes, pass_adjoints):
         for leaf in result.leaves:
@@ -423,5 +423,6 @@ def render(result: GradResult) -> str:
             else:
                 narrator.equation("  ", label, f"{_value(before)} + {_value(added)}", _value(after))
             previous[leaf.name] = after
-    say("  Without --retain-graph a second pass fails, as in PyTorch: the first one frees the graph.")
+    say("  (Without --retain-graph a second pass fails, as in PyTorch: the first pass")
+    say("  frees the tensors the graph saved for backward.)")
     return "\n".join(narrator.lines)
