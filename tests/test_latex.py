@@ -1,0 +1,132 @@
+"""`--format latex`: LaTeX of the symbolic results, structurally sound, read without eval."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sympy as sp
+from golden import assert_golden
+
+from gradcli import grad
+from gradcli.errors import GradcliError
+from gradcli.ops import OPS
+from gradcli.render.latex import derivative_latex, expression_latex, parse_symbolic, render, value_latex
+
+LINEAR = (
+    "y = matmul(X, W) + b; loss = sum(y**2)",
+    "--at",
+    "W=[[1,2],[3,4]]",
+    "--at",
+    "b=[0.5,1]",
+    "--const",
+    "X=[[1,0.5],[0.2,0.8]]",
+)
+
+
+def assert_balanced(latex: str) -> None:
+    """Braces, \\left/\\right and environments pair up; no double superscripts."""
+    depth = 0
+    for char in latex.replace(r"\{", "").replace(r"\}", ""):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        assert depth >= 0, f"unbalanced braces in {latex}"
+    assert depth == 0, f"unbalanced braces in {latex}"
+    assert len(re.findall(r"\\left\b", latex)) == len(re.findall(r"\\right\b", latex)), latex
+    environments: list[str] = []
+    for kind, name in re.findall(r"\\(begin|end)\{(\w+\*?)\}", latex):
+        if kind == "begin":
+            environments.append(name)
+        else:
+            assert environments and environments.pop() == name, f"\\end{{{name}}} does not close: {latex}"
+    assert not environments, f"unclosed environments {environments}"
+    # x^{a}^{b} is a LaTeX error ("double superscript")
+    assert not re.search(r"\^\{[^{}]*\}\^", latex), latex
+    assert "NaN" not in latex.replace(r"\mathrm{NaN}", "")
+
+
+def test_cube_symbolic_and_at_a_point_are_pinned(run):
+    symbolic = run("grad", "(2*x)**3", "--format", "latex")
+    assert symbolic.exit_code == 0, symbolic.stderr
+    assert_golden("latex_cube.tex", symbolic.stdout)
+    numeric = run("grad", "(2*x)**3", "--at", "x=2", "--format", "latex")
+    assert r"\frac{\partial t_{2}}{\partial x} &= 24 x^{2} = 96" in numeric.stdout
+
+
+def test_linear_layer_is_pinned(run):
+    result = run("grad", *LINEAR, "--format", "latex")
+    assert result.exit_code == 0, result.stderr
+    assert_balanced(result.stdout)
+    assert_golden("latex_linear.tex", result.stdout)
+
+
+def _program(op) -> str:
+    """A program that uses the op on tensors of a shape it accepts."""
+    if op.name in ("matmul",):
+        return "matmul(x, y).sum()"
+    if op.name == "t":
+        return "(t(x) @ y).sum()"
+    if op.name == "T":
+        return "(x.T @ y).sum()"
+    if op.reduction:
+        return f"{op.name}(x * y, 0).sum()"
+    if op.syntax.startswith("a "):
+        symbol = op.syntax.split()[1]
+        return f"(x {symbol} y).sum()"
+    if op.name == "neg":
+        return "(-x * y).sum()"
+    return f"{op.name}(x * y).sum()"
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
+def test_every_op_gives_balanced_latex(op):
+    result = grad(_program(op), at={"x": [[0.5, 0.25], [0.125, 0.75]], "y": [[0.5, 0.3], [0.2, 0.1]]})
+    latex = render(result)
+    assert_balanced(latex)
+    assert latex.count(r"\frac{\partial") == 2
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
+def test_symbolic_text_reads_back_to_the_same_expression(op):
+    result = grad(_program(op), at={"x": [[1, 2], [3, 4]], "y": [[2, 3], [4, 5]]})
+    for text in [*result.grad_symbolic.values(), *(n.symbolic for n in result.nodes)]:
+        if text is None:
+            continue
+        expr = parse_symbolic(text, [n.name for n in result.nodes])
+        assert sp.sstr(expr) == text
+
+
+@pytest.mark.parametrize(
+    "text", ["__import__('os')", "x.real", "x[0]", "lambda: 1", "'a'", "f(x=1)", "x if y else z"]
+)
+def test_symbolic_reader_refuses_anything_but_formulas(text):
+    with pytest.raises(GradcliError):
+        parse_symbolic(text)
+
+
+def test_names_win_over_sympy_constants():
+    assert parse_symbolic("E + x") == sp.E + sp.Symbol("x", real=True)
+    assert parse_symbolic("E + x", names=["E", "x"]) == sp.Symbol("E", real=True) + sp.Symbol("x", real=True)
+
+
+def test_reusable_helpers_for_jacobian_and_hessian():
+    assert derivative_latex("f", "x") == r"\frac{\partial f}{\partial x}"
+    assert derivative_latex("f", "x", "y") == r"\frac{\partial^{2} f}{\partial x \partial y}"
+    assert expression_latex("matmul(t(X), 2*y)") == r"X^{T} \left(2 y\right)"
+    assert expression_latex(None) == r"\text{(too large to print)}"
+    assert value_latex(None) is None
+    assert value_latex(float("inf")) == r"\infty"
+    assert value_latex([[1, 2], [3, 4]]) == r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"
+
+
+def test_latex_needs_symbolic_forms(run):
+    result = run("grad", "(2*x)**3", "--at", "x=2", "--format", "latex", "--no-symbolic")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error:") and "--no-symbolic" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "bad", ["{x", "x}", r"\left( x", r"\begin{align*} x", r"\begin{a} \begin{b} \end{a} \end{b}", "x^{T}^{T}"]
+)
+def test_the_structure_check_catches_broken_latex(bad):
+    with pytest.raises(AssertionError):
+        assert_balanced(bad)
