@@ -8,6 +8,7 @@ exactly as repeated `out.backward(...)` calls do, including PyTorch's errors.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,11 +80,21 @@ class PassRecord:
     adjoints: list[np.ndarray | None]  # every node's adjoint in this pass
 
 
-def seed_for(graph: Graph, gradient: np.ndarray | None, dtype: np.dtype) -> np.ndarray:
-    """The upstream gradient, checked as torch.autograd.backward checks it."""
+def seed_for(
+    graph: Graph, gradient: np.ndarray | None, dtype: np.dtype, requires_grad: bool = True
+) -> np.ndarray | None:
+    """The upstream gradient, checked as torch.autograd.backward's _make_grads checks it.
+
+    A given gradient must match the output's shape; an implicit one needs a one-element
+    output (numel() == 1, so shape (1,) is fine), but only when the output requires grad:
+    otherwise PyTorch lets the engine refuse with NO_GRAD instead.
+    """
     shape = graph.nodes[graph.output].shape
     if gradient is None:
-        if shape != ():
+        if not requires_grad:
+            return None
+        # torch.autograd's _make_grads tests numel() == 1, so shape (1,) or (1, 1) is fine too.
+        if math.prod(shape) != 1:
             ones = str(np.ones(shape, dtype=int).tolist()) if np.prod(shape) <= 6 else None
             example = ones or f"ones({', '.join(map(str, shape))})"
             raise AutogradError(
@@ -91,7 +102,7 @@ def seed_for(graph: Graph, gradient: np.ndarray | None, dtype: np.dtype) -> np.n
                 hint=f"the output has shape {list(shape)}: pass --gradient with shape "
                 f'{list(shape)}, e.g. --gradient "{example}"',
             )
-        return np.ones((), dtype=dtype)
+        return np.ones(shape, dtype=dtype)
     gradient = np.asarray(gradient, dtype=dtype)
     if gradient.shape != shape:
         raise AutogradError(
@@ -113,14 +124,17 @@ def run_passes(
     """Run len(gradients) backward passes, accumulating leaf grads like PyTorch."""
     limits.check(len(gradients), limits.MAX_PASSES, "number of passes", "MAX_PASSES")
     output = graph.nodes[graph.output]
-    if not output.requires_grad:
-        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
-    seeds = [seed_for(graph, g, dtype) for g in gradients]
     leaves = graph.leaves
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in leaves}
     records: list[PassRecord] = []
     freed = False
-    for index, seed in enumerate(seeds, start=1):
+    for index, gradient in enumerate(gradients, start=1):
+        # PyTorch's order within one backward(): the gradient's shape, then whether
+        # anything requires grad, then (while running) whether saved tensors were freed.
+        # Checking every pass's gradient up front would report a later pass's error first.
+        seed = seed_for(graph, gradient, dtype, output.requires_grad)
+        if not output.requires_grad:
+            raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
         if freed:
             raise AutogradError(SECOND_PASS, hint="add --retain-graph to keep the graph between passes")
         if zero_grad and index > 1:

@@ -203,6 +203,11 @@ def _expand_reduced(g, a, dim, keepdim):
     return np.broadcast_to(g, a.shape)
 
 
+def _dim_overload(attrs: dict) -> bool:
+    """PyTorch's x.sum()/x.mean() is overload 0; any dim= or keepdim=True is overload 1."""
+    return attrs.get("dim") is not None or bool(attrs.get("keepdim"))
+
+
 def _sum(a, dim=None, keepdim=False):
     a = np.asarray(a)
     if a.ndim == 0:
@@ -499,7 +504,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "abs",
         np.abs,
-        lambda g, out, a: g * np.sign(a),
+        # torch's sgn(nan) is 0, so abs'(nan) = 0 where NumPy's sign would give nan.
+        lambda g, out, a: g * np.where(np.isnan(a), 0.0, np.sign(a)),
         lambda sp, a: sp.Abs(a),
         "AbsBackward0",
         "sign(x) (abs'(0) = 0)",
@@ -515,7 +521,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "relu",
         lambda a: np.maximum(a, 0),
-        lambda g, out, a: np.where(out > 0, g, 0.0),
+        # threshold_backward: 0 where out <= 0, else g; so relu'(nan) = 1, as in torch.
+        lambda g, out, a: np.where(out <= 0, 0.0, g),
         lambda sp, a: sp.Max(0, a),
         "ReluBackward0",
         "1 if x > 0 else 0 (relu'(0) = 0)",
@@ -542,9 +549,7 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         reduction=True,
         infer_shape=_reduce_shape,
-        pick_grad_fn=lambda kinds, shapes, attrs: (
-            "SumBackward0" if attrs.get("dim") is None else "SumBackward1"
-        ),
+        pick_grad_fn=lambda kinds, shapes, attrs: "SumBackward1" if _dim_overload(attrs) else "SumBackward0",
         sym_vjp=(lambda sp, g, a, shapes, dim=None, keepdim=False: g,),
     ),
     Op(
@@ -560,7 +565,7 @@ OPS: tuple[Op, ...] = (
         reduction=True,
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: (
-            "MeanBackward0" if attrs.get("dim") is None else "MeanBackward1"
+            "MeanBackward1" if _dim_overload(attrs) else "MeanBackward0"
         ),
         sym_vjp=(_sym_mean_vjp,),
     ),

@@ -2,13 +2,16 @@
 
 The program is parsed by gradcli's parser (its structure as written), then each op is
 applied with the torch function PyTorch users would write, so values, grad_fn names,
-leaf .grad and error texts can be compared one to one.
+leaf .grad, every intermediate's adjoint and error texts can be compared one to one.
+Number-only sub-expressions are folded in torch float64 (as Python folds `2*3` before
+PyTorch sees it), so the oracle never borrows gradcli's own arithmetic.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
@@ -18,7 +21,6 @@ torch = pytest.importorskip(
 )
 F = torch.nn.functional
 
-from gradcli.graph import fold  # noqa: E402
 from gradcli.ops import REGISTRY  # noqa: E402
 from gradcli.parse import Apply, Num, Ref, parse_program  # noqa: E402
 
@@ -64,61 +66,138 @@ TORCH_OPS["sum"] = _reduce("sum")
 TORCH_OPS["mean"] = _reduce("mean")
 
 
+def fold_in_torch(op_name: str, numbers: Sequence[float], attrs: dict) -> float:
+    """An op on plain numbers, computed by torch in float64 (IEEE: 1/0 is inf, not an exception)."""
+    args = [torch.tensor(v, dtype=torch.float64) for v in numbers]
+    return float(TORCH_OPS[op_name](*args, **attrs))
+
+
+@dataclass
+class TorchNode:
+    """One tensor of the torch run, in the order gradcli creates its graph nodes."""
+
+    name: str | None  # input name or statement target; None for unnamed intermediates
+    kind: str  # "leaf", "const" or "op"
+    op: str | None
+    tensor: object
+
+
 @dataclass
 class TorchRun:
     tensors: dict[str, object]  # name -> torch tensor for named statements and inputs
     output: object
     leaves: dict[str, object]
+    nodes: list[TorchNode] = field(default_factory=list)
+
+    def retain_all_grads(self) -> None:
+        """Keep .grad on every intermediate that requires grad, to compare adjoints."""
+        for node in self.nodes:
+            if node.kind == "op" and node.tensor.requires_grad:
+                node.tensor.retain_grad()
+
+
+def _as_tensor(value, dtype, requires_grad: bool = False):
+    return torch.tensor(np.asarray(value, dtype=np.float64), dtype=dtype, requires_grad=requires_grad)
 
 
 def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> TorchRun:
     """Forward pass of a gradcli program in torch; call .backward() on .output yourself."""
     dtype = dtype or torch.float64
     const = const or {}
-    env: dict[str, object] = {}
+    inputs: dict[str, object] = {}
     leaves = {}
     for name, value in at.items():
-        leaves[name] = env[name] = torch.tensor(
-            np.asarray(value, dtype=np.float64), dtype=dtype, requires_grad=True
-        )
+        leaves[name] = inputs[name] = _as_tensor(value, dtype, requires_grad=True)
     for name, value in const.items():
-        env[name] = torch.tensor(np.asarray(value, dtype=np.float64), dtype=dtype)
+        inputs[name] = _as_tensor(value, dtype)
+    env: dict[str, object] = {}
+    nodes: list[TorchNode] = []
 
-    def evaluate(expr):
+    def evaluate(expr, target: str | None):
         if isinstance(expr, Num):
             return expr.value
         if isinstance(expr, Ref):
+            if expr.name not in env:  # an input's node appears at its first use, as in gradcli
+                env[expr.name] = inputs[expr.name]
+                kind = "leaf" if expr.name in at else "const"
+                nodes.append(TorchNode(expr.name, kind, None, env[expr.name]))
             return env[expr.name]
         assert isinstance(expr, Apply)
-        args = [evaluate(a) for a in expr.args]
+        args = [evaluate(a, None) for a in expr.args]
         attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if REGISTRY[expr.op].reduction else {}
         if all(isinstance(a, float) for a in args):
-            return fold(REGISTRY[expr.op], args, attrs)
-        return TORCH_OPS[expr.op](*args, **attrs)
+            return fold_in_torch(expr.op, args, attrs)
+        result = TORCH_OPS[expr.op](*args, **attrs)
+        nodes.append(TorchNode(target, "op", expr.op, result))
+        return result
 
     program = parse_program(source)
     output = None
     for statement in program.statements:
-        output = evaluate(statement.expr)
+        output = evaluate(statement.expr, statement.target)
         if statement.target:
             env[statement.target] = output
-    return TorchRun(env, output, leaves)
+    tensors = {name: t for name, t in env.items()}
+    return TorchRun(tensors, output, leaves, nodes)
 
 
 def torch_grads(source: str, at: dict, const: dict | None = None, gradient=None, dtype=None) -> dict:
     run = run_torch(source, at, const, dtype)
-    grad = (
-        None
-        if gradient is None
-        else torch.tensor(np.asarray(gradient, dtype=np.float64), dtype=run.output.dtype)
-    )
+    grad = None if gradient is None else _as_tensor(gradient, run.output.dtype)
     run.output.backward(grad)
     return {n: (None if t.grad is None else t.grad.detach().numpy()) for n, t in run.leaves.items()}
 
 
+@dataclass
+class TorchPasses:
+    """What repeated `out.backward(...)` calls did: each pass's leaf grads, or the error."""
+
+    grads: list[dict[str, np.ndarray | None]]  # after each pass that succeeded
+    error: str | None  # str(RuntimeError) of the pass that failed, if any
+
+
+def torch_passes(
+    source: str,
+    at: dict,
+    const: dict | None,
+    gradients: Sequence[object | None],
+    retain_graph: bool = False,
+    zero_grad: bool = False,
+    dtype=None,
+) -> TorchPasses:
+    """Run backward once per upstream gradient, as a PyTorch user would in a loop."""
+    run = run_torch(source, at, const, dtype)
+    after: list[dict[str, np.ndarray | None]] = []
+    for index, gradient in enumerate(gradients):
+        if zero_grad and index > 0:
+            for leaf in run.leaves.values():
+                if leaf.grad is not None:
+                    leaf.grad.zero_()
+        seed = None if gradient is None else _as_tensor(gradient, run.output.dtype)
+        try:
+            run.output.backward(seed, retain_graph=retain_graph)
+        except RuntimeError as exc:
+            return TorchPasses(after, str(exc))
+        after.append(
+            {n: (None if t.grad is None else t.grad.detach().numpy().copy()) for n, t in run.leaves.items()}
+        )
+    return TorchPasses(after, None)
+
+
 def close(a, b, rtol=1e-9, atol=1e-12) -> bool:
+    """Same shape and allclose, with nan equal to nan and inf equal to inf of the same sign."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
 
 
-__all__ = ["torch", "run_torch", "torch_grads", "close", "math"]
+__all__ = [
+    "torch",
+    "run_torch",
+    "torch_grads",
+    "torch_passes",
+    "TorchPasses",
+    "TorchNode",
+    "fold_in_torch",
+    "close",
+    "math",
+]
