@@ -35,7 +35,11 @@ def grad_fn_names(op: Any) -> list[str]:
     names = [op.grad_fn]
     if op.pick_grad_fn is None:
         return names
-    dims = ({"dim": None, "keepdim": False}, {"dim": 0, "keepdim": False}) if op.reduction else ({},)
+    dims = (
+        [{"dim": dim, "keepdim": keep} for dim in (None, 0) for keep in (False, True)]
+        if op.reduction
+        else [{}]
+    )
     for kinds in itertools.product((TENSOR, NUMBER), repeat=op.arity):
         if TENSOR not in kinds:
             continue  # numbers alone are folded, no grad_fn

@@ -154,7 +154,8 @@ def to_dot(result: GradResult) -> str:
         if result.numeric:
             parts.append(f"value {inline_value(node.value)}")
             if node.requires_grad:
-                parts.append(f"adjoint {inline_value(node.adjoint)}")
+                grad = f" = {node.name}.grad" if node.kind == "leaf" else ""
+                parts.append(f"adjoint {inline_value(node.adjoint)}{grad}")
         elif node.adjoint_symbolic and node.requires_grad:
             parts.append(f"d{result.output.name}/d{node.name} = {node.adjoint_symbolic}")
         role = "output" if index == result.output_index else node.kind
