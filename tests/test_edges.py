@@ -131,15 +131,15 @@ def test_output_that_is_a_leaf_gets_the_upstream_gradient() -> None:
 # ------------------------------------------------------------------ regressions found by the suite
 
 
-@pytest.mark.parametrize(
-    ("source", "name"), [("x.sum(keepdim=True)", "SumBackward1"), ("x.mean(keepdim=True)", "MeanBackward1")]
-)
 def test_relu_and_abs_slopes_at_nan_follow_torch() -> None:
     """Found by test_edges: relu'(nan) is 1 and abs'(nan) is 0 in torch, not 0 and nan."""
     result = grad("relu(x) + 2*abs(x)", at={"x": [NAN, 1.0, -1.0]}, gradient=[1.0, 1.0, 1.0])
     assert close(result.grads["x"], [1.0, 3.0, -2.0], rtol=0, atol=0)
 
 
+@pytest.mark.parametrize(
+    ("source", "name"), [("x.sum(keepdim=True)", "SumBackward1"), ("x.mean(keepdim=True)", "MeanBackward1")]
+)
 def test_keepdim_without_dim_is_the_dim_overload(source: str, name: str) -> None:
     """Found by test_differential: torch picks the dim overload once keepdim=True is given.
 
