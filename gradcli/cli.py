@@ -34,6 +34,13 @@ def _fail(message: str) -> None:
         click.echo(f"error: {line}", err=True)
 
 
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def _silence_stdout() -> None:
     """After the reader of a pipe has gone, point stdout at /dev/null so that Python's
     final flush does not print "Exception ignored ... BrokenPipeError" (Python docs, signal)."""
@@ -42,8 +49,24 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+class _Interrupted(Exception):
+    """Ctrl-C inside a command, carried past click (which would print a blank line first)."""
+
+
+class _ReaderGone(Exception):
+    """stdout's reader closed the pipe, carried past click (which would exit 1)."""
+
+
 class GradcliGroup(click.Group):
     """A click group whose main() is the error boundary for every command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
+        except BrokenPipeError:
+            raise _ReaderGone from None
 
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
         global _DEBUG
@@ -56,6 +79,9 @@ class GradcliGroup(click.Group):
         except GradcliError as exc:
             _fail(str(exc))
             code = exc.exit_code
+        except click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()  # `gradcli` or `gradcli grad` alone: the help, as click prints it
+            code = ExitCode.USAGE
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx else "gradcli"
             _fail(f"{exc.format_message()} (see '{where} --help')")
@@ -63,10 +89,12 @@ class GradcliGroup(click.Group):
         except click.ClickException as exc:
             _fail(exc.format_message())
             code = exc.exit_code
-        except (click.Abort, KeyboardInterrupt):
+        except (_Interrupted, click.Abort, KeyboardInterrupt):
+            if _isatty(sys.stderr):
+                click.echo(err=True)  # end the terminal's "^C" echo so the error is one clean line
             _fail("interrupted")
             code = ExitCode.INTERRUPTED
-        except BrokenPipeError:
+        except (_ReaderGone, BrokenPipeError):
             _silence_stdout()
             code = ExitCode.OK  # the reader went away (| head): nothing more to say
         except MemoryError:

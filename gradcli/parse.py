@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from dataclasses import dataclass
 
 from . import limits
@@ -335,6 +336,25 @@ class _Parser:
                 f"over the limit MAX_NODES={limits.MAX_NODES:,}"
             )
 
+    def screen(self, module: ast.Module) -> None:
+        """One cheap walk (ast.walk is iterative) before the real conversion.
+
+        It names the most dangerous part first: any `__name__` anywhere, since dunders
+        are how escapes from Python sandboxes start (`().__class__.__bases__`) and
+        nothing in gradcli's grammar needs one. It also counts operations, so a
+        program over MAX_NODES is refused before each node is converted.
+        """
+        operations = 0
+        for node in ast.walk(module):
+            if isinstance(node, (ast.BinOp, ast.Call)) or (
+                isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+            ):
+                operations += 1  # each becomes one operation: a lower bound of the count
+            name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+            if isinstance(name, str) and name.startswith("__"):
+                self.check_name(name, node)
+        limits.check(operations, limits.MAX_NODES, "number of operations", "MAX_NODES")
+
     # -- statements -----------------------------------------------------------------
 
     def parse(self) -> Program:
@@ -343,7 +363,11 @@ class _Parser:
             raise ParseError("the program is empty", hint='give an expression such as "(2*x)**3"')
         _prescan(text, self.src)
         try:
-            module = ast.parse(text, mode="exec")
+            with warnings.catch_warnings():
+                # Python's parser warns about things like '\d' in a string; the string is
+                # refused below, and a warning must never reach the user's terminal.
+                warnings.simplefilter("ignore")
+                module = ast.parse(text, mode="exec")
         except SyntaxError as exc:
             line, column = self.src.position(exc.lineno or 1, (exc.offset or 1) - 1)
             message = (exc.msg or "invalid syntax").replace(
@@ -362,6 +386,9 @@ class _Parser:
         except ValueError as exc:  # e.g. an integer literal past Python's 4,300-digit limit
             raise ParseError(f"syntax error: {exc}") from None
         limits.check(len(module.body), limits.MAX_STATEMENTS, "number of statements", "MAX_STATEMENTS")
+        if not module.body:
+            raise ParseError("the program has only comments", hint='give an expression such as "(2*x)**3"')
+        self.screen(module)
         statements: list[Statement] = []
         assigned: dict[str, int] = {}
         inputs: dict[str, None] = {}

@@ -142,6 +142,8 @@ def _bad(text: str) -> str:
     return f"cannot read value {shown!r}: give a number, a JSON array or one of {CONSTRUCTORS}"
 
 
+NON_FINITE = ("nan", "inf", "-inf")  # as gradcli's strict JSON output writes them
+_WORDS = {"nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 _MAX_DIMS = 32  # NumPy's own ceiling is 64; PyTorch's is 25 for most ops
 
 
@@ -156,6 +158,8 @@ def _check_numeric(obj: Any, what: str) -> None:
                     f"{what} is nested more than {_MAX_DIMS} deep; a tensor has fewer dimensions"
                 )
             stack.extend((child, depth + 1) for child in item)
+        elif isinstance(item, str) and item in NON_FINITE:
+            continue  # gradcli's own JSON writes nan/inf as strings; read them back
         elif isinstance(item, bool) or not isinstance(item, (int, float, np.integer, np.floating)):
             shown = json.dumps(item) if isinstance(item, (str, dict, bool, type(None))) else repr(item)
             raise ValueInputError(f"{what} contains {shown[:40]}, which is not a number")
@@ -189,8 +193,11 @@ def parse_value(
     if not text:
         raise ValueInputError("empty value; give a number, a JSON array or a constructor such as zeros(2,3)")
     limits.check(len(text), limits.MAX_VALUE_CHARS, "value length in characters", "MAX_VALUE_CHARS")
-    if text[0].isalpha() and text not in ("NaN", "Infinity"):
-        return _constructor(text, rng if rng is not None else np.random.default_rng(0)).astype(dtype)
+    if text.lower() in _WORDS:  # nan, inf, -inf, NaN, Infinity: as float() reads them
+        return np.array(float(text), dtype=dtype)
+    if text[0].isalpha() and text not in ("null", "true", "false"):
+        rng = rng if rng is not None else np.random.default_rng(0)
+        return _constructor(text, rng).astype(dtype, copy=False)
     try:
         obj = json.loads(text)
     except (json.JSONDecodeError, RecursionError, ValueError):
