@@ -232,7 +232,8 @@ class _Builder:
             name = self.draw(st.sampled_from(allowed))
         value = UNARY[name][0](a.value)
         if name == "neg":
-            return _combine(f"(-{a.text})", value, a, op=name)
+            plus = self.draw(st.booleans())  # unary + is the identity, as in PyTorch
+            return _combine(f"(-(+{a.text}))" if plus else f"(-{a.text})", value, a, op=name)
         spelling = self.draw(st.sampled_from(["function", "method"]))
         text = f"{name}({a.text})" if spelling == "function" else f"{a.text}.{name}()"
         return _combine(text, value, a, op=name)
@@ -302,7 +303,7 @@ class _Builder:
         value = fn(a.value, axis=axis, keepdims=keepdim and ndim > 0)
         if dim is None and keepdim and ndim > 0:
             value = np.reshape(value, (1,) * ndim)
-        spelling = self.draw(st.sampled_from(["method", "function", "positional"]))
+        spelling = self.draw(st.sampled_from(["method", "function", "positional", "method positional"]))
         args = []
         if dim is not None:
             args.append(f"dim={dim}")
@@ -312,6 +313,8 @@ class _Builder:
             text = f"{a.text}.{name}({', '.join(args)})"
         elif spelling == "function" or dim is None:
             text = f"{name}({', '.join([a.text, *args])})"
+        elif spelling == "method positional":
+            text = f"{a.text}.{name}({dim}{', True' if keepdim else ''})"
         else:
             text = f"{name}({a.text}, {dim}{', True' if keepdim else ''})"
         return _combine(text, value, a, op=name)
