@@ -9,7 +9,7 @@ floats, as Python folds `2*3` before PyTorch ever sees it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -145,7 +145,10 @@ class _Builder:
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
         if all(isinstance(o, Literal) for o in operands):
-            return Literal(fold(op, [o.value for o in operands], attrs), expr)
+            # The folded expression is rebuilt from the operands' own expressions, so a
+            # named constant (`n = 2; sin(n)`) appears as its number, never as a Ref.
+            spelled = replace(expr, args=tuple(o.expr for o in operands))
+            return Literal(fold(op, [o.value for o in operands], attrs), spelled)
         elements = math.prod(shape)
         if elements > limits.MAX_ELEMENTS:
             raise LimitError(
