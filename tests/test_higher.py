@@ -110,7 +110,7 @@ def _torch_orders(program: str, at: dict, leaf: str, order: int) -> list[float]:
             continue
         (current,) = torch.autograd.grad(current, run.leaves[leaf], create_graph=True, allow_unused=True)
         current = current if current is not None else torch.zeros((), dtype=torch.float64)
-        found.append(float(current))
+        found.append(float(current.detach()))
     return found
 
 

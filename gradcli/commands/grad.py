@@ -69,6 +69,20 @@ Examples:
     help="Pure N-th derivative for each scalar leaf (as x.grad differentiated with create_graph=True).",
 )
 @click.option(
+    "--batch",
+    "batch",
+    metavar="FILE",
+    default=None,
+    help='JSON Lines of points ({"x": 2, "y": 3} a line; - for stdin): one JSON line out per point.',
+)
+@click.option(
+    "--batch-errors",
+    type=click.Choice(["fail", "skip"]),
+    default="fail",
+    show_default=True,
+    help="On a bad --batch line: stop with an error naming it, or write an error object and go on.",
+)
+@click.option(
     "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
 )
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
@@ -86,10 +100,15 @@ def grad_command(
     no_symbolic: bool,
     explain: bool,
     order: int,
+    batch: str | None,
+    batch_errors: str,
 ) -> None:
     from ..api import grad
 
     read = ValueReader(dtype, seed)
+    if batch is not None:
+        _run_batch(expr, batch, read, at, const, gradients, passes, order, explain, batch_errors == "skip")
+        return
     program = read_program(expr)
     at_values, const_values = read.inputs(at, const)
     gradient_values = [read("--gradient", f"#{i}", v) for i, v in enumerate(gradients, 1)]
@@ -112,3 +131,43 @@ def grad_command(
         if fmt == "table":
             return
     emit(result, fmt)
+
+
+def _run_batch(
+    expr: str,
+    path: str,
+    read: ValueReader,
+    at: dict[str, str],
+    const: dict[str, str],
+    gradients: tuple[str, ...],
+    passes: int | None,
+    order: int,
+    explain: bool,
+    skip_errors: bool,
+) -> None:
+    """Stream points from FILE (or stdin) through one program, one JSON line out per point."""
+    import sys
+
+    from ..batch import BatchRunner
+    from ..errors import GradcliError
+
+    if at or gradients or passes or order != 1 or explain:
+        raise click.UsageError(
+            "--batch takes the points from its lines: drop --at, --gradient, --passes, --order and --explain"
+        )
+    if path == "-" and expr == "-":
+        raise click.UsageError("EXPR and --batch cannot both read standard input")
+    _, const_values = read.inputs({}, const)
+    runner = BatchRunner(read_program(expr), const_values, str(read.dtype), skip_errors=skip_errors)
+    try:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise GradcliError(f"cannot read --batch {path}: {exc.strerror}") from None
+    try:
+        out = sys.stdout
+        for line in runner.run(stream):
+            out.write(line + "\n")
+        out.flush()
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()

@@ -1,0 +1,231 @@
+"""gradcli's four speed targets, each measured side by side with its baseline in one run.
+
+    python bench/run.py            # all four, a few repetitions each
+    python bench/run.py --quick    # smaller sizes, for a smoke run
+
+Prints medians and ratios (gradcli / baseline); never asserts: these machines are
+shared and noisy, so targets are read off the table, not enforced by unit tests.
+Baselines: python importing sympy+numpy, a torch script, PyTorch eager on the same
+array, a plain JSON-lines loop (the I/O floor), a per-point torch loop. torch is
+optional (pip install torch==2.13.0); its rows are skipped when it is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PYTHON = sys.executable
+GRADCLI = [PYTHON, "-m", "gradcli"]
+HAVE_TORCH = subprocess.run([PYTHON, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+def timed(command: list[str], stdin: str | None = None, repeat: int = 5) -> tuple[float, int]:
+    """Median wall time and peak RSS (KiB) of a command over `repeat` runs."""
+    times, peaks = [], []
+    for _ in range(repeat):
+        wrapped = [PYTHON, "-c", _RSS_WRAPPER, *command]
+        start = time.perf_counter()
+        done = subprocess.run(wrapped, input=stdin, capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"failed: {' '.join(command)}\n{done.stderr[-2000:]}")
+        peaks.append(int(done.stderr.strip().splitlines()[-1]))
+    return statistics.median(times), max(peaks)
+
+
+# Runs the command as a child and prints the child's peak RSS (KiB) on stderr.
+_RSS_WRAPPER = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdin=sys.stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+sys.stderr.write(done.stderr.decode(errors="replace"))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+sys.exit(done.returncode)
+"""
+
+rows: list[tuple[str, str, float, str, float, str]] = []
+
+
+def report(target: str, ours: str, ours_s: float, baseline: str, base_s: float, goal: str) -> None:
+    rows.append((target, ours, ours_s, baseline, base_s, goal))
+    print(
+        f"  {ours}: {ours_s:.3f}  vs  {baseline}: {base_s:.3f}  ->  ratio {ours_s / base_s:.2f} ({goal})",
+        flush=True,
+    )
+
+
+def startup(repeat: int) -> None:
+    print("1. start-up", flush=True)
+    ours, _ = timed([*GRADCLI, "grad", "(2*x)**3", "--at", "x=2", "--format", "json"], repeat=repeat)
+    floor, _ = timed([PYTHON, "-c", "import sympy, numpy"], repeat=repeat)
+    report("start-up", "gradcli json", ours, "import sympy, numpy", floor, "target <= 1.3")
+    bare, _ = timed(
+        [*GRADCLI, "grad", "(2*x)**3", "--at", "x=2", "--format", "json", "--no-symbolic"], repeat=repeat
+    )
+    report("start-up", "gradcli --no-symbolic", bare, "import sympy, numpy", floor, "informative")
+    if HAVE_TORCH:
+        script = "import torch; x=torch.tensor(2.0, requires_grad=True); ((2*x)**3).backward(); print(x.grad.item())"
+        torch_s, _ = timed([PYTHON, "-c", script], repeat=repeat)
+        report("start-up", "gradcli json", ours, "torch script", torch_s, "target <= 1/3")
+
+
+_TENSOR_OURS = """
+import sys, time, numpy as np
+from gradcli import grad
+n = int(sys.argv[1]); x = np.random.default_rng(0).random(n)
+times = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    r = grad("sum(sin(x)*exp(x) + x**3)", at={"x": x}, symbolic=False)
+    times.append(time.perf_counter() - start)
+np.save(sys.argv[3], r.grads["x"])
+print(sorted(times)[len(times) // 2])
+"""
+_TENSOR_TORCH = """
+import sys, time, numpy as np, torch
+torch.set_num_threads(2)
+n = int(sys.argv[1]); x = np.random.default_rng(0).random(n)
+times = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    t = torch.from_numpy(x).requires_grad_(True)
+    (torch.sin(t) * torch.exp(t) + t**3).sum().backward()
+    times.append(time.perf_counter() - start)
+np.save(sys.argv[3], t.grad.numpy())
+print(sorted(times)[len(times) // 2])
+"""
+
+
+def _run_python(code: str, *args: str) -> tuple[float, int]:
+    """Run a measuring script; it prints its median time, then its own peak RSS (KiB)."""
+    footer = "\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    done = subprocess.run([PYTHON, "-c", code + footer, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-2000:])
+    seconds, peak = done.stdout.strip().splitlines()[-2:]
+    return float(seconds), int(peak)
+
+
+def tensors(size: int, repeat: int) -> None:
+    print(f"2. tensors: sum(sin(x)*exp(x) + x**3), {size:,} float64 elements", flush=True)
+    if not HAVE_TORCH:
+        print("  (torch not installed: skipped)")
+        return
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as folder:
+        ours, ours_rss = _run_python(_TENSOR_OURS, str(size), str(repeat), f"{folder}/ours.npy")
+        theirs, their_rss = _run_python(_TENSOR_TORCH, str(size), str(repeat), f"{folder}/torch.npy")
+        error = float(np.max(np.abs(np.load(f"{folder}/ours.npy") - np.load(f"{folder}/torch.npy"))))
+    report("tensors", "gradcli API", ours, "torch eager (2 threads)", theirs, "target <= 1.0, aim 0.7")
+    report(
+        "tensors",
+        "gradcli peak RSS MiB",
+        ours_rss / 1024,
+        "torch peak RSS MiB",
+        their_rss / 1024,
+        "target <= 1.0",
+    )
+    print(f"  max |gradcli - torch| = {error:.3g} (target 1e-12)")
+
+
+_IO_FLOOR = """
+import json, sys
+out = sys.stdout
+for line in sys.stdin:
+    p = json.loads(line)
+    out.write(json.dumps({"point": p, "value": 0.0, "grads": {k: 0.0 for k in p}}, separators=(",", ":")) + "\\n")
+"""
+_TORCH_LOOP = """
+import json, sys, torch
+out = sys.stdout
+for line in sys.stdin:
+    p = json.loads(line)
+    t = {k: torch.tensor(float(v), dtype=torch.float64, requires_grad=True) for k, v in p.items()}
+    y = t["x"] * t["y"] + torch.sin(t["z"]) * t["x"] ** 2
+    y.backward()
+    out.write(json.dumps({"point": p, "value": y.item(), "grads": {k: v.grad.item() for k, v in t.items()}}) + "\\n")
+"""
+
+
+def many_points(count: int, repeat: int) -> None:
+    print(f"3. many points: {count:,} JSON lines, 3 variables", flush=True)
+    import random
+
+    rng = random.Random(0)
+    lines = "".join(
+        json.dumps({"x": rng.uniform(-2, 2), "y": rng.uniform(-2, 2), "z": rng.uniform(-2, 2)}) + "\n"
+        for _ in range(count)
+    )
+    program = "x*y + sin(z)*x**2"
+    ours, ours_rss = timed(
+        [*GRADCLI, "grad", program, "--batch", "-", "--no-symbolic"], stdin=lines, repeat=repeat
+    )
+    floor, _ = timed([PYTHON, "-c", _IO_FLOOR], stdin=lines, repeat=repeat)
+    report("many points", "gradcli --batch", ours, "I/O floor loop", floor, "target <= 3")
+    double = lines + lines
+    _, double_rss = timed(
+        [*GRADCLI, "grad", program, "--batch", "-", "--no-symbolic"], stdin=double, repeat=1
+    )
+    print(
+        f"  peak RSS {ours_rss / 1024:.0f} MiB for {count:,} points, {double_rss / 1024:.0f} MiB for {2 * count:,}"
+    )
+    if HAVE_TORCH:
+        subset = "".join(lines.splitlines(keepends=True)[: max(1, count // 20)])
+        torch_s, _ = timed([PYTHON, "-c", _TORCH_LOOP], stdin=subset, repeat=1)
+        report(
+            "many points", "gradcli --batch", ours, "torch loop (scaled x20)", torch_s * 20, "target <= 1/20"
+        )
+
+
+def depth(statements: int, repeat: int) -> None:
+    print(f"4. depth: a {statements:,}-statement program", flush=True)
+    program = "\n".join(["t0 = x"] + [f"t{i} = sin(t{i - 1}) + 0.5*x" for i in range(1, statements + 1)])
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "deep.txt")
+        path.write_text(program)
+        ours, _ = timed(
+            [*GRADCLI, "grad", "-", "--at", "x=0.3", "--format", "plain"], stdin=program, repeat=repeat
+        )
+        report("depth", "gradcli (symbolic on)", ours, "-", ours, "see torch row")
+        bare, _ = timed(
+            [*GRADCLI, "grad", "-", "--at", "x=0.3", "--format", "plain", "--no-symbolic"],
+            stdin=program,
+            repeat=repeat,
+        )
+        if HAVE_TORCH:
+            script = (
+                "import torch\nx = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)\nt = x\n"
+                f"for _ in range({statements}):\n    t = torch.sin(t) + 0.5*x\nt.backward()\nprint(x.grad.item())\n"
+            )
+            torch_s, _ = timed([PYTHON, "-c", script], repeat=repeat)
+            report("depth", "gradcli (symbolic on)", ours, "torch script", torch_s, "target <= 1.0")
+            report("depth", "gradcli --no-symbolic", bare, "torch script", torch_s, "informative")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
+    args = parser.parse_args()
+    repeat = 3 if args.quick else 5
+    os.environ.setdefault("OMP_NUM_THREADS", "2")
+    startup(repeat)
+    tensors(1_000_000 if args.quick else 10_000_000, repeat)
+    many_points(10_000 if args.quick else 100_000, 3)
+    depth(1_000 if args.quick else 10_000, 3)
+    print("\n| target | gradcli | s | baseline | s | ratio | goal |\n|---|---|---|---|---|---|---|")
+    for target, ours, ours_s, baseline, base_s, goal in rows:
+        print(
+            f"| {target} | {ours} | {ours_s:.3f} | {baseline} | {base_s:.3f} | {ours_s / base_s:.2f} | {goal} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
