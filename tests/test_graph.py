@@ -144,3 +144,34 @@ def test_bad_input_is_an_error_line(run):
     result = run("graph", "x +", "--at", "x=1")
     assert result.exit_code == 1
     assert result.stderr.startswith("error:")
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz's dot is not installed (CI installs it)")
+def test_a_dot_that_takes_too_long_is_an_error(run, monkeypatch):
+    monkeypatch.setattr(graph_module, "DOT_TIMEOUT_SECONDS", 1e-6)
+    result = run("graph", *LINEAR, "--format", "svg")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: Graphviz's dot took more than")
+
+
+def test_no_colour_when_output_is_not_a_terminal_even_without_no_color():
+    from click.testing import CliRunner
+
+    from gradcli.cli import main
+
+    for args in (["graph", *CUBE], ["ops"], ["grad", *CUBE]):
+        result = CliRunner().invoke(main, args, env={"COLUMNS": "80", "NO_COLOR": None, "FORCE_COLOR": None})
+        assert result.exit_code == 0
+        assert "\x1b[" not in result.stdout
+
+
+def test_colour_appears_only_when_forced():
+    """The check above can fail: with FORCE_COLOR rich does colour the tree."""
+    from click.testing import CliRunner
+
+    from gradcli.cli import main
+
+    result = CliRunner().invoke(
+        main, ["graph", *CUBE], env={"COLUMNS": "80", "NO_COLOR": None, "FORCE_COLOR": "1"}
+    )
+    assert "\x1b[" in result.stdout

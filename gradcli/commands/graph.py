@@ -33,6 +33,10 @@ INSTALL_HINT = (
 )
 
 
+# Graphviz's layout grows fast with the number of edges; a picture nobody waits for is an error.
+DOT_TIMEOUT_SECONDS = 60.0
+
+
 def find_dot() -> str | None:
     """Path of Graphviz's `dot`, or None when it is not installed."""
     return shutil.which("dot")
@@ -45,9 +49,19 @@ def run_dot(source: str, fmt: str) -> bytes:
         raise GradcliError(
             f"--format {fmt} needs Graphviz's `dot` program, which was not found; {INSTALL_HINT}"
         )
-    completed = subprocess.run(  # noqa: S603 - a fixed argument list, DOT text on stdin
-        [dot, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True, check=False
-    )
+    try:
+        completed = subprocess.run(  # noqa: S603 - a fixed argument list, DOT text on stdin
+            [dot, f"-T{fmt}"],
+            input=source.encode("utf-8"),
+            capture_output=True,
+            check=False,
+            timeout=DOT_TIMEOUT_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        raise GradcliError(
+            f"Graphviz's dot took more than {DOT_TIMEOUT_SECONDS:g} s to lay out this graph; "
+            "big graphs are easier to read with --format ascii"
+        ) from None
     if completed.returncode != 0:
         detail = completed.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GradcliError(

@@ -37,7 +37,8 @@ class Step:
     position: int
     local_symbolic: str | None  # d(op result)/d(operand), elementwise ops only
     local: np.ndarray | None  # the same at the point, before broadcast reduction
-    rule_symbolic: str | None  # the VJP rule with `g` for the incoming gradient
+    rule_symbolic: str | None  # the VJP rule, with `gradient_symbol` for the incoming gradient
+    gradient_symbol: str | None  # the name standing for the incoming gradient in the rule, if used
     contribution: np.ndarray | None  # the gradient this edge adds to the operand
 
 
@@ -80,13 +81,25 @@ def _local_symbolic(node: Node, args: list, position: int) -> str:
     return sp.sstr(derivative.xreplace(dict(zip(placeholders, args))))
 
 
-def _rule_symbolic(graph: Graph, node: Node, args: list, position: int, seed_is_g: bool) -> str:
-    """A non-elementwise op's VJP rule with `g` for the gradient that reached the op."""
+def _gradient_name(graph: Graph) -> str:
+    """`g`, or a variant no node of the program is called."""
+    taken = {n.name for n in graph.nodes}
+    return next(
+        name for name in ("g", "g_in", *(f"g{i}" for i in range(len(taken) + 1))) if name not in taken
+    )
+
+
+def _rule_symbolic(
+    graph: Graph, node: Node, args: list, position: int, gradient: str | None
+) -> tuple[str, str | None]:
+    """A tensor op's VJP rule, with a symbol (or 1) for the gradient that reached the op."""
     import sympy as sp
 
-    g = sp.Symbol("g", real=True) if seed_is_g else sp.Integer(1)
+    g = sp.Integer(1) if gradient is None else sp.Symbol(gradient, real=True)
     shapes = tuple(graph.operand_shape(o) for o in node.operands)
-    return sp.sstr(node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs))
+    rule = node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs)
+    used = gradient if gradient is not None and g in rule.free_symbols else None
+    return sp.sstr(rule), used
 
 
 def backward_steps(
@@ -121,16 +134,26 @@ def backward_steps(
                     contribution = np.asarray(
                         unbroadcast(gradient, graph.nodes[operand].shape), dtype=out.dtype
                     )
-            local_symbolic = rule_symbolic = None
+            local_symbolic = rule_symbolic = gradient_symbol = None
             if symbolic:
                 if node.op.elementwise:
                     local_symbolic = _local_symbolic(node, forms[node.index], position)
                 else:
-                    first = node.index == graph.output and unit_seed
-                    rule_symbolic = _rule_symbolic(graph, node, forms[node.index], position, not first)
-            steps.append(
-                Step(node.index, operand, position, local_symbolic, local, rule_symbolic, contribution)
+                    gradient = None if node.index == graph.output and unit_seed else _gradient_name(graph)
+                    rule_symbolic, gradient_symbol = _rule_symbolic(
+                        graph, node, forms[node.index], position, gradient
+                    )
+            step = Step(
+                node.index,
+                operand,
+                position,
+                local_symbolic,
+                local,
+                rule_symbolic,
+                gradient_symbol,
+                contribution,
             )
+            steps.append(step)
     return steps
 
 
@@ -296,10 +319,8 @@ class _Narrator:
         """A tensor op (sum, mean, matmul, t): its VJP rule, with g the gradient reaching it."""
         node = self.graph.nodes[step.op_node]
         self.say(f"    {node.op.name}: {node.op.derivative}")
-        rule = step.rule_symbolic
-        uses_g = rule is not None and "g" in rule.replace("log", "")
-        note = f"   (g = {flow(node.name)})" if uses_g else ""
-        self.equation("    ", label, rule, adjoint_symbolic, contribution, suffix=note)
+        note = f"   ({step.gradient_symbol} = {flow(node.name)})" if step.gradient_symbol else ""
+        self.equation("    ", label, step.rule_symbolic, adjoint_symbolic, contribution, suffix=note)
 
     def _flow(self, unit: bool):
         prefix = "" if unit else "v*"
