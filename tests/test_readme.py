@@ -1,0 +1,72 @@
+"""The README's console examples are run and their shown output compared, so the README stays true.
+
+Lines of `...` skip output; `[...]` inside a line skips part of it. Examples that need a
+shell (pipes) are not run here.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gradcli.cli import main
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _examples() -> list[tuple[str, list[str]]]:
+    examples = []
+    for block in re.findall(r"```console\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S):
+        lines = block.splitlines()
+        i = 0
+        while i < len(lines):
+            if not lines[i].startswith("$ "):
+                i += 1
+                continue
+            command = lines[i][2:]
+            while command.endswith("\\"):
+                i += 1
+                command = command[:-1] + " " + lines[i].strip()
+            i += 1
+            output = []
+            while i < len(lines) and not lines[i].startswith("$ "):
+                output.append(lines[i].rstrip())
+                i += 1
+            if "|" not in command.split("'")[0].split('"')[0] and " | " not in command:
+                examples.append((command, output))
+    return examples
+
+
+def _matches(expected: str, actual: str) -> bool:
+    parts = expected.split("[...]")
+    pattern = ".*".join(re.escape(p) for p in parts)
+    return re.fullmatch(pattern, actual) is not None
+
+
+EXAMPLES = _examples()
+
+
+def test_readme_has_runnable_examples():
+    assert len(EXAMPLES) >= 8
+
+
+@pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c[:50] for c, _ in EXAMPLES])
+def test_readme_example_output(command, expected):
+    args = shlex.split(command)
+    assert args[0] == "gradcli"
+    result = CliRunner().invoke(main, args[1:], env={"COLUMNS": "80", "NO_COLOR": "1"})
+    actual = [line.rstrip() for line in (result.stdout + result.stderr).splitlines()]
+    position = 0
+    for line in expected:
+        if line.strip() == "...":
+            continue
+        while position < len(actual) and not _matches(line, actual[position]):
+            position += 1
+        assert position < len(actual), f"README line not in output: {line!r}\n--- output:\n" + "\n".join(
+            actual
+        )
+        position += 1
