@@ -68,6 +68,11 @@ class Graph:
     def consts(self) -> tuple[Node, ...]:
         return tuple(n for n in self.nodes if n.kind == CONST)
 
+    @property
+    def elements(self) -> int:
+        """Elements of every tensor in the graph: what one pass reads and writes."""
+        return sum(math.prod(node.shape) for node in self.nodes)
+
     def operand_shape(self, operand: Operand) -> Shape:
         return self.nodes[operand].shape if isinstance(operand, int) else ()
 

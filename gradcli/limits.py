@@ -18,6 +18,7 @@ MAX_NODES = 50_000  # operations in one program / nodes in its graph
 MAX_ELEMENTS = 100_000_000  # elements of one tensor (800 MB as float64)
 MAX_GRAPH_ELEMENTS = 500_000_000  # elements of all tensors in one graph together
 MAX_PASSES = 10_000  # backward passes (--passes, or --gradient given K times)
+MAX_PASS_ELEMENTS = 2_000_000_000  # passes x graph elements: the work (and kept history) of a run
 MAX_VALUE_CHARS = 50_000_000  # text of one VALUE (a JSON array on the command line or stdin)
 
 
@@ -30,6 +31,19 @@ def check(value: int, cap: int, what: str, name: str, hint: str | None = None) -
     """Raise LimitError naming the cap when value exceeds it."""
     if value > cap:
         raise LimitError(f"{what} ({count_text(value)}) exceeds the limit {name}={cap:,}", hint=hint)
+
+
+def check_pass_work(passes: int, graph_elements: int) -> None:
+    """Refuse `--passes 10000` on a big graph before the first pass: each pass touches
+    every element, and each pass's grads are kept to show accumulation."""
+    check(passes, MAX_PASSES, "number of passes", "MAX_PASSES")
+    check(
+        passes * graph_elements,
+        MAX_PASS_ELEMENTS,
+        f"{passes:,} passes over a graph of {graph_elements:,} elements",
+        "MAX_PASS_ELEMENTS",
+        hint="use fewer passes or smaller tensors",
+    )
 
 
 def table() -> dict[str, int]:

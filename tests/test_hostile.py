@@ -23,7 +23,9 @@ from conftest import strict_loads
 from hostile.cases import CANARY, CASES, SUBPROCESS_IDS, Case
 from oracle import close, run_torch, torch_grads
 
+from gradcli import grad, limits
 from gradcli.cli import main
+from gradcli.errors import GradcliError
 
 CPU_SECONDS = 2.0  # the issue's bound; CPU time, so a noisy neighbour cannot fail us
 WALL_SECONDS = 30.0  # only a hang detector for real processes on a shared machine
@@ -74,6 +76,31 @@ def test_the_table_covers_every_category() -> None:
     assert len(CASES) >= 150 and len(ids) == len(CASES)
     assert {c.exit_code for c in CASES} == {1, 2}
     assert set(SUBPROCESS_IDS) <= ids
+
+
+# Caps exercised elsewhere: MAX_VALUE_CHARS needs a 50 MB argument (tests/test_values.py
+# lowers it instead); MAX_PASS_ELEMENTS is checked by limits.check_pass_work, below.
+CAPS_TESTED_ELSEWHERE = {"MAX_VALUE_CHARS", "MAX_PASS_ELEMENTS"}
+
+
+def test_every_cap_is_hit_by_some_hostile_case() -> None:
+    named = {
+        cap
+        for cap in limits.table()
+        for case in CASES
+        if any(cap + "=" in f or f == cap for f in case.fragments)
+    }
+    assert named | CAPS_TESTED_ELSEWHERE == set(limits.table())
+
+
+def test_pass_work_is_refused_before_the_first_pass() -> None:
+    limits.check_pass_work(10_000, 1_000)
+    with pytest.raises(
+        GradcliError, match=r"10,000 passes over a graph of 1,000,000 elements.*MAX_PASS_ELEMENTS"
+    ):
+        limits.check_pass_work(10_000, 1_000_000)
+    with pytest.raises(GradcliError, match="MAX_PASSES"):
+        limits.check_pass_work(100_000_000, 1)
 
 
 def _gradcli(*args: str, stdin: bytes | None = None, **kwargs) -> subprocess.CompletedProcess:
@@ -177,6 +204,13 @@ def test_numeric_edges_follow_pytorch_without_warnings(run, program: str, x: flo
     expected_grad = torch_grads(program, {"x": x})["x"]
     assert close(_number(document["output"]["value"]), expected)
     assert close(_number(document["leaves"]["x"]["grad"]), expected_grad)
+
+
+@pytest.mark.parametrize("program", ["relu(x)", "abs(x)"])
+def test_relu_and_abs_gradients_at_nan_follow_pytorch(program: str) -> None:
+    """torch passes relu's gradient unless x <= 0 (so 1 at nan) and abs' is sgn(nan) = 0."""
+    result = grad(program, at={"x": NAN}, symbolic=False)
+    assert close(result.grads["x"], torch_grads(program, {"x": NAN})["x"])
 
 
 def _number(value) -> float:
