@@ -161,3 +161,12 @@ def test_no_symbolic_still_explains_the_numbers(run):
     assert result.exit_code == 0, result.stderr
     assert "dt2/dx = dt2/dt1 * dt1/dx = 48 * 2 = 96" in result.stdout
     assert "**" not in result.stdout.split("Backward pass")[1]
+
+
+def test_order_n_explains_the_higher_derivatives(run):
+    result = run("grad", "sin(x)*y", "--at", "x=0.5", "--at", "y=2", "--order", "3", "--explain")
+    assert result.exit_code == 0, result.stderr
+    assert "x.grad = dt2/dx = y*cos(x) = 1.75517" in result.stdout
+    assert "create_graph=True" in result.stdout
+    assert "d2t2/dx2 = -0.958851" in result.stdout
+    assert "d3t2/dx3 = -y*cos(x) = -1.75517" in result.stdout

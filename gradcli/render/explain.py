@@ -410,6 +410,10 @@ def render(result: GradResult) -> str:
         narrator.leaf_sums(adjoints, record.gradient)
 
     say()
+    order = getattr(result, "order", 1)
+    if order > 1:
+        _higher_orders(narrator, result, order)
+        return "\n".join(narrator.lines)
     if len(passes) == 1:
         say("Result:")
         for leaf in result.leaves:
@@ -447,3 +451,24 @@ def render(result: GradResult) -> str:
     say("  (Without --retain-graph a second pass fails, as in PyTorch: the first pass")
     say("  frees the tensors the graph saved for backward.)")
     return "\n".join(narrator.lines)
+
+
+def _higher_orders(narrator: _Narrator, result: GradResult, order: int) -> None:
+    """--order N: PyTorch differentiates x.grad again (create_graph=True), N - 1 more times."""
+    out = narrator.out
+    narrator.say("Result of the pass above (first order):")
+    derivatives = getattr(result, "derivatives", {}) or {}
+    for leaf in result.leaves:
+        values = derivatives.get(leaf.name) or ()
+        first = values[0] if values else leaf.adjoint
+        narrator.equation(
+            "  ", f"{leaf.name}.grad", f"d{out}/d{leaf.name}", leaf.adjoint_symbolic, _value(first)
+        )
+    narrator.say()
+    narrator.say(f"Higher orders: backward(create_graph=True) makes {out}'s gradient a graph of its own,")
+    narrator.say("which is differentiated again, once per order:")
+    for leaf in result.leaves:
+        values = derivatives.get(leaf.name) or ()
+        for k, value in enumerate(values[1:], start=2):
+            formula = result.grad_symbolic.get(leaf.name) if k == order else None
+            narrator.equation("  ", f"d{k}{out}/d{leaf.name}{k}", formula, _value(value))

@@ -173,12 +173,23 @@ def name_latex(name: str) -> str:
 
 
 def derivative_latex(output: str, *wrt: str) -> str:
-    r"""`\frac{\partial out}{\partial x}`; two names give a mixed second derivative (Hessian)."""
+    r"""`\frac{\partial out}{\partial x}`; more names give higher or mixed derivatives (Hessian).
+
+    Repeated names are grouped as a textbook does: ("x", "x") is `\partial x^{2}`.
+    """
     if not wrt:
         raise ValueError("derivative_latex needs at least one variable")
     order = len(wrt)
     top = r"\partial" + (f"^{{{order}}}" if order > 1 else "") + " " + name_latex(output)
-    bottom = " ".join(rf"\partial {name_latex(w)}" for w in wrt)
+    groups: list[list[str]] = []
+    for name in wrt:
+        if groups and groups[-1][0] == name:
+            groups[-1].append(name)
+        else:
+            groups.append([name])
+    bottom = " ".join(
+        rf"\partial {name_latex(g[0])}" + (f"^{{{len(g)}}}" if len(g) > 1 else "") for g in groups
+    )
     return rf"\frac{{{top}}}{{{bottom}}}"
 
 
@@ -231,7 +242,8 @@ def render(result: GradResult) -> str:
         value = value_latex(result.grads.get(leaf.name)) if result.numeric else None
         rows.append(
             (
-                derivative_latex(result.output.name, leaf.name),
+                # --order N: the N-th derivative
+                derivative_latex(result.output.name, *(leaf.name,) * getattr(result, "order", 1)),
                 right if value is None else f"{right} = {value}",
             )
         )
