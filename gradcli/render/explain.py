@@ -204,7 +204,14 @@ def wrap_equation(indent: str, pieces: list[str], suffix: str = "") -> list[str]
     return lines
 
 
+def one_line(program: str) -> str:
+    """A program of several lines as one, statements joined by `; `."""
+    return "; ".join(line.strip() for line in program.splitlines() if line.strip())
+
+
 class _Narrator:
+    """Collects the explanation's lines; one method per part of the story."""
+
     def __init__(self, result: GradResult) -> None:
         self.result = result
         self.graph = rebuild_graph(result)
@@ -226,12 +233,12 @@ class _Narrator:
         result = self.result
         if result.numeric:
             given = ", ".join(f"{n.name} = {inline_value(n.value)}" for n in self.nodes if n.kind != "op")
-            title = f"Chain rule for {result.expression} at {given}"
+            title = f"Chain rule for {one_line(result.expression)} at {given}"
             if len(title) > WIDTH:
-                title = f"Chain rule for {result.expression}\nat {given}"
+                title = f"Chain rule for {one_line(result.expression)}\nat {given}"
             self.say(title)
         else:
-            self.say(f"Chain rule for {result.expression}, symbolically")
+            self.say(f"Chain rule for {one_line(result.expression)}, symbolically")
             self.say("(give --at NAME=VALUE for numbers)")
         self.say()
         self.say("Forward pass, in topological order (each node from its inputs):")
