@@ -329,7 +329,25 @@ MALFORMED = [
     Case("extra-argument", ("grad", "x", "y", "--at", "x=1"), USAGE, ("unexpected extra argument",)),
 ]
 
-CASES: list[Case] = INJECTION + RESOURCE + MALFORMED
+# The other commands share the parser, the caps and the error boundary.
+OTHER_COMMANDS = [
+    Case("graph-import", ("graph", TOUCH), INPUT, ("'__import__'",)),
+    Case("jacobian-import", ("jacobian", TOUCH, "--at", "x=1"), INPUT, ("'__import__'",)),
+    Case("hessian-import", ("hessian", TOUCH, "--at", "x=1"), INPUT, ("'__import__'",)),
+    Case("check-import", ("check", TOUCH, "--at", "x=1"), INPUT, ("'__import__'",)),
+    Case("jacobian-1e10", ("jacobian", "x*2", "--at", "x=zeros(100000)"), INPUT, ("10,000,000,000",)),
+    Case("hessian-1e10", ("hessian", "sum(x*x)", "--at", "x=zeros(100000)"), INPUT, ("100,000",)),
+    Case("check-1e6", ("check", "sum(x*x)", "--at", "x=zeros(1000000)"), INPUT, ("1,000,000",)),
+    Case(
+        "graph-broadcast-1e10",
+        ("graph", "a*b", "--at", "a=zeros(100000,1)", "--at", "b=zeros(1,100000)"),
+        INPUT,
+        ("10,000,000,000", "MAX_ELEMENTS"),
+    ),
+    Case("graph-nesting", ("graph", "(" * 5000 + "x" + ")" * 5000), INPUT, ("MAX_NESTING",)),
+]
+
+CASES: list[Case] = INJECTION + RESOURCE + MALFORMED + OTHER_COMMANDS
 
 # A few representative cases also run as real processes, with a wall-clock limit.
 SUBPROCESS_IDS = (
