@@ -182,7 +182,11 @@ def _equation(*parts: str | None) -> list[str]:
     """`a = b = c` as pieces, dropping missing parts and repeats (`2 = 2 (each element)`)."""
     kept: list[str] = []
     for part in parts:
-        if part and (not kept or kept[-1].removesuffix(EACH) != part.removesuffix(EACH)):
+        if not part:
+            continue
+        if kept and kept[-1].removesuffix(EACH) == part.removesuffix(EACH):
+            kept[-1] = max(kept[-1], part, key=len)  # keep "(each element)" if either says it
+        else:
             kept.append(part)
     return kept
 
