@@ -175,3 +175,10 @@ def test_colour_appears_only_when_forced():
         main, ["graph", *CUBE], env={"COLUMNS": "80", "NO_COLOR": None, "FORCE_COLOR": "1"}
     )
     assert "\x1b[" in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["ascii", "dot"])
+def test_an_unwritable_output_file_is_one_error_line(run, tmp_path, fmt):
+    result = run("graph", *CUBE, "--format", fmt, "-o", str(tmp_path / "missing" / "graph.out"))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: cannot write") and len(result.stderr.splitlines()) == 1

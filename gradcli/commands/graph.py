@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,15 @@ INSTALL_HINT = (
 
 # Graphviz's layout grows fast with the number of edges; a picture nobody waits for is an error.
 DOT_TIMEOUT_SECONDS = 60.0
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write -o FILE; a path that cannot be written is one clear error, not a traceback."""
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise GradcliError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def find_dot() -> str | None:
@@ -152,14 +162,15 @@ def graph_command(
         if output is None:
             Console(highlight=False).print(ascii_tree(result))
             return
-        with open(output, "w", encoding="utf-8") as handle:
-            Console(file=handle, highlight=False, no_color=True, width=100).print(ascii_tree(result))
+        # A file gets the same picture a terminal of 100 columns would, without colour.
+        file_console = Console(record=True, file=io.StringIO(), highlight=False, no_color=True, width=100)
+        file_console.print(ascii_tree(result))
+        write_file(output, file_console.export_text().encode("utf-8"))
         return
     source = to_dot(result)
     data = source.encode("utf-8") if fmt == "dot" else run_dot(source, fmt)
     if output is not None:
-        with open(output, "wb") as handle:
-            handle.write(data)
+        write_file(output, data)
     elif fmt == "png" and sys.stdout.isatty():
         raise GradcliError("PNG is binary and stdout is a terminal; write it to a file with -o FILE")
     else:
