@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -126,7 +127,9 @@ def _number(node: ast.AST, text: str) -> float:
 
 def _constructor(text: str, rng: np.random.Generator) -> np.ndarray:
     try:
-        tree = ast.parse(text, mode="eval").body
+        with warnings.catch_warnings():  # zeros('\d') must not print Python's SyntaxWarning
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ValueInputError(_bad(text)) from None
     if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)) or tree.keywords:

@@ -234,6 +234,12 @@ def test_strict_json_survives_jq_and_keeps_nan_and_inf(run) -> None:
     assert again == document
 
 
+def test_input_names_are_read_as_python_reads_identifiers(run) -> None:
+    """Python normalises identifiers to NFKC (a fullwidth x is x); --at names follow suit."""
+    result = run("grad", "x*3", "--at", "\uff58=1", "--format", "plain")
+    assert result.exit_code == 0 and result.stdout == "x\t3.0\n"
+
+
 def test_nan_value_is_accepted_and_propagates(run) -> None:
     result = run("grad", "x*2", "--at", "x=NaN", "--format", "plain")
     assert result.exit_code == 0 and result.stdout == "x\t2.0\n"

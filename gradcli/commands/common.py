@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import sys
+import unicodedata
 from typing import Any
 
 import click
@@ -17,7 +18,8 @@ def assignments(ctx: click.Context, param: click.Parameter, items: tuple[str, ..
     pairs: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
-        name = name.strip()
+        # Python reads identifiers in NFKC form (a fullwidth ｘ is x); so do we.
+        name = unicodedata.normalize("NFKC", name.strip())
         if not sep:
             raise click.BadParameter(f"expected NAME=VALUE, got {item!r}", param=param)
         if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("__"):

@@ -325,6 +325,8 @@ MALFORMED = [
     grad("format-xml", "x", "--at", "x=1", "--format", "xml", code=USAGE, expect=("--format",)),
     grad("seed-word", "x", "--at", "x=1", "--seed", "abc", code=USAGE, expect=("--seed",)),
     grad("unknown-option", "x", "--nope", code=USAGE, expect=("No such option",)),
+    grad("escape-sequence-option", "x", "--\x1b]0;pwned\x07", code=USAGE, expect=("\\x1b]0;pwned\\x07",)),
+    grad("value-warning-escape", "x", "--at", "x=zeros('\\d')", expect=("must be numbers",)),
     Case("unknown-command", ("nope",), USAGE, ("No such command 'nope'",)),
     Case("extra-argument", ("grad", "x", "y", "--at", "x=1"), USAGE, ("unexpected extra argument",)),
 ]
