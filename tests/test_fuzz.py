@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import string
 import warnings
+from unittest import mock
 
 import numpy as np
 from click.testing import CliRunner
@@ -26,10 +27,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from oracle import close, run_torch, torch_grads
 
-from gradcli import grad
+from gradcli import grad, limits
 from gradcli.cli import main
 from gradcli.errors import GradcliError
 from gradcli.parse import parse_program
+from gradcli.values import parse_value
 
 LONG_RUN = os.environ.get("GRADCLI_FUZZ_EXAMPLES")
 
@@ -179,6 +181,27 @@ def test_generated_programs_are_valid(case) -> None:
     """The generator itself is checked, so the mutation test starts from real programs."""
     text, values = case
     assert set(parse_program(text).inputs) <= set(values)
+
+
+VALUE_TOKENS = [
+    "zeros(", "ones(", "full(", "eye(", "arange(", "linspace(", "rand(", "randn(", ")", ",", "[", "]",
+    "-", "1e999", "1e-320", "nan", "inf", "0", "1", "2.5", "1e4", "-1", '"', "true", "null", "{", "}",
+    ":", " ", "1e308", "_", "0x10", "1j", "'", "\\", "__import__", "eval(",
+]  # fmt: skip
+
+
+@fuzz_settings(300)
+@given(st.one_of(st.text(max_size=40), st.lists(st.sampled_from(VALUE_TOKENS), max_size=12).map("".join)))
+def test_values_only_raise_gradcli_errors(text: str) -> None:
+    # A lower element cap keeps the fuzzer's allocations small; the checks are the same.
+    with warnings.catch_warnings(), mock.patch.object(limits, "MAX_ELEMENTS", 1_000_000):
+        warnings.simplefilter("error")  # a NumPy or parser warning would reach the user
+        try:
+            array = parse_value(text, rng=np.random.default_rng(0))
+        except GradcliError as exc:
+            assert "\n" not in str(exc)
+        else:
+            assert array.dtype == np.float64
 
 
 # ---------------------------------------------------------------- the CLI
