@@ -19,16 +19,19 @@ ones(2,2), full(2,2,0.5), eye(3), arange(5), linspace(0,1,11), rand(3), randn(2,
 
 \b
 Examples:
-  gradcli grad "(2*x)**3" --at x=2                    # x.grad = 96
-  gradcli grad "(2*x)**3"                             # 24*x**2
-  gradcli grad "y = 2*x; z = y**3; out = z.mean()" --at "x=[[1.8528,0.2083],[1.5296,0.3136]]"
+  gradcli grad "(2*x)**3" --at x=2                  # x.grad = 96
+  gradcli grad "(2*x)**3"                           # 24*x**2
+  gradcli grad "y = 2*x; z = y**3; out = z.mean()" \\
+      --at "x=[[1.8528,0.2083],[1.5296,0.3136]]"
   gradcli grad "y = matmul(X, W) + b; loss = sum(y**2)" \\
       --at "W=[[1,2],[3,4]]" --at "b=[0.5,1]" --const "X=[[1,0.5],[0.2,0.8]]"
-  gradcli grad "y = 2*x; z = y**3" --at "x=[[1,2],[3,4]]" --retain-graph --zero-grad \\
-      --gradient "[[1,1],[1,1]]" --gradient "[[0,1],[0,1]]" --gradient "[[1,1],[0,0]]"
-  gradcli grad "x**3" --at x=3 --passes 3 --retain-graph     # .grad 27, 54, 81
-  echo "(2*x)**3" | gradcli grad - --at x=2 --format plain   # x<TAB>96.0
-  gradcli grad "sin(x)" --at x=0.5 --order 3                # d3/dx3 = -cos(0.5)
+  gradcli grad "y = 2*x; z = y**3" --at "x=[[1,2],[3,4]]" \\
+      --retain-graph --zero-grad --gradient "[[1,1],[1,1]]" \\
+      --gradient "[[0,1],[0,1]]" --gradient "[[1,1],[0,0]]"
+  gradcli grad "x**3" --at x=3 --passes 3 --retain-graph   # 27, 54, 81
+  echo "(2*x)**3" | gradcli grad - --at x=2 --format plain # x<TAB>96.0
+  gradcli grad "sin(x)" --at x=0.5 --order 3               # -cos(0.5)
+  gradcli grad "x*y" --batch points.jsonl                  # JSON Lines
 """
 
 

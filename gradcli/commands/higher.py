@@ -43,7 +43,7 @@ def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fm
     \b
     Examples:
       gradcli jacobian "x**2" --at "x=[1,2,3]"                # diag(2, 4, 6)
-      gradcli jacobian "matmul(W, x)" --at "W=[[1,2],[3,4]]" --at "x=[1,1]" --format json
+      gradcli jacobian "matmul(W, x)" --at "W=[[1,2],[3,4]]" --at "x=[1,1]"
     """
     from ..api import jacobian
 
@@ -109,9 +109,9 @@ def check_command(
 
     \b
     Examples:
-      gradcli check "sin(x)*exp(y)" --at x=0.3 --at y=1.2          # exit 0
-      gradcli check "sqrt((x-1)**2)" --at x=1                      # exit 1: nan vs 0
-      gradcli check "relu(x)" --at x=0                             # exit 1, explained
+      gradcli check "sin(x)*exp(y)" --at x=0.3 --at y=1.2    # exit 0
+      gradcli check "sqrt((x-1)**2)" --at x=1                # exit 1: nan vs 0
+      gradcli check "relu(x)" --at x=0                       # exit 1, explained
     """
     from ..gradcheck import check
 
