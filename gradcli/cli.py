@@ -84,7 +84,9 @@ class GradcliGroup(click.Group):
         try:
             result = super().main(args, prog_name or "gradcli", standalone_mode=False, **extra)
             code = result if isinstance(result, int) else ExitCode.OK
-            sys.stdout.flush()  # a closed pipe shows up here, inside the boundary
+            if sys.stdout is None:  # `gradcli ... >&-`: Python had nowhere to put stdout
+                raise GradcliError("cannot write the result: standard output is closed")
+            sys.stdout.flush()  # a closed pipe or a full disk shows up here, inside the boundary
         except GradcliError as exc:
             _fail(str(exc))
             code = exc.exit_code
@@ -106,6 +108,11 @@ class GradcliGroup(click.Group):
         except (_ReaderGone, BrokenPipeError):
             _silence_stdout()
             code = ExitCode.OK  # the reader went away (| head): nothing more to say
+        except OSError as exc:  # writing to /dev/full, a vanished file: the system, not a bug
+            _silence_stdout()
+            where = f" ({exc.filename})" if exc.filename else ""
+            _fail(f"cannot complete the command: {exc.strerror or exc}{where}")
+            code = ExitCode.BAD_INPUT
         except MemoryError:
             _fail("out of memory; try smaller tensors")
             code = ExitCode.BAD_INPUT

@@ -281,6 +281,25 @@ def test_head_c1_in_a_shell_pipeline(tmp_path: Path) -> None:
     assert errors.read_text() == ""
 
 
+@pytest.mark.parametrize(
+    ("redirect", "message"),
+    [
+        (">&-", "error: cannot write the result: standard output is closed"),
+        (">/dev/full", "error: cannot complete the command: No space left on device"),
+        ("<&-", "error: standard input is closed; pipe a program into '-' or give EXPR itself"),
+    ],
+)
+def test_closed_or_full_standard_streams_are_one_line_errors(redirect: str, message: str) -> None:
+    """Regressions: each of these was an internal error (AttributeError or OSError)."""
+    program = "-" if redirect == "<&-" else "x"
+    command = f"{sys.executable} -m gradcli grad {program} --at x=1 --format plain {redirect}"
+    done = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, timeout=WALL_SECONDS, env=ENV
+    )
+    assert done.returncode == 1
+    assert done.stderr == message + "\n"
+
+
 def _blocked_reading_stdin(pid: int) -> bool:
     """True once the process sleeps in read(0, ...): its imports are done, main() is running."""
     try:

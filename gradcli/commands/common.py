@@ -35,6 +35,8 @@ def read_program(expr: str) -> str:
     (`yes | gradcli grad -` must end at once, not fill memory)."""
     if expr != "-":
         return expr
+    if sys.stdin is None:  # `gradcli grad - <&-`
+        raise ValueInputError("standard input is closed; pipe a program into '-' or give EXPR itself")
     most = limits.MAX_PROGRAM_CHARS * 4  # UTF-8 needs at most 4 bytes a character
     stream = getattr(sys.stdin, "buffer", None)
     if stream is not None:
