@@ -115,6 +115,14 @@ def test_arange_near_the_float_limit() -> None:
     assert np.all(np.isfinite(array))
 
 
+def test_constructor_text_never_makes_python_warn() -> None:
+    """'\\d' makes Python's parser warn (DeprecationWarning, SyntaxWarning from 3.12)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueInputError, match="must be numbers"):
+            parse_value("zeros('\\d')")
+
+
 def test_linspace_overflow_gives_inf_without_a_warning() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
