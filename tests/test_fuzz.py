@@ -239,7 +239,8 @@ def test_cli_never_shows_a_traceback(text: str, vector: bool, symbolic: bool) ->
     options = _values_for(text, vector) + ["--format", "json"] + ([] if symbolic else ["--no-symbolic"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = runner.invoke(main, ["grad", text, *options], env={"NO_COLOR": "1"})
+        # `--` keeps a program such as `-h` from being read as an option (users quote it too).
+        result = runner.invoke(main, ["grad", *options, "--", text], env={"NO_COLOR": "1"})
     assert_cli_contract(result)
     assert shown_to_users(caught) == []
 
