@@ -25,6 +25,7 @@ from sympy.parsing.sympy_parser import parse_expr
 from gradcli import grad
 from gradcli.ops import REGISTRY
 from gradcli.parse import Apply, Num, Ref, parse_program
+from gradcli.symbolic import LEAF_FORM_LIMIT
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 DIGITS = 30
@@ -48,6 +49,8 @@ def sympy_of_program(source: str, symbols: dict[str, sp.Symbol]) -> sp.Expr:
         args = [build(a) for a in expr.args]
         if expr.op in SCALAR_IDENTITIES:
             return args[0]
+        if expr.op == "abs":
+            return TorchAbs(args[0])
         return REGISTRY[expr.op].sympy(sp, *args)
 
     output = None
@@ -58,8 +61,27 @@ def sympy_of_program(source: str, symbols: dict[str, sp.Symbol]) -> sp.Expr:
     return output
 
 
+class TorchAbs(sp.Function):
+    """|u| whose derivative is sign(u) for any u, as PyTorch's abs'(0) = 0.
+
+    sympy differentiates Abs(u) by re/im parts unless u is provably real, which at
+    u = 0 gives 0/0 (found by the deep run on abs(log1p(x)) at x = 0).
+    """
+
+    @classmethod
+    def eval(cls, arg):
+        return sp.Abs(arg) if arg.is_number else None
+
+    def fdiff(self, argindex=1):
+        return sp.sign(self.args[0])
+
+
 def torch_heaviside(expr: sp.Expr) -> sp.Expr:
-    """sympy's d/dx Max(0, x) is Heaviside(x) with H(0) = 1/2; PyTorch's relu'(0) is 0."""
+    """sympy's d/dx Max(0, x) is Heaviside(x) with H(0) = 1/2; PyTorch's relu'(0) is 0.
+
+    Also turns TorchAbs back into Abs once differentiation is done.
+    """
+    expr = expr.replace(TorchAbs, sp.Abs)
     return expr.replace(sp.Heaviside, lambda arg, *rest: sp.Heaviside(arg, 0))
 
 
@@ -86,15 +108,24 @@ def test_symbolic_gradient_equals_sympy_diff_and_the_numeric_gradient(program: G
     names = [*program.at, *program.const]
     symbols = {n: sp.Symbol(n, real=True) for n in names}
     expression = sympy_of_program(program.source, symbols)
-    assert close(result.value, float(evaluate(expression, next(jittered_points(program, symbols)))))
+    assert close(
+        result.value, float(evaluate(torch_heaviside(expression), next(jittered_points(program, symbols))))
+    )
     for leaf in program.at:
         text = result.grad_symbolic[leaf]
         expected = torch_heaviside(sp.diff(expression, symbols[leaf]))
         if result.grads[leaf] is None:  # not on the output's path: no grad, no formula
             assert text is None and expected == 0
             continue
-        if text is None:  # SPEC allows null past a size limit; random programs stay small
-            pytest.fail(f"grad_symbolic of {leaf} is null for a small program")
+        if text is None:
+            # SPEC allows null past a size limit. gradcli measures its own, less factorised
+            # form against LEAF_FORM_LIMIT (deep run: v2 = v1**v1 with a 45-node v1 goes null
+            # while sympy.diff's form has 178 nodes), so only a small derivative must print.
+            size = sum(1 for _ in sp.preorder_traversal(expected))
+            assert size > LEAF_FORM_LIMIT // 4, (
+                f"grad_symbolic of {leaf} is null for a {size}-node derivative"
+            )
+            continue
         got = parse_expr(text, local_dict={**symbols, "Heaviside": sp.Heaviside})
         for point in jittered_points(program, symbols):
             want = evaluate(expected, point)
@@ -128,6 +159,7 @@ def test_grad_symbolic_of_tensor_programs_is_sympy_parsable(program: GeneratedPr
     [
         ("relu(x)", 0.0, "Heaviside(x, 0)", 0.0),  # relu'(0) = 0 in the formula too
         ("abs(x)", 0.0, "sign(x)", 0.0),
+        ("abs(log1p(x))", 0.0, "sign(log(x + 1))/(x + 1)", 0.0),  # deep run: abs' of a not-provably-real 0
         ("x**3 + 2*x", 2.0, "3*x**2 + 2", 14.0),
         ("y = 2*x; z = y**3; out = z.mean()", 2.0, "24*x**2", 96.0),
         ("softplus(x)", 0.0, "exp(x)/(exp(x) + 1)", 0.5),
