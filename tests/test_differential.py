@@ -66,7 +66,9 @@ def assert_matches_torch(program: GeneratedProgram, gradient, dtype: str, tol: d
                 assert mine.adjoint is None, where
             else:
                 assert close(mine.adjoint, their_adjoint, **tol), (where, mine.adjoint, their_adjoint)
-    assert result.output.name == result.nodes[result.output_index].name
+    # The output is the same node in both (it may be an input itself: `out = x`).
+    assert run.nodes[result.output_index].tensor is run.output
+    assert close(result.value, run.output.detach().numpy(), **tol)
     for name, leaf in run.leaves.items():
         want = None if leaf.grad is None else leaf.grad.numpy()
         got = result.grads[name]
