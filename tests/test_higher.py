@@ -193,3 +193,15 @@ def test_warning_names_the_first_node_that_made_inf(run_json):
 def test_warning_names_the_backward_step_that_made_inf(run):
     result = run("grad", "sqrt((x-1)**2)", "--at", "x=1")
     assert "warning: adjoint of" in result.stdout and "sqrt'(0)" in result.stdout
+
+
+def test_hessian_and_jacobian_latex_are_balanced_align_blocks(run):
+    hessian = run("hessian", "x**3*y", "--at", "x=2", "--at", "y=3", "--format", "latex").stdout
+    assert r"\frac{\partial^{2} t_{2}}{\partial x^{2}} &= 6 x y = 36" in hessian
+    jacobian = run(
+        "jacobian", "matmul(W, x)", "--at", "W=[[1,2],[3,4]]", "--at", "x=[1,1]", "--format", "latex"
+    ).stdout
+    assert r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}" in jacobian
+    for text in (hessian, jacobian):
+        assert text.count("{") == text.count("}")
+        assert text.count(r"\begin{align*}") == text.count(r"\end{align*}") == 1

@@ -17,11 +17,24 @@ FORMAT = click.option(
     show_default=True,
     help="table (rich) or json (strict JSON).",
 )
+FORMAT_LATEX = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "latex"]),
+    default="table",
+    show_default=True,
+    help="table (rich), json (strict JSON) or latex (align* block, ready to paste).",
+)
 
 
 def _show(result: Any, fmt: str, render_name: str) -> None:
     if fmt == "json":
         click.echo(result.to_json())
+        return
+    if fmt == "latex":
+        from ..render import higher
+
+        click.echo(getattr(higher, render_name.replace("render_", "") + "_latex")(result))
         return
     from rich.console import Console
 
@@ -33,7 +46,7 @@ def _show(result: Any, fmt: str, render_name: str) -> None:
 @click.command("jacobian", no_args_is_help=True)
 @click.argument("expr")
 @point_options
-@FORMAT
+@FORMAT_LATEX
 def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str) -> None:
     """Jacobian of the output with respect to every --at input.
 
@@ -55,7 +68,7 @@ def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fm
 @click.command("hessian", no_args_is_help=True)
 @click.argument("expr")
 @point_options
-@FORMAT
+@FORMAT_LATEX
 @click.option("--no-symbolic", is_flag=True, help="Skip the symbolic entries.")
 def hessian_command(
     expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str, no_symbolic: bool

@@ -78,3 +78,29 @@ def render_check(result: CheckResult, console: Console) -> None:
         style="green" if result.passed else "bold red",
     )
     console.print(Group(table, *notes, verdict))
+
+
+def jacobian_latex(result: JacobianResult) -> str:
+    """One row per leaf: d out / d leaf as a number or a bmatrix."""
+    from .latex import align_block, derivative_latex, value_latex
+
+    rows = []
+    for name, block in result.jacobian.items():
+        value = value_latex(block)
+        rows.append((derivative_latex(result.output.name, name), value or r"\text{(too large to print)}"))
+    return align_block(rows, comment=f"gradcli jacobian: {result.expression}")
+
+
+def hessian_latex(result: HessianResult) -> str:
+    """One row per leaf pair: the symbolic second derivative (scalar pairs) and its value."""
+    from .latex import align_block, derivative_latex, expression_latex, value_latex
+
+    names = list(result.hessian)
+    rows = []
+    for a, row in result.hessian.items():
+        for b, block in row.items():
+            value = value_latex(block) or r"\text{(too large to print)}"
+            symbolic = result.symbolic.get(a, {}).get(b)
+            right = value if symbolic is None else f"{expression_latex(symbolic, names)} = {value}"
+            rows.append((derivative_latex(result.output.name, a, b), right))
+    return align_block(rows, comment=f"gradcli hessian: {result.expression}")
