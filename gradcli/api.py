@@ -203,7 +203,6 @@ def grad(
     warnings: list[str] = []
     if prepared.numeric:
         values = forward(graph, prepared.arrays, np_dtype)
-        warnings += diagnostics.forward_warnings(graph, values)
         records = run_passes(
             graph,
             values,
@@ -215,7 +214,10 @@ def grad(
         pass_results = [PassResult(r.index, r.gradient, r.grads) for r in records]
         grads = records[-1].grads
         adjoints = records[-1].adjoints
-        warnings += diagnostics.backward_warnings(graph, values, adjoints)
+        # Look for where nan/inf started only when the user can see one (off the hot path).
+        if not diagnostics.all_finite([values[graph.output], *grads.values()]):
+            warnings += diagnostics.forward_warnings(graph, values)
+            warnings += diagnostics.backward_warnings(graph, values, adjoints)
         if order > 1:
             derivatives = _higher_orders(graph, prepared.arrays, order, np_dtype)
             grads = {name: (ds[-1] if ds else grads[name]) for name, ds in derivatives.items()}

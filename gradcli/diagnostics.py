@@ -24,6 +24,11 @@ def _first_bad(array: np.ndarray) -> tuple[int, ...] | None:
     return tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), array.shape)) if array.ndim else ()
 
 
+def all_finite(arrays: list[np.ndarray | None]) -> bool:
+    """True when no array holds nan or inf (None counts as finite)."""
+    return all(a is None or _first_bad(a) is None for a in arrays)
+
+
 def _describe(value: float) -> str:
     return "nan" if np.isnan(value) else ("inf" if value > 0 else "-inf")
 
