@@ -194,6 +194,9 @@ def grad(
         raise GradcliError(f"order must be at least 1, not {order}")
     if order > 1 and (gradient is not None or gradients or (passes or 1) > 1):
         raise GradcliError("--order cannot be combined with --gradient or --passes")
+    plan = _gradients(gradient, gradients, passes, np_dtype) if prepared.numeric else []
+    if prepared.numeric:
+        limits.check_pass_work(len(plan), graph.elements)
     symbolic_result = _symbolic(graph) if symbolic or not prepared.numeric else None
 
     values = adjoints = None
@@ -206,7 +209,7 @@ def grad(
         records = run_passes(
             graph,
             values,
-            _gradients(gradient, gradients, passes, np_dtype),
+            plan,
             np_dtype,
             retain_graph,
             zero_grad,

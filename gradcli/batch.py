@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .autograd import NO_GRAD, backward, forward
-from .errors import AutogradError, GradcliError, ValueInputError
+from .errors import AutogradError, GradcliError, LimitError, ValueInputError
 from .graph import CONST, LEAF, InputSpec, build_graph
 from .parse import parse_program
 from .render.json import encode
@@ -33,6 +34,22 @@ class _Point:
     raw: dict[str, Any] | None  # the point as read; None when the line was bad
     error: str | None = None
     text: str = ""  # the line's JSON text, echoed as "point" without re-serialising
+
+
+def bounded_lines(stream: Any) -> Iterator[bytes]:
+    """Lines of a binary stream, refusing one longer than MAX_VALUE_CHARS (/dev/zero must end)."""
+    number = 0
+    while True:
+        line = stream.readline(limits.MAX_VALUE_CHARS + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limits.MAX_VALUE_CHARS and not line.endswith(b"\n"):
+            raise LimitError(
+                f"--batch line {number} is longer than the limit "
+                f"MAX_VALUE_CHARS={limits.MAX_VALUE_CHARS:,} characters"
+            )
+        yield line
 
 
 def _read(lines: Iterable[bytes | str], leaves: tuple[str, ...]) -> Iterator[_Point]:

@@ -103,3 +103,17 @@ def test_cli_batch_refuses_at_and_a_missing_file(run):
     assert run("grad", PROGRAM, "--batch", "-", "--at", "x=1").exit_code == 2
     missing = run("grad", PROGRAM, "--batch", "/nonexistent/points.jsonl")
     assert missing.exit_code == 1 and "cannot read --batch" in missing.stderr
+
+
+def test_an_endless_line_is_refused_not_read_forever(monkeypatch):
+    import io
+
+    from gradcli import limits
+    from gradcli.batch import bounded_lines
+
+    monkeypatch.setattr(limits, "MAX_VALUE_CHARS", 16)
+    stream = io.BytesIO(b'{"x": 1}\n' + b"0" * 100)
+    lines = bounded_lines(stream)
+    assert next(lines) == b'{"x": 1}\n'
+    with pytest.raises(GradcliError, match="--batch line 2 is longer than the limit MAX_VALUE_CHARS=16"):
+        next(lines)

@@ -251,3 +251,11 @@ def eval_json(text: str):
     import json
 
     return json.loads(text)
+
+
+def test_a_long_program_table_is_summarised(run):
+    program = "\n".join(["y0 = x"] + [f"y{i} = y{i - 1} * 1.001" for i in range(1, 400)])
+    result = run("grad", "-", "--at", "x=1", "--no-symbolic", input=program)
+    assert result.exit_code == 0
+    assert "... 200 more nodes" in result.stdout and "y399 (out)" in result.stdout
+    assert "y150 " not in result.stdout

@@ -70,3 +70,11 @@ def test_readme_example_output(command, expected):
             actual
         )
         position += 1
+
+
+def test_readme_lists_every_limit_with_its_value():
+    from gradcli import limits
+
+    text = README.read_text(encoding="utf-8")
+    for name, value in limits.table().items():
+        assert f"| `{name}` | {value:,} |" in text, name

@@ -151,7 +151,7 @@ def _run_batch(
     """Stream points from FILE (or stdin) through one program, one JSON line out per point."""
     import sys
 
-    from ..batch import BatchRunner
+    from ..batch import BatchRunner, bounded_lines
     from ..errors import GradcliError
 
     if at or gradients or passes or order != 1 or explain:
@@ -168,7 +168,7 @@ def _run_batch(
         raise GradcliError(f"cannot read --batch {path}: {exc.strerror}") from None
     try:
         out = sys.stdout
-        for line in runner.run(stream):
+        for line in runner.run(bounded_lines(stream)):
             out.write(line + "\n")
         out.flush()
     finally:

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from ..api import GradResult, NodeResult
 
 
+MAX_TABLE_NODES = 200
+
+
 def format_value(value: np.ndarray | None) -> str:
     """A scalar as 6 significant digits; a tensor summarised as NumPy does (`[1, 2, ..., 9]`)."""
     if value is None:
@@ -49,7 +52,15 @@ def _node_table(result: GradResult) -> Table:
         table.add_column("value", justify="right")
         table.add_column("adjoint", justify="right")
     table.add_column("adjoint (sym)")
-    for index, node in enumerate(result.nodes):
+    shown = range(len(result.nodes))
+    if len(result.nodes) > MAX_TABLE_NODES:  # a 10,000-node table helps nobody and takes seconds
+        half = MAX_TABLE_NODES // 2
+        shown = [*range(half), *range(len(result.nodes) - half, len(result.nodes))]
+    for index in shown:
+        if index == len(result.nodes) - MAX_TABLE_NODES // 2 and len(result.nodes) > MAX_TABLE_NODES:
+            hidden = len(result.nodes) - MAX_TABLE_NODES
+            table.add_row(f"... {hidden:,} more nodes", "(--format json has them all)")
+        node = result.nodes[index]
         name = node.name + (" (out)" if index == result.output_index else "")
         if node.shape:
             name += f" {list(node.shape)}"
