@@ -10,7 +10,7 @@ import numpy as np
 
 from . import diagnostics, limits
 from .autograd import NO_GRAD, forward, run_passes
-from .errors import AutogradError, GradcliError, ValueInputError
+from .errors import AutogradError, GradcliError, LimitError, ValueInputError
 from .graph import CONST, LEAF, Graph, InputSpec, build_graph
 from .parse import parse_program
 from .values import to_array
@@ -197,13 +197,27 @@ def grad(
     plan = _gradients(gradient, gradients, passes, np_dtype) if prepared.numeric else []
     if prepared.numeric:
         limits.check_pass_work(len(plan), graph.elements)
-    symbolic_result = _symbolic(graph) if symbolic or not prepared.numeric else None
+    symbolic_result = None
+    warnings: list[str] = []
+    if symbolic or not prepared.numeric:
+        if len(graph.nodes) > limits.SYMBOLIC_NODES:
+            if not prepared.numeric:
+                raise LimitError(
+                    f"symbolic-only mode handles up to SYMBOLIC_NODES={limits.SYMBOLIC_NODES:,} nodes, "
+                    f"this program has {len(graph.nodes):,}",
+                    hint="give a point with --at for numeric gradients",
+                )
+            warnings.append(
+                f"symbolic forms skipped: {len(graph.nodes):,} nodes is over SYMBOLIC_NODES="
+                f"{limits.SYMBOLIC_NODES:,} (sympy needs about 2 ms a node); the numbers are complete"
+            )
+        else:
+            symbolic_result = _symbolic(graph)
 
     values = adjoints = None
     pass_results: list[PassResult] = []
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
     derivatives: dict[str, tuple[np.ndarray, ...]] = {}
-    warnings: list[str] = []
     if prepared.numeric:
         values = forward(graph, prepared.arrays, np_dtype)
         records = run_passes(
@@ -366,7 +380,7 @@ def hessian(
     values = forward(graph, prepared.arrays, prepared.dtype)
     blocks = compute(graph, prepared.arrays, prepared.dtype)
     pairs: dict[str, dict[str, str | None]] = {}
-    if symbolic:
+    if symbolic and len(graph.nodes) <= limits.SYMBOLIC_NODES:
         from .higher import symbolic_derivative
         from .symbolic import to_text
 

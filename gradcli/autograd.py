@@ -77,7 +77,7 @@ class PassRecord:
     index: int  # 1-based, as a user counts passes
     gradient: np.ndarray
     grads: dict[str, np.ndarray | None]  # every leaf's .grad after this pass
-    adjoints: list[np.ndarray | None]  # every node's adjoint in this pass
+    adjoints: list[np.ndarray | None] | None  # every node's adjoint; kept for the last pass only
 
 
 def seed_for(
@@ -145,6 +145,8 @@ def run_passes(
             if adjoint is not None:
                 previous = grads[leaf.name]
                 grads[leaf.name] = adjoint.copy() if previous is None else previous + adjoint
+        if records:  # only the last pass's adjoints are shown: keep memory flat in --passes
+            records[-1] = PassRecord(records[-1].index, records[-1].gradient, records[-1].grads, None)
         records.append(PassRecord(index, seed, dict(grads), adjoints))
         # Ops that saved tensors for backward free them unless the graph is retained;
         # ops that saved none (add, sum, ...) can run backward again, as in PyTorch.

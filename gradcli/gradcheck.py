@@ -20,7 +20,7 @@ from .graph import OP, Graph
 
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3
 MAX_CHECK_ELEMENTS = 1_000  # each element costs two forward passes and a symbolic evaluation
-OPAQUE = {"sum", "mean", "matmul", "t"}  # tensor-level functions the point-wise evaluation cannot do
+OPAQUE = {"sum_over", "mean", "matmul", "t"}  # tensor-level functions the point-wise evaluation cannot do
 
 
 @dataclass(frozen=True)

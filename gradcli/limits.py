@@ -19,6 +19,7 @@ MAX_ELEMENTS = 100_000_000  # elements of one tensor (800 MB as float64)
 MAX_GRAPH_ELEMENTS = 500_000_000  # elements of all tensors in one graph together
 MAX_PASSES = 10_000  # backward passes (--passes, or --gradient given K times)
 MAX_PASS_ELEMENTS = 2_000_000_000  # passes x graph elements: the work (and kept history) of a run
+SYMBOLIC_NODES = 1_000  # past this, symbolic forms are skipped (numbers are unaffected)
 MAX_VALUE_CHARS = 50_000_000  # text of one VALUE (a JSON array on the command line or stdin)
 
 

@@ -170,8 +170,20 @@ def _transpose_shape(a: Shape) -> Shape:
 # ---------------------------------------------------------------- numeric helpers
 
 
+def _power(a, b):
+    """a**b; a number exponent of 2 or 3 is multiplied out, as PyTorch's pow kernel does."""
+    if isinstance(b, float) and isinstance(a, np.ndarray):
+        if b == 2:
+            return a * a
+        if b == 3:
+            return a * a * a
+    return np.power(a, b)
+
+
 def _pow_grad_base(g, out, a, b):
     # PyTorch pow_backward_self: exponent 0 gives grad 0 even where a**-1 is inf.
+    if isinstance(b, float):  # a number exponent: no mask needed unless it is 0
+        return np.zeros_like(g * a) if b == 0 else g * (b * _power(a, b - 1))
     return np.where(np.equal(b, 0), 0.0, g * (b * np.power(a, b - 1)))
 
 
@@ -368,7 +380,7 @@ OPS: tuple[Op, ...] = (
     Op(
         "pow",
         "a ** b, a ^ b, pow(a, b) or a.pow(b)",
-        forward=lambda a, b: np.power(a, b),
+        forward=_power,
         vjp=(_pow_grad_base, _pow_grad_exponent),
         sympy=lambda sp, a, b: a**b,
         grad_fn="PowBackward0",
@@ -542,7 +554,7 @@ OPS: tuple[Op, ...] = (
         "sum(x), sum(x, dim, keepdim) or x.sum(dim=0, keepdim=True)",
         forward=_sum,
         vjp=(lambda g, out, a, dim=None, keepdim=False: _expand_reduced(g, a, dim, keepdim),),
-        sympy=_sym_reduce("sum"),
+        sympy=_sym_reduce("sum_over"),  # symbolic.SUM: sympy parses `sum` as Python's
         grad_fn="SumBackward0",
         derivative="d(sum x)/dx_i = 1",
         saves_tensors=False,

@@ -21,6 +21,7 @@ from .graph import LEAF, OP, Graph, Literal
 from .ops import REGISTRY, Op, broadcast_dims
 from .parse import Apply, Expr, Num
 
+SUM = "sum_over"  # the opaque tensor sum; not `sum`, which sympy's parser reads as Python's
 INLINE_LIMIT = 60  # tree size past which an adjoint is named rather than expanded
 LEAF_FORM_LIMIT = 400  # tree size past which a gradient in leaf names is not printed
 
@@ -34,6 +35,10 @@ class SymbolicResult:
 
 def _size_exceeds(expr: sp.Basic, limit: int) -> bool:
     return any(count > limit for count, _ in enumerate(sp.preorder_traversal(expr), start=1))
+
+
+def _tree_size(expr: sp.Basic) -> int:
+    return sum(1 for _ in sp.preorder_traversal(expr))
 
 
 def literal_form(literal: Literal) -> sp.Expr:
@@ -114,11 +119,18 @@ def build(graph: Graph) -> SymbolicResult:
             shapes = tuple(graph.operand_shape(o) for o in node.operands)
             forms[node.index] = _form(node.op, args, shapes, node.attrs)
 
+    # Contributions are collected and summed once per node: adding them one by one
+    # rebuilds a growing Add each time, quadratic for an input used 10,000 times.
+    contributions: list[list[sp.Expr]] = [[] for _ in nodes]
+    contributions[graph.output].append(sp.Integer(1))
     adjoints: list[sp.Expr | None] = [None] * len(nodes)
-    adjoints[graph.output] = sp.Integer(1)
     for node in reversed(nodes):
-        adjoint = adjoints[node.index]
-        if adjoint is None or node.kind != OP or not node.requires_grad:
+        terms = contributions[node.index]
+        if not terms:
+            continue
+        adjoint = adjoints[node.index] = terms[0] if len(terms) == 1 else sp.Add(*terms)
+        contributions[node.index] = []
+        if node.kind != OP or not node.requires_grad:
             continue
         # Past the size limit, consumers see this adjoint by name (common subexpression).
         g = sp.Symbol(f"adj_{node.name}", real=True) if _size_exceeds(adjoint, INLINE_LIMIT) else adjoint
@@ -133,29 +145,34 @@ def build(graph: Graph) -> SymbolicResult:
                 contribution = g * local
                 dims = broadcast_dims(nodes[operand].shape, node.shape)
                 if dims:
-                    contribution = sp.Function("sum")(contribution, *dims)
+                    contribution = sp.Function(SUM)(contribution, *dims)
             else:
                 rule = node.op.sym_vjp[position]
                 contribution = rule(sp, g, *args, shapes=shapes, **node.attrs)
-            previous = adjoints[operand]
-            adjoints[operand] = contribution if previous is None else previous + contribution
+            contributions[operand].append(contribution)
 
-    return SymbolicResult(forms, adjoints, _leaf_gradients(graph, symbols, forms, adjoints))
+    try:
+        leaf_grads = _leaf_gradients(graph, symbols, forms, adjoints)
+    except RecursionError:  # a form too deep for sympy's recursive walks: too large to print
+        leaf_grads = {leaf.name: None for leaf in graph.leaves}
+    return SymbolicResult(forms, adjoints, leaf_grads)
 
 
 def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None]:
     """Each leaf's adjoint rewritten in leaf and const names, when that stays small."""
     inlined: dict[int, sp.Expr | None] = {}
+    sizes: dict[int, int] = {}  # tree size of each inlined form, to refuse before building
     for node in graph.nodes:
         if node.kind != OP:
-            inlined[node.index] = symbols[node.index]
+            inlined[node.index], sizes[node.index] = symbols[node.index], 1
             continue
         parts = {symbols[o]: inlined[o] for o in node.inputs()}
-        if any(v is None for v in parts.values()):
-            inlined[node.index] = None
+        estimate = _tree_size(forms[node.index]) + sum(sizes.get(o, 0) for o in node.inputs())
+        if any(v is None for v in parts.values()) or estimate > LEAF_FORM_LIMIT:
+            inlined[node.index] = None  # deep chains stop here instead of recursing in sympy
             continue
-        expr = forms[node.index].xreplace(parts)
-        inlined[node.index] = None if _size_exceeds(expr, LEAF_FORM_LIMIT) else expr
+        inlined[node.index] = forms[node.index].xreplace(parts)
+        sizes[node.index] = _tree_size(inlined[node.index])
     substitution = {symbols[i]: e for i, e in inlined.items() if graph.nodes[i].kind == OP}
     result: dict[str, sp.Expr | None] = {}
     for node in graph.nodes:

@@ -138,8 +138,8 @@ def _printer() -> Any:
                 # Braces keep t(t(A)) from becoming A^{T}^{T}, a LaTeX error.
                 base = args[0] if expr.args[0].is_Atom else f"{{{args[0]}}}"
                 text = f"{base}^{{T}}"
-            elif name in ("sum", "mean") and args:
-                operator = r"\sum" if name == "sum" else r"\operatorname{mean}"
+            elif name in ("sum_over", "mean") and args:
+                operator = r"\sum" if name == "sum_over" else r"\operatorname{mean}"
                 below = rf"_{{\text{{dim }} {self._print(expr.args[1])}}}" if len(args) > 1 else ""
                 text = f"{operator}{below} {args[0]}"
             if text is None:
