@@ -121,8 +121,11 @@ def tensors(size: int, repeat: int) -> None:
     import numpy as np
 
     with tempfile.TemporaryDirectory() as folder:
-        ours, ours_rss = _run_python(_TENSOR_OURS, str(size), str(repeat), f"{folder}/ours.npy")
-        theirs, their_rss = _run_python(_TENSOR_TORCH, str(size), str(repeat), f"{folder}/torch.npy")
+        ours, _ = _run_python(_TENSOR_OURS, str(size), str(repeat), f"{folder}/ours.npy")
+        theirs, _ = _run_python(_TENSOR_TORCH, str(size), str(repeat), f"{folder}/torch.npy")
+        # Peak memory of one run per process (repeated runs would count two results alive at once).
+        _, ours_rss = _run_python(_TENSOR_OURS, str(size), "1", f"{folder}/ours.npy")
+        _, their_rss = _run_python(_TENSOR_TORCH, str(size), "1", f"{folder}/torch.npy")
         error = float(np.max(np.abs(np.load(f"{folder}/ours.npy") - np.load(f"{folder}/torch.npy"))))
     report("tensors", "gradcli API", ours, "torch eager (2 threads)", theirs, "target <= 1.0, aim 0.7")
     report(
@@ -213,13 +216,19 @@ def depth(statements: int, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
+    parser.add_argument("--only", choices=["startup", "tensors", "points", "depth"], help="run one target")
     args = parser.parse_args()
     repeat = 3 if args.quick else 5
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    startup(repeat)
-    tensors(1_000_000 if args.quick else 10_000_000, repeat)
-    many_points(10_000 if args.quick else 100_000, 3)
-    depth(1_000 if args.quick else 10_000, 3)
+    chosen = {args.only} if args.only else {"startup", "tensors", "points", "depth"}
+    if "startup" in chosen:
+        startup(repeat)
+    if "tensors" in chosen:
+        tensors(1_000_000 if args.quick else 10_000_000, repeat)
+    if "points" in chosen:
+        many_points(10_000 if args.quick else 100_000, 3)
+    if "depth" in chosen:
+        depth(1_000 if args.quick else 10_000, 3)
     print("\n| target | gradcli | s | baseline | s | ratio | goal |\n|---|---|---|---|---|---|---|")
     for target, ours, ours_s, baseline, base_s, goal in rows:
         print(

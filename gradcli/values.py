@@ -175,7 +175,7 @@ def to_array(obj: Any, dtype: np.dtype, what: str = "value") -> np.ndarray:
         if obj.dtype.kind not in "iuf":
             raise ValueInputError(f"{what} must be real numbers, not {obj.dtype}")
         limits.check(obj.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
-        return obj.astype(dtype)
+        return obj.astype(dtype, copy=False)  # no 80 MB copy of a 10M-element input
     _check_numeric(obj, what)
     try:
         with np.errstate(all="ignore"):
