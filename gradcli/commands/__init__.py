@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
 import click
 
@@ -19,10 +18,7 @@ COMMANDS: dict[str, str | tuple[str, ...]] = {
 def all_commands() -> list[click.Command]:
     commands = []
     for module_name, attributes in COMMANDS.items():
-        qualified = f"{__name__}.{module_name}"
-        if importlib.util.find_spec(qualified) is None:  # TEMPORARY while commands are being written
-            continue
-        module = importlib.import_module(qualified)
+        module = importlib.import_module(f"{__name__}.{module_name}")
         names = (attributes,) if isinstance(attributes, str) else attributes
         commands.extend(getattr(module, name) for name in names)
     return commands
