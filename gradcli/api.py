@@ -167,6 +167,18 @@ def _require_point(prepared: _Prepared, command: str) -> None:
         raise ValueInputError(f"{command} needs a point", hint="give every input with --at NAME=VALUE")
 
 
+def _at_point(
+    expression: str, at: Mapping | None, const: Mapping | None, dtype: str, command: str
+) -> tuple[_Prepared, list[np.ndarray]]:
+    """Prepare a program that must have a point and an input requiring grad; run its forward pass."""
+    prepared = _prepare(expression, at, const, dtype)
+    _require_point(prepared, command)
+    graph = prepared.graph
+    if not graph.nodes[graph.output].requires_grad:
+        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
+    return prepared, forward(graph, prepared.arrays, prepared.dtype)
+
+
 def grad(
     expression: str,
     at: Mapping[str, Any] | None = None,
@@ -347,12 +359,8 @@ def jacobian(
     """The Jacobian of the output with respect to every `at` input, as torch.autograd.functional.jacobian."""
     from .higher import jacobian as compute
 
-    prepared = _prepare(expression, at, const, dtype)
-    _require_point(prepared, "the Jacobian")
+    prepared, values = _at_point(expression, at, const, dtype, "the Jacobian")
     graph = prepared.graph
-    if not graph.nodes[graph.output].requires_grad:
-        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
-    values = forward(graph, prepared.arrays, prepared.dtype)
     return JacobianResult(
         expression,
         str(prepared.dtype),
@@ -372,12 +380,8 @@ def hessian(
     """The Hessian of a scalar output for every pair of `at` inputs, as torch.autograd.functional.hessian."""
     from .higher import hessian as compute
 
-    prepared = _prepare(expression, at, const, dtype)
-    _require_point(prepared, "the Hessian")
+    prepared, values = _at_point(expression, at, const, dtype, "the Hessian")
     graph = prepared.graph
-    if not graph.nodes[graph.output].requires_grad:
-        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
-    values = forward(graph, prepared.arrays, prepared.dtype)
     blocks = compute(graph, prepared.arrays, prepared.dtype)
     pairs: dict[str, dict[str, str | None]] = {}
     if symbolic and len(graph.nodes) <= limits.SYMBOLIC_NODES:

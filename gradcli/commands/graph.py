@@ -10,7 +10,8 @@ import sys
 import click
 
 from ..errors import GradcliError
-from .common import assignments, read_program
+from .common import read_program
+from .inputs import ValueReader, point_options
 
 GRAPH_HELP = """Draw the computation graph, from the output back to the leaves.
 
@@ -82,22 +83,7 @@ def run_dot(source: str, fmt: str) -> bytes:
 
 @click.command("graph", help=GRAPH_HELP, no_args_is_help=True)
 @click.argument("expr")
-@click.option(
-    "--at",
-    "at",
-    multiple=True,
-    metavar="NAME=VALUE",
-    callback=assignments,
-    help="An input that requires grad.",
-)
-@click.option(
-    "--const",
-    "const",
-    multiple=True,
-    metavar="NAME=VALUE",
-    callback=assignments,
-    help="An input that does not require grad.",
-)
+@point_options
 @click.option(
     "--gradient", metavar="VALUE", default=None, help="Upstream gradient (needed for a tensor output)."
 )
@@ -116,43 +102,25 @@ def run_dot(source: str, fmt: str) -> bytes:
     type=click.Path(dir_okay=False, writable=True),
     help="Write to FILE, not stdout.",
 )
-@click.option(
-    "--dtype",
-    type=click.Choice(["float64", "float32"]),
-    default="float64",
-    show_default=True,
-    help="Precision.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for rand()/randn() values.")
 def graph_command(
     expr: str,
     at: dict[str, str],
     const: dict[str, str],
+    dtype: str,
+    seed: int,
     gradient: str | None,
     fmt: str,
     output: str | None,
-    dtype: str,
-    seed: int,
 ) -> None:
-    import numpy as np
-
-    from ..api import DTYPES, grad
+    from ..api import grad
     from ..render.graph import ascii_tree, to_dot
-    from ..values import parse_value
 
-    np_dtype = np.dtype(DTYPES[dtype])
-    rng = np.random.default_rng(seed)
-
-    def read(flag: str, name: str, text: str):
-        try:
-            return parse_value(text, np_dtype, rng)
-        except GradcliError as exc:
-            raise type(exc)(f"{flag} {name}: {exc.message}", hint=exc.hint) from None
-
+    read = ValueReader(dtype, seed)
+    at_values, const_values = read.inputs(at, const)
     result = grad(
         read_program(expr),
-        at={n: read("--at", n, v) for n, v in at.items()},
-        const={n: read("--const", n, v) for n, v in const.items()},
+        at=at_values,
+        const=const_values,
         gradient=None if gradient is None else read("--gradient", "", gradient),
         dtype=dtype,
     )
