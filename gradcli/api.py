@@ -10,7 +10,7 @@ import numpy as np
 
 from . import diagnostics, limits
 from .autograd import NO_GRAD, forward, run_passes
-from .errors import AutogradError, GradcliError, LimitError, ValueInputError
+from .errors import AutogradError, GradcliError, ValueInputError
 from .graph import CONST, LEAF, Graph, InputSpec, build_graph
 from .parse import parse_program
 from .values import to_array
@@ -212,20 +212,7 @@ def grad(
     symbolic_result = None
     warnings: list[str] = []
     if symbolic or not prepared.numeric:
-        if len(graph.nodes) > limits.SYMBOLIC_NODES:
-            if not prepared.numeric:
-                raise LimitError(
-                    f"symbolic-only mode handles up to SYMBOLIC_NODES={limits.SYMBOLIC_NODES:,} nodes, "
-                    f"this program has {len(graph.nodes):,}",
-                    hint="give a point with --at for numeric gradients",
-                )
-            warnings.append(
-                f"symbolic forms skipped: {len(graph.nodes):,} nodes is over SYMBOLIC_NODES="
-                f"{limits.SYMBOLIC_NODES:,} (sympy needs about 2 ms a node); the numbers are complete"
-            )
-        else:
-            symbolic_result = _symbolic(graph)
-
+        symbolic_result = _symbolic(graph)
     values = adjoints = None
     pass_results: list[PassResult] = []
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
@@ -400,8 +387,11 @@ def hessian(
 
 
 def _symbolic(graph: Graph):
+    """sympy node by node; past SYMBOLIC_NODES, named per-node adjoints as text (linear time)."""
     from . import symbolic
 
+    if len(graph.nodes) > limits.SYMBOLIC_NODES:
+        return symbolic.build_named(graph)
     return symbolic.build(graph)
 
 

@@ -191,5 +191,117 @@ def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None
     return result
 
 
-def to_text(expr: sp.Expr | None) -> str | None:
-    return None if expr is None else sp.sstr(expr)
+def to_text(expr: sp.Expr | str | None) -> str | None:
+    if expr is None or isinstance(expr, str):  # build_named's forms are text already
+        return expr
+    return sp.sstr(expr)
+
+
+# ---------------------------------------------------------------- named adjoints for big programs
+
+_SLOTS = tuple(sp.Symbol(f"SLOT{i}") for i in range(3))  # G, then the operands
+
+
+@cache
+def _template(op_name: str, kind: str, position: int = 0) -> str:
+    """An elementwise op's form or local derivative as text with {0}, {1} slots, made once per op."""
+    op = REGISTRY[op_name]
+    slots = _SLOTS[: op.arity]
+    if kind == "form":
+        expr = op.sympy(sp, *slots)
+    else:
+        derivative, placeholders = _local_derivative(op_name, position)
+        expr = derivative.xreplace(dict(zip(placeholders, slots)))
+    text = sp.sstr(expr)
+    for i, slot in enumerate(slots):
+        text = text.replace(slot.name, f"{{{i}}}")
+    return text
+
+
+def _is_atom(text: str) -> bool:
+    """A name, an unsigned number or one call `f(...)`: safe to multiply without parentheses."""
+    if text.isidentifier() or text.replace(".", "", 1).isdigit():
+        return True
+    head, paren, _ = text.partition("(")
+    if not (paren and head.isidentifier() and text.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and i > len(head):
+            return i == len(text) - 1  # the call's own parenthesis closes last
+    return False
+
+
+def _slot_text(text: str) -> str:
+    """An operand as it may stand anywhere in a template: atoms bare, the rest in parentheses."""
+    return text if _is_atom(text) else f"({text})"
+
+
+@dataclass(frozen=True)
+class NamedResult:
+    """Forms and adjoints as text, each adjoint in terms of its consumers' adjoints (adj_NAME)."""
+
+    forms: list[str | None]
+    adjoints: list[str | None]
+    leaf_grads: dict[str, None]  # in leaf names they would be far too large to print
+
+
+def build_named(graph: Graph) -> NamedResult:
+    """Per-node symbolic output in linear time, for programs too big for sympy node by node.
+
+    Every adjoint is a sum over the node's consumers of adj_CONSUMER times the local
+    derivative, both from per-op templates: string work per node, sympy once per op.
+    """
+    nodes = graph.nodes
+    names = [n.name for n in nodes]
+
+    def operand_text(operand) -> str:
+        if isinstance(operand, int):
+            return names[operand]
+        written = operand.expr.text if isinstance(operand.expr, Num) else repr(operand.value)
+        return _slot_text(written)
+
+    forms: list[str | None] = [None] * len(nodes)
+    contributions: list[list[str]] = [[] for _ in nodes]
+    for node in nodes:
+        if node.kind != OP:
+            continue
+        args = [operand_text(o) for o in node.operands]
+        if node.op.elementwise:
+            forms[node.index] = _template(node.op.name, "form").format(*args)
+        else:
+            # Tensor-level ops never take a number operand (those fold or fail), so args are names.
+            shapes = tuple(graph.operand_shape(o) for o in node.operands)
+            symbols = [sp.Symbol(a) for a in args]
+            forms[node.index] = sp.sstr(_form(node.op, symbols, shapes, node.attrs))
+
+    adjoints: list[str | None] = [None] * len(nodes)
+    adjoints[graph.output] = "1"
+    for node in reversed(nodes):
+        if node.index != graph.output:
+            terms = contributions[node.index]
+            adjoints[node.index] = " + ".join(terms) if terms else None
+        if adjoints[node.index] is None or node.kind != OP or not node.requires_grad:
+            continue
+        g = "1" if node.index == graph.output else f"adj_{node.name}"
+        args = [operand_text(o) for o in node.operands]
+        for position, operand in enumerate(node.operands):
+            if not isinstance(operand, int) or not nodes[operand].requires_grad:
+                continue
+            if node.op.elementwise:
+                local = _template(node.op.name, "derivative", position).format(*args)
+                if g == "1" or local == "1":
+                    term = local if g == "1" else g
+                else:
+                    term = f"{g}*{local}" if _is_atom(local) else f"{g}*({local})"
+                dims = broadcast_dims(nodes[operand].shape, node.shape)
+                if dims:
+                    term = f"{SUM}({term}, {', '.join(map(str, dims))})"
+            else:
+                shapes = tuple(graph.operand_shape(o) for o in node.operands)
+                rule = node.op.sym_vjp[position]
+                upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
+                term = sp.sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
+            contributions[operand].append(term)
+    return NamedResult(forms, adjoints, {leaf.name: None for leaf in graph.leaves})
