@@ -10,7 +10,7 @@ import numpy as np
 
 from . import diagnostics, limits
 from .autograd import NO_GRAD, forward, run_passes
-from .errors import AutogradError, GradcliError, ValueInputError
+from .errors import AutogradError, GradcliError, ShapeError, ValueInputError
 from .graph import CONST, LEAF, Graph, InputSpec, build_graph
 from .parse import parse_program
 from .values import to_array
@@ -159,7 +159,16 @@ def _prepare(expression: str, at: Mapping | None, const: Mapping | None, dtype: 
         specs = {n: InputSpec(LEAF if n in at else CONST, a.shape) for n, a in arrays.items()}
     else:
         specs = {n: InputSpec(LEAF, ()) for n in program.inputs}
-    return _Prepared(build_graph(program, specs), arrays, np_dtype, numeric)
+    try:
+        graph = build_graph(program, specs)
+    except ShapeError as exc:
+        if numeric:
+            raise
+        raise ShapeError(
+            exc.message,
+            hint="with no values every name is a scalar; give tensor shapes, e.g. --at W=zeros(2,2)",
+        ) from None
+    return _Prepared(graph, arrays, np_dtype, numeric)
 
 
 def _require_point(prepared: _Prepared, command: str) -> None:

@@ -144,7 +144,7 @@ def run_passes(
             adjoint = adjoints[leaf.index]
             if adjoint is not None:
                 previous = grads[leaf.name]
-                grads[leaf.name] = adjoint.copy() if previous is None else previous + adjoint
+                grads[leaf.name] = adjoint.copy() if previous is None else np.asarray(previous + adjoint)
         if records:  # only the last pass's adjoints are shown: keep memory flat in --passes
             records[-1] = PassRecord(records[-1].index, records[-1].gradient, records[-1].grads, None)
         records.append(PassRecord(index, seed, dict(grads), adjoints))

@@ -95,7 +95,10 @@ class GradcliGroup(click.Group):
             code = ExitCode.USAGE
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx else "gradcli"
-            _fail(f"{exc.format_message()} (see '{where} --help')")
+            message = exc.format_message()
+            if "unexpected extra argument" in message:  # --at x=[1, 2] split by the shell
+                message += '; quote VALUEs that contain spaces, as in --at "x=[1, 2]"'
+            _fail(f"{message} (see '{where} --help')")
             code = ExitCode.USAGE
         except click.ClickException as exc:
             _fail(exc.format_message())

@@ -9,6 +9,7 @@ programs cannot exhaust Python's recursion limit.
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 import re
 import warnings
@@ -103,6 +104,10 @@ _FRIENDLY = {
     "FunctionDef": "function definition",
     "ClassDef": "class definition",
 }
+# Prefixes PyTorch and NumPy users type out of habit: torch.sin(x) means sin(x) here.
+_MODULE_PREFIXES = {"torch", "np", "numpy", "math", "F", "jnp", "jax", "sympy", "sp", "nn"}
+# Names from other tools that mean one of ours.
+_SYNONYMS = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "square": "pow(x, 2)"}
 _OPERATORS = {
     "FloorDiv": "//",
     "Mod": "%",
@@ -264,10 +269,25 @@ class _Parser:
             name, receiver = func.id, []
             if name not in FUNCTIONS:
                 known = ", ".join(sorted(FUNCTIONS))
-                raise self.error(f"unknown function '{name}'", func, hint=f"known functions: {known}")
+                close = difflib.get_close_matches(name, list(FUNCTIONS) + list(_SYNONYMS), n=1)
+                guess = _SYNONYMS.get(close[0], close[0]) if close else None
+                hint = (
+                    f"did you mean {guess}? known functions: {known}"
+                    if guess
+                    else f"known functions: {known}"
+                )
+                raise self.error(f"unknown function '{name}'", func, hint=hint)
         elif isinstance(func, ast.Attribute):
             self.check_name(func.attr, func)
             name, receiver = func.attr, [func.value]
+            prefix = func.value.id if isinstance(func.value, ast.Name) else None
+            if prefix in _MODULE_PREFIXES and node.args:  # torch.sin(x), not an input's x.sin()
+                bare = func.attr if func.attr in FUNCTIONS else "the bare function"
+                raise self.error(
+                    f"'{prefix}.{func.attr}' needs no module prefix here",
+                    func,
+                    hint=f"write {bare}(...): gradcli's functions stand alone, as in sin(x)",
+                )
             if name not in METHODS:
                 known = ", ".join(sorted(METHODS))
                 raise self.error(f"unknown method '.{name}()'", node, hint=f"known methods: {known}")

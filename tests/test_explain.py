@@ -89,11 +89,11 @@ def test_second_pass_without_retain_graph_still_fails(run):
     assert "Trying to backward through the graph a second time" in result.stderr
 
 
-def test_explain_with_json_prints_both(run):
+def test_explain_with_json_is_a_usage_error(run):
+    # Prose in front of JSON would break every pipeline that reads stdout as JSON.
     result = run("grad", *CUBE, "--explain", "--format", "json")
-    assert result.exit_code == 0
-    assert result.stdout.startswith("Chain rule for (2*x)**3")
-    assert '"grad": 96.0' in result.stdout
+    assert result.exit_code == 2
+    assert result.stdout == "" and "--explain prints prose" in result.stderr
 
 
 @pytest.mark.parametrize("name", ["cube", "mean", "linear", "passes", "columns", "cube_symbolic"])

@@ -259,3 +259,49 @@ def test_a_long_program_table_is_summarised(run):
     assert result.exit_code == 0
     assert "... 200 more nodes" in result.stdout and "y399 (out)" in result.stdout
     assert "y150 " not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("program", "fragment"),
+    [
+        ("torch.sin(x)", "'torch.sin' needs no module prefix here"),
+        ("np.exp(x) + 1", "'np.exp' needs no module prefix here"),
+        ("ln(x)", "did you mean log?"),
+        ("sinn(x)", "did you mean sin?"),
+    ],
+)
+def test_habits_from_other_tools_get_a_pointed_hint(run, program, fragment):
+    result = run("grad", program, "--at", "x=1")
+    assert result.exit_code == 1 and fragment in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_api_grads_stay_numpy_arrays_over_several_passes():
+    from gradcli import grad
+
+    for r in (
+        grad("x**3", at={"x": 3}, passes=2, retain_graph=True),
+        grad("x**3", at={"x": 3}, gradients=[1, 2], retain_graph=True),
+    ):
+        assert isinstance(r.grads["x"], np.ndarray) and r.grads["x"].shape == ()
+
+
+def test_option_clashes_are_usage_errors(run):
+    assert run("grad", "x**2", "--at", "x=2", "--order", "2", "--passes", "2").exit_code == 2
+    assert run("grad", "x**2", "--batch", "-", "--format", "plain", input="").exit_code == 2
+    unquoted = run("grad", "sum(x)", "--at", "x=[1,", "2]")
+    assert unquoted.exit_code == 2 and "quote VALUEs that contain spaces" in unquoted.stderr
+
+
+def test_plain_format_sends_warnings_to_stderr(run):
+    result = run("grad", "x**0.5", "--at", "x=-1", "--format", "plain")
+    assert result.stdout == 'x\t"nan"\n'
+    assert result.stderr.startswith("warning: value of t1 is nan")
+
+
+def test_symbolic_mode_explains_that_names_are_scalars(run):
+    result = run("grad", "y = matmul(X, W) + b; loss = sum(y**2)")
+    assert result.exit_code == 1 and "every name is a scalar" in result.stderr
+
+
+def test_program_from_stdin_loses_its_trailing_newline(run_json):
+    assert run_json("grad", "-", "--at", "x=2", input="(2*x)**3\n")["expression"] == "(2*x)**3"

@@ -49,7 +49,7 @@ def read_program(expr: str) -> str:
             f"MAX_PROGRAM_CHARS={limits.MAX_PROGRAM_CHARS:,}"
         )
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").rstrip()  # `echo` adds a newline that is not part of the program
     except UnicodeDecodeError as exc:
         raise ValueInputError(f"standard input is not valid UTF-8 (byte {exc.start})") from None
 

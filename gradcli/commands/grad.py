@@ -108,6 +108,12 @@ def grad_command(
 ) -> None:
     from ..api import grad
 
+    if explain and fmt != "table":
+        raise click.UsageError("--explain prints prose; use it with the default table format")
+    if order != 1 and (gradients or passes):
+        raise click.UsageError("--order runs one pass: drop --gradient and --passes")
+    if batch is not None and fmt in ("plain", "latex"):
+        raise click.UsageError("--batch writes JSON Lines; drop --format plain/latex")
     read = ValueReader(dtype, seed)
     if batch is not None:
         _run_batch(expr, batch, read, at, const, gradients, passes, order, explain, batch_errors == "skip")
@@ -131,9 +137,11 @@ def grad_command(
         from ..render.explain import render as render_explain
 
         click.echo(render_explain(result))
-        if fmt == "table":
-            return
+        return
     emit(result, fmt)
+    if fmt == "plain":  # the table shows warnings, JSON lists them; plain keeps stdout to NAME<TAB>GRAD
+        for warning in result.warnings:
+            click.echo(f"warning: {warning}", err=True)
 
 
 def _run_batch(

@@ -47,11 +47,11 @@ def _node_table(result: GradResult) -> Table:
     table = Table(title="Graph, in topological order", box=box.SIMPLE_HEAD, title_justify="left")
     table.add_column("node", style="bold", no_wrap=True)
     table.add_column("grad_fn", no_wrap=True)
-    table.add_column("form")
+    table.add_column("form", overflow="fold")
     if numeric:
         table.add_column("value", justify="right")
         table.add_column("adjoint", justify="right")
-    table.add_column("adjoint (sym)")
+    table.add_column("adjoint (sym)", overflow="fold")
     shown = range(len(result.nodes))
     if len(result.nodes) > MAX_TABLE_NODES:  # a 10,000-node table helps nobody and takes seconds
         half = MAX_TABLE_NODES // 2
@@ -81,7 +81,7 @@ def _grad_table(result: GradResult) -> Table:
             table.add_column(f"order {k}", justify="right")
     elif result.numeric:
         table.add_column("grad", justify="right")
-    table.add_column("symbolic" if result.order == 1 else f"symbolic (order {result.order})")
+    table.add_column("symbolic" if result.order == 1 else f"symbolic (order {result.order})", overflow="fold")
     for leaf in result.leaves:
         row = [leaf.name]
         if result.numeric and result.order > 1:
