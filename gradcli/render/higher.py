@@ -21,14 +21,14 @@ def _heading(output: NodeResult, dtype: str) -> Text:
     return Text.assemble(
         ("output ", "dim"),
         (output.name, "bold"),
-        f" {list(output.shape)} = {format_value(output.value)}",
+        (f" {list(output.shape)}" if output.shape else "") + f" = {format_value(output.value)}",
         (f"  dtype={dtype}", "dim"),
     )
 
 
 def render_jacobian(result: JacobianResult, console: Console) -> None:
     table = Table(
-        title="Jacobian d(out)/d(leaf), shape out + leaf", box=box.SIMPLE_HEAD, title_justify="left"
+        title="Jacobian (shape: out + leaf)", box=box.SIMPLE_HEAD, title_justify="left", min_width=32
     )
     table.add_column("leaf", style="bold")
     table.add_column("shape")
@@ -39,7 +39,7 @@ def render_jacobian(result: JacobianResult, console: Console) -> None:
 
 
 def render_hessian(result: HessianResult, console: Console) -> None:
-    table = Table(title="Hessian, shape a + b", box=box.SIMPLE_HEAD, title_justify="left", min_width=24)
+    table = Table(title="Hessian (shape: a + b)", box=box.SIMPLE_HEAD, title_justify="left", min_width=28)
     table.add_column("a", style="bold")
     table.add_column("b", style="bold")
     table.add_column("hessian", justify="right")
