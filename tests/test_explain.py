@@ -170,3 +170,8 @@ def test_order_n_explains_the_higher_derivatives(run):
     assert "create_graph=True" in result.stdout
     assert "d2t2/dx2 = -0.958851" in result.stdout
     assert "d3t2/dx3 = -y*cos(x) = -1.75517" in result.stdout
+
+
+def test_explain_without_symbolic_keeps_the_numbers_of_each_op(run):
+    out = run("grad", *CUBE, "--explain", "--no-symbolic").stdout
+    assert "t2 = pow(t1, 3)" in out and "t1 = mul(2, x)" in out

@@ -292,7 +292,7 @@ class _Narrator:
             if step.op_node != current:
                 current = step.op_node
                 self._sum_paths(step.op_node, received.get(step.op_node, []), flow, adjoints, unit)
-                form = node.symbolic or f"{node.op}({', '.join(node.inputs)})"
+                form = node.symbolic or self._plain_form(step.op_node)
                 self.say(f"  {node.name} = {form}  [{node.grad_fn}]")
             received.setdefault(step.operand, []).append(step)
             label = flow(operand.name) + self._path_label(step, steps, uses)
@@ -336,6 +336,12 @@ class _Narrator:
     def _flow(self, unit: bool):
         prefix = "" if unit else "v*"
         return lambda name: f"{prefix}d{self.out}/d{name}"
+
+    def _plain_form(self, index: int) -> str:
+        """op(operands) with numbers kept, for --no-symbolic: pow(t1, 3), not pow(t1)."""
+        node = self.graph.nodes[index]
+        parts = [self.graph.nodes[o].name if isinstance(o, int) else f"{o.value:g}" for o in node.operands]
+        return f"{node.op.name}({', '.join(parts)})"
 
     @staticmethod
     def _uses(steps: list[Step]) -> dict[int, int]:
