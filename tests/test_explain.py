@@ -5,21 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from golden import assert_golden
+from seed_programs import CUBE, LINEAR, MEAN
 
 from gradcli import grad
 from gradcli.render.explain import backward_steps, rebuild_graph, render
 
-CUBE = ("(2*x)**3", "--at", "x=2")
-MEAN = ("y = 2*x; z = y**3; out = z.mean()", "--at", "x=[[1.8528,0.2083],[1.5296,0.3136]]")
-LINEAR = (
-    "y = matmul(X, W) + b; loss = sum(y**2)",
-    "--at",
-    "W=[[1,2],[3,4]]",
-    "--at",
-    "b=[0.5,1]",
-    "--const",
-    "X=[[1,0.5],[0.2,0.8]]",
-)
 # seed 000: the elements of `gradient` weight the output's elements (whole / second column)
 COLUMNS = (
     "y = 2*x; z = y**3",

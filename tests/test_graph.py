@@ -7,21 +7,10 @@ import subprocess
 
 import pytest
 from golden import assert_golden
+from seed_programs import CUBE, LINEAR, MEAN
 
 import gradcli.commands.graph as graph_module
 
-# The seed tutorials' programs, as one gradcli command each.
-CUBE = ("(2*x)**3", "--at", "x=2")
-MEAN = ("y = 2*x; z = y**3; out = z.mean()", "--at", "x=[[1.8528,0.2083],[1.5296,0.3136]]")
-LINEAR = (
-    "y = matmul(X, W) + b; loss = sum(y**2)",
-    "--at",
-    "W=[[1,2],[3,4]]",
-    "--at",
-    "b=[0.5,1]",
-    "--const",
-    "X=[[1,0.5],[0.2,0.8]]",
-)
 SEEDS = {"cube": CUBE, "mean": MEAN, "linear": LINEAR}
 MORE = [
     ("x*x + sin(x)", "--at", "x=1"),

@@ -7,21 +7,12 @@ import re
 import pytest
 import sympy as sp
 from golden import assert_golden
+from seed_programs import LINEAR
 
 from gradcli import grad
 from gradcli.errors import GradcliError
 from gradcli.ops import OPS
 from gradcli.render.latex import derivative_latex, expression_latex, parse_symbolic, render, value_latex
-
-LINEAR = (
-    "y = matmul(X, W) + b; loss = sum(y**2)",
-    "--at",
-    "W=[[1,2],[3,4]]",
-    "--at",
-    "b=[0.5,1]",
-    "--const",
-    "X=[[1,0.5],[0.2,0.8]]",
-)
 
 
 def assert_balanced(latex: str) -> None:
