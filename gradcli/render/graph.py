@@ -12,32 +12,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .values import format_value
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
 
     from ..api import GradResult, NodeResult
 
-SUMMARY_THRESHOLD = 12  # tensors with more elements are summarised, as NumPy does
-
 
 def inline_value(value: np.ndarray | None) -> str:
     """A value on one line: 6 significant digits, big tensors summarised (`[1, 2, ..., 9]`)."""
-    if value is None:
-        return "-"
-    array = np.asarray(value)
-    if array.ndim == 0:
-        return f"{float(array):.6g}"
-    text = np.array2string(
-        array,
-        separator=", ",
-        threshold=SUMMARY_THRESHOLD,
-        edgeitems=2,
-        max_line_width=10**6,
-        formatter={"float_kind": lambda v: f"{v:.6g}"},
-    )
-    # NumPy breaks rows of a matrix onto new lines; one line reads better in a tree or a label.
-    return " ".join(part.strip() for part in text.splitlines())
+    return format_value(value, digits=6, edgeitems=2, width=10**6, one_line=True)
 
 
 def kind_text(node: NodeResult) -> str:

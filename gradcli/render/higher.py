@@ -10,7 +10,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from .table import format_value
+from .values import format_value
 
 if TYPE_CHECKING:
     from ..api import HessianResult, JacobianResult, NodeResult

@@ -4,35 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 from rich import box
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
+
+from .values import format_value
 
 if TYPE_CHECKING:
     from ..api import GradResult, NodeResult
 
 
 MAX_TABLE_NODES = 200
-
-
-def format_value(value: np.ndarray | None) -> str:
-    """A scalar as 6 significant digits; a tensor summarised as NumPy does (`[1, 2, ..., 9]`)."""
-    if value is None:
-        return "-"
-    array = np.asarray(value)
-    if array.ndim == 0:
-        return f"{float(array):.6g}"
-    # Tensors get 5 significant digits so a 2x2 fits an 80-column table; JSON has them all.
-    return np.array2string(
-        array,
-        separator=", ",
-        threshold=12,
-        edgeitems=3,
-        max_line_width=36,
-        formatter={"float_kind": lambda v: f"{v:.5g}"},
-    )
 
 
 def _grad_fn(node: NodeResult) -> str:
