@@ -70,10 +70,6 @@ class Program:
     inputs: tuple[str, ...]  # free names, in order of first use
     multiline: bool
 
-    @property
-    def output_name(self) -> str | None:
-        return self.statements[-1].target
-
 
 _FRIENDLY = {
     "Lambda": "lambda",

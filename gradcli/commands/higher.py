@@ -27,20 +27,20 @@ FORMAT_LATEX = click.option(
 )
 
 
-def _show(result: Any, fmt: str, render_name: str) -> None:
+def _show(result: Any, fmt: str, table: str, latex: str | None = None) -> None:
+    """Print in the chosen format; `table` and `latex` name functions of render/higher.py
+    (imported only when used, so JSON output never loads rich)."""
     if fmt == "json":
         click.echo(result.to_json())
         return
-    if fmt == "latex":
-        from ..render import higher
+    from ..render import higher
 
-        click.echo(getattr(higher, render_name.replace("render_", "") + "_latex")(result))
+    if fmt == "latex" and latex is not None:
+        click.echo(getattr(higher, latex)(result))
         return
     from rich.console import Console
 
-    from ..render import higher
-
-    getattr(higher, render_name)(result, Console(highlight=False))
+    getattr(higher, table)(result, Console(highlight=False))
 
 
 @click.command("jacobian", no_args_is_help=True)
@@ -62,7 +62,12 @@ def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fm
 
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
-    _show(jacobian(read_program(expr), at_values, const_values, dtype), fmt, "render_jacobian")
+    _show(
+        jacobian(read_program(expr), at_values, const_values, dtype),
+        fmt,
+        "render_jacobian",
+        latex="jacobian_latex",
+    )
 
 
 @click.command("hessian", no_args_is_help=True)
@@ -90,7 +95,7 @@ def hessian_command(
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
     result = hessian(read_program(expr), at_values, const_values, dtype, symbolic=not no_symbolic)
-    _show(result, fmt, "render_hessian")
+    _show(result, fmt, "render_hessian", latex="hessian_latex")
 
 
 @click.command("check", no_args_is_help=True)
