@@ -169,11 +169,19 @@ def _combine(text: str, value, *parts: Term, op: str) -> Term:
 class _Builder:
     """Draws terms; `draw` is hypothesis's, so every choice shrinks."""
 
-    def __init__(self, draw, pool: list[Term], allow_matmul: bool, softplus_cap: float | None) -> None:
+    def __init__(
+        self,
+        draw,
+        pool: list[Term],
+        allow_matmul: bool,
+        softplus_cap: float | None,
+        elementwise_only: bool = False,
+    ) -> None:
         self.draw = draw
         self.pool = pool
         self.allow_matmul = allow_matmul
         self.softplus_cap = softplus_cap
+        self.elementwise_only = elementwise_only
 
     def pick(self, need_grad: bool) -> Term:
         choices = [t for t in self.pool if t.grad] if need_grad else self.pool
@@ -186,9 +194,9 @@ class _Builder:
     def term(self, depth: int, need_grad: bool) -> Term:
         if depth <= 0:
             return self.pick(need_grad)
-        kinds = ["name", "unary", "unary", "binary", "binary", "binary", "pow", "reduce", "transpose"]
-        if self.allow_matmul:
-            kinds.append("matmul")
+        kinds = ["name", "unary", "unary", "binary", "binary", "binary", "pow"]
+        if not self.elementwise_only:
+            kinds += ["reduce", "transpose"] + (["matmul"] if self.allow_matmul else [])
         kind = self.draw(st.sampled_from(kinds))
         if kind == "name":
             return self.pick(need_grad)
@@ -364,8 +372,12 @@ def programs(
     allow_matmul: bool = True,
     allow_consts: bool = True,
     softplus_cap: float | None = None,
+    elementwise_only: bool = False,
 ) -> GeneratedProgram:
-    """A random program over every op of SPEC section 1, with a point inside its domain."""
+    """A random program over every op of SPEC section 1, with a point inside its domain.
+
+    `elementwise_only` leaves out reductions, transposes and matmul.
+    """
     leaf_count = draw(st.integers(1, 3))
     at = {f"x{i}": _array(draw, draw(st.sampled_from(shapes)), -3, 3) for i in range(1, leaf_count + 1)}
     const: dict[str, np.ndarray] = {}
@@ -374,7 +386,7 @@ def programs(
     pool = [Term(n, v, True, True) for n, v in at.items()] + [
         Term(n, v, True, False) for n, v in const.items()
     ]
-    builder = _Builder(draw, pool, allow_matmul, softplus_cap)
+    builder = _Builder(draw, pool, allow_matmul, softplus_cap, elementwise_only)
     statements: list[str] = []
     count = draw(st.integers(1, max_statements))
     output: Term | None = None
