@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -202,6 +203,7 @@ def grad(
     zero_grad: bool = False,
     order: int = 1,
     nodes: bool = True,
+    symbolic_cache: SymbolicCache | None = None,
 ) -> GradResult:
     """Gradients of a program's output with respect to its `at` inputs, as PyTorch's backward().
 
@@ -211,7 +213,8 @@ def grad(
     leaf's grad the pure N-th derivative, as differentiating x.grad with create_graph=True.
     `nodes=False` keeps only the inputs, the output and the grads (intermediate values and
     adjoints are None), as PyTorch frees its graph: big elementwise programs then run in
-    cache-sized blocks on every core, in a fraction of the memory.
+    cache-sized blocks on every core, in a fraction of the memory. `symbolic_cache` maps
+    a program's key to its symbolic forms as text; a hit skips sympy (the CLI keeps one on disk).
     """
     prepared = _prepare(expression, at, const, dtype)
     graph, np_dtype = prepared.graph, prepared.dtype
@@ -222,10 +225,13 @@ def grad(
     upstream = _gradients(gradient, gradients, passes, np_dtype) if prepared.numeric else []
     if prepared.numeric:
         limits.check_pass_work(len(upstream), graph.elements)
-    symbolic_result = None
+    symbolic_result = text = None
     warnings: list[str] = []
-    if symbolic or not prepared.numeric:
-        symbolic_result = _symbolic(graph)
+    if (symbolic or not prepared.numeric) and order > 1:
+        symbolic_result = _symbolic(graph)  # the N-th derivative needs sympy's expressions
+        text = _as_text(graph, symbolic_result)
+    elif symbolic or not prepared.numeric:
+        text = _symbolic_text(graph, symbolic_cache)
     values = adjoints = None
     pass_results: list[PassResult] = []
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
@@ -263,13 +269,13 @@ def grad(
                 v if n.kind != OP or n.index == graph.output else None for n, v in zip(graph.nodes, values)
             ]
             adjoints = None
-    grad_symbolic = _grad_symbolic(graph, symbolic_result)
+    grad_symbolic = text.leaf_grads if text else {leaf.name: None for leaf in graph.leaves}
     if order > 1:
         grad_symbolic = _symbolic_order(graph, symbolic_result, order)
     return GradResult(
         expression=expression,
         dtype=str(np_dtype),
-        nodes=_node_results(graph, values, adjoints, symbolic_result),
+        nodes=_node_results(graph, values, adjoints, text),
         output_index=graph.output,
         passes=tuple(pass_results),
         grads=grads,
@@ -437,24 +443,77 @@ def _symbolic(graph: Graph):
     return symbolic.build(graph)
 
 
-def _grad_symbolic(graph: Graph, sym) -> dict[str, str | None]:
-    if sym is None:
-        return {leaf.name: None for leaf in graph.leaves}
+class SymbolicCache(Protocol):
+    """Where symbolic text is kept between runs: any str -> str mapping will do."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def __setitem__(self, key: str, value: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class SymbolicText:
+    """Every node's form and adjoint and every leaf's gradient, as sympy-parsable text."""
+
+    forms: list[str | None]  # None for inputs
+    adjoints: list[str | None]
+    leaf_grads: dict[str, str | None]
+
+    def to_json(self) -> str:
+        return json.dumps([self.forms, self.adjoints, self.leaf_grads])
+
+    @classmethod
+    def from_json(cls, text: str, graph: Graph) -> SymbolicText | None:
+        """The cached text if it fits this graph; None for anything else (a miss)."""
+        try:
+            forms, adjoints, leaf_grads = json.loads(text)
+        except (ValueError, TypeError):
+            return None
+        size, names = len(graph.nodes), [leaf.name for leaf in graph.leaves]
+        if not (isinstance(forms, list) and isinstance(adjoints, list) and isinstance(leaf_grads, dict)):
+            return None
+        if len(forms) != size or len(adjoints) != size or list(leaf_grads) != names:
+            return None
+        if not all(t is None or isinstance(t, str) for t in [*forms, *adjoints, *leaf_grads.values()]):
+            return None
+        return cls(forms, adjoints, leaf_grads)
+
+
+def symbolic_key(graph: Graph) -> str:
+    """What a program's symbolic text depends on: its source and its inputs' kinds and shapes."""
+    inputs = [[n.name, n.kind, list(n.shape)] for n in graph.nodes if n.kind != OP]
+    return json.dumps([graph.program.source, inputs])
+
+
+def _symbolic_text(graph: Graph, cache: SymbolicCache | None) -> SymbolicText:
+    key = symbolic_key(graph) if cache is not None else ""
+    if cache is not None:
+        cached = cache.get(key)
+        hit = SymbolicText.from_json(cached, graph) if isinstance(cached, str) else None
+        if hit is not None:
+            return hit
+    text = _as_text(graph, _symbolic(graph))
+    if cache is not None:
+        cache[key] = text.to_json()
+    return text
+
+
+def _as_text(graph: Graph, sym) -> SymbolicText:
     from .symbolic import to_text
 
-    return {name: to_text(expr) for name, expr in sym.leaf_grads.items()}
+    forms = [None if f is None else to_text(f) for f in sym.forms]
+    adjoints = [to_text(a) for a in sym.adjoints]
+    return SymbolicText(forms, adjoints, {name: to_text(e) for name, e in sym.leaf_grads.items()})
 
 
-def _node_results(graph: Graph, values, adjoints, sym) -> tuple[NodeResult, ...]:
-    if sym is not None:
-        from .symbolic import to_text
+def _node_results(graph: Graph, values, adjoints, text: SymbolicText | None) -> tuple[NodeResult, ...]:
     results = []
     for node in graph.nodes:
         symbolic_form = adjoint_form = None
-        if sym is not None:
-            form = sym.forms[node.index]
-            symbolic_form = node.name if form is None else to_text(form)
-            adjoint_form = to_text(sym.adjoints[node.index])
+        if text is not None:
+            form = text.forms[node.index]
+            symbolic_form = node.name if form is None else form
+            adjoint_form = text.adjoints[node.index]
         results.append(
             NodeResult(
                 name=node.name,

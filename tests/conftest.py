@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
 
 from gradcli.cli import main
+
+# Every run starts cold: the symbolic cache is off unless a test turns it on (test_cache.py),
+# so no test depends on what an earlier one (or the user's own runs) left on disk.
+os.environ["GRADCLI_CACHE_DIR"] = ""
 
 
 @pytest.fixture

@@ -1,0 +1,114 @@
+"""A small on-disk cache of symbolic text, so the same program's next run skips sympy.
+
+Importing sympy costs about 0.3 s, most of a run's start-up; the symbolic forms depend
+only on the program and its inputs' kinds and shapes, never on their values. A shell
+loop over points (`for x in ...; do gradcli grad "$f" --at x=$x; done`) so pays for
+sympy once. Entries are JSON text, read back as data only, never executed. Each file
+holds its full key, so a hash collision or a stranger's file is a miss, never a wrong
+answer. Any error (no home directory, a read-only disk, a corrupt file) is a miss too:
+the cache can make a run faster, never make it fail.
+
+GRADCLI_CACHE_DIR sets the folder; an empty value turns the cache off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+from importlib.util import find_spec
+from pathlib import Path
+
+MAX_ENTRIES = 512  # past this, the oldest quarter is removed
+MAX_ENTRY_BYTES = 1 << 20  # bigger results are cheaper to recompute than to keep
+
+
+class DiskCache:
+    """A str -> str mapping in a folder of small JSON files, one per key."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @classmethod
+    def default(cls) -> DiskCache | None:
+        """The user's cache: GRADCLI_CACHE_DIR, else $XDG_CACHE_HOME/gradcli or ~/.cache/gradcli."""
+        from .. import __version__
+
+        setting = os.environ.get("GRADCLI_CACHE_DIR")
+        if setting == "":
+            return None
+        sympy = _sympy_version()
+        if sympy is None:
+            return None
+        if setting:
+            base = Path(setting)
+        else:
+            xdg = os.environ.get("XDG_CACHE_HOME")
+            try:
+                base = Path(xdg) if xdg else Path.home() / ".cache"
+            except RuntimeError:  # no home directory
+                return None
+            base = base / "gradcli"
+        # Output depends on both versions: a new one starts a new folder.
+        return cls(base / f"gradcli-{__version__}-sympy-{sympy}")
+
+    def _path(self, key: str) -> Path:
+        return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
+
+    def get(self, key: str) -> str | None:
+        try:
+            with open(self._path(key), encoding="utf-8") as file:
+                stored = json.load(file)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+        if (
+            not isinstance(stored, dict)
+            or stored.get("key") != key
+            or not isinstance(stored.get("value"), str)
+        ):
+            return None
+        return stored["value"]
+
+    def __setitem__(self, key: str, value: str) -> None:
+        text = json.dumps({"key": key, "value": value})
+        if len(text) > MAX_ENTRY_BYTES:
+            return
+        temporary = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            # Write aside, then rename: a reader never sees half a file.
+            handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+            os.replace(temporary, self._path(key))
+            temporary = None
+            self._prune()
+        except OSError:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+
+    def _prune(self) -> None:
+        entries = [e for e in os.scandir(self.folder) if e.name.endswith(".json")]
+        if len(entries) <= MAX_ENTRIES:
+            return
+        entries.sort(key=lambda e: e.stat().st_mtime)
+        for entry in entries[: len(entries) - MAX_ENTRIES * 3 // 4]:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def _sympy_version() -> str | None:
+    """sympy's version read from its release file, without importing sympy (that is the point)."""
+    try:
+        spec = find_spec("sympy")
+        if spec is None or spec.origin is None:
+            return None
+        release = Path(spec.origin).with_name("release.py").read_text(encoding="utf-8")
+    except (OSError, ImportError, ValueError):
+        return None
+    found = re.search(r"""__version__\s*=\s*["']([^"']+)["']""", release)
+    return found.group(1) if found else None

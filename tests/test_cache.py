@@ -1,0 +1,149 @@
+"""The symbolic cache: a hit gives the very same result without sympy; anything odd is a miss."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gradcli import api, grad
+from gradcli.commands import cache as cache_module
+from gradcli.commands.cache import DiskCache
+
+PROGRAMS = [
+    ("(2*x)**3", {"x": 2.0}, None),
+    (
+        "y = matmul(X, W) + b; loss = sum(y**2)",
+        {"W": [[1, 2], [3, 4]], "b": [0.5, 1]},
+        {"X": [[1, 0.5], [0.2, 0.8]]},
+    ),
+    ("y = 2*x; z = y**3; out = z.mean()", {"x": [[1.0, 2.0], [3.0, 4.0]]}, None),
+    ("x*y + sin(z)", None, None),
+]
+
+
+def symbolic_fields(result) -> tuple:
+    return (
+        result.grad_symbolic,
+        [(n.symbolic, n.adjoint_symbolic) for n in result.nodes],
+    )
+
+
+def no_sympy_allowed(monkeypatch) -> None:
+    def refuse(graph):
+        raise AssertionError("a cache hit must not build symbolic forms")
+
+    monkeypatch.setattr(api, "_symbolic", refuse)
+
+
+@pytest.mark.parametrize(("source", "at", "const"), PROGRAMS)
+def test_a_hit_gives_the_same_symbolic_result_without_building_it(monkeypatch, source, at, const):
+    store: dict[str, str] = {}
+    cold = grad(source, at=at, const=const, symbolic_cache=store)
+    assert len(store) == 1
+    no_sympy_allowed(monkeypatch)
+    warm = grad(source, at=at, const=const, symbolic_cache=store)
+    assert symbolic_fields(warm) == symbolic_fields(cold)
+    assert warm.to_json() == cold.to_json()
+
+
+def test_inputs_of_other_shapes_or_kinds_are_other_entries():
+    store: dict[str, str] = {}
+    grad("sum(x*y)", at={"x": 1.0, "y": 2.0}, symbolic_cache=store)
+    grad("sum(x*y)", at={"x": [1.0, 2.0], "y": 2.0}, symbolic_cache=store)
+    grad("sum(x*y)", at={"x": [1.0, 2.0]}, const={"y": 2.0}, symbolic_cache=store)
+    grad("sum(x*y)", at={"x": 3.0, "y": 4.0}, symbolic_cache=store)  # other values: the same entry
+    assert len(store) == 3
+    assert grad("sum(x*y)", at={"x": [1.0, 2.0]}, const={"y": 2.0}, symbolic_cache=store).grad_symbolic == {
+        "x": "y"
+    }
+
+
+@pytest.mark.parametrize(
+    "stored",
+    ["not json", "[1, 2, 3]", '[["x"], ["1"], {"x": 2}]', '[[null, "2*x"], ["6", "1"], {"y": "6"}]', "[]"],
+)
+def test_a_stored_value_that_does_not_fit_the_program_is_recomputed(stored):
+    key = api.symbolic_key(api._prepare("(2*x)**3", {"x": 2.0}, None, "float64").graph)
+    store = {key: stored}
+    result = grad("(2*x)**3", at={"x": 2.0}, symbolic_cache=store)
+    assert result.grad_symbolic == {"x": "24*x**2"}
+    assert json.loads(store[key])[2] == {"x": "24*x**2"}  # and the bad entry is replaced
+
+
+def test_higher_orders_bypass_the_cache():
+    store: dict[str, str] = {}
+    r = grad("sin(x)", at={"x": 0.5}, order=3, symbolic_cache=store)
+    assert r.grad_symbolic == {"x": "-cos(x)"} and store == {}
+
+
+def test_disk_cache_round_trip_and_misses(tmp_path):
+    cache = DiskCache(tmp_path / "c")
+    assert cache.get("k") is None  # no folder yet
+    cache["k"] = "value"
+    assert cache.get("k") == "value"
+    (path,) = (tmp_path / "c").iterdir()
+    path.write_text(json.dumps({"key": "another key", "value": "v"}))
+    assert cache.get("k") is None  # a file for another key (a collision) is a miss
+    path.write_text("{corrupt")
+    assert cache.get("k") is None
+    path.write_bytes(b"\xff\xfe")
+    assert cache.get("k") is None
+    assert [p.suffix for p in (tmp_path / "c").iterdir()] == [".json"]  # no temporary file left
+
+
+def test_an_unwritable_folder_is_no_error(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the folder should be")
+    cache = DiskCache(blocked / "sub")
+    cache["k"] = "v"
+    assert cache.get("k") is None
+
+
+def test_the_cache_stays_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_module, "MAX_ENTRIES", 8)
+    cache = DiskCache(tmp_path)
+    for i in range(30):
+        cache[f"key {i}"] = str(i)
+        os.utime(cache._path(f"key {i}"), (i, i))  # mtimes in order of writing
+    assert len(list(tmp_path.iterdir())) <= 8
+    assert cache.get("key 29") == "29" and cache.get("key 0") is None
+
+
+def test_big_entries_are_not_kept(tmp_path):
+    cache = DiskCache(tmp_path)
+    cache["k"] = "x" * (cache_module.MAX_ENTRY_BYTES + 1)
+    assert cache.get("k") is None
+
+
+def test_where_the_cache_lives(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRADCLI_CACHE_DIR", "")
+    assert DiskCache.default() is None
+    monkeypatch.setenv("GRADCLI_CACHE_DIR", str(tmp_path))
+    folder = DiskCache.default().folder
+    assert folder.parent == tmp_path and "sympy-1." in folder.name
+    monkeypatch.delenv("GRADCLI_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert DiskCache.default().folder.parent == tmp_path / "xdg" / "gradcli"
+
+
+def test_the_sympy_version_is_read_without_importing_sympy():
+    code = "import sys; from gradcli.commands.cache import _sympy_version; print(_sympy_version(), 'sympy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    import sympy
+
+    assert done.stdout.split() == [sympy.__version__, "False"]
+
+
+def test_cached_values_are_independent_of_the_point(monkeypatch):
+    store: dict[str, str] = {}
+    first = grad("x**3 + y", at={"x": 1.0, "y": 2.0}, symbolic_cache=store)
+    no_sympy_allowed(monkeypatch)
+    second = grad("x**3 + y", at={"x": 5.0, "y": -1.0}, symbolic_cache=store)
+    assert second.grad_symbolic == first.grad_symbolic == {"x": "3*x**2", "y": "1"}
+    assert float(second.grads["x"]) == 75.0
+    assert np.isclose(float(second.value), 124.0)
