@@ -8,6 +8,7 @@ traceback unless --debug is given.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 import traceback
@@ -58,6 +59,24 @@ def _silence_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+@contextlib.contextmanager
+def _fewer_collections():
+    """Run a command with the cyclic GC triggered about 300 times less often.
+
+    A command builds big acyclic structures (a 10,000-statement program is ~150,000 parse
+    nodes, 30,000 graph nodes, a 30,000-object result) that live until it ends. CPython's
+    default thresholds (700, 10, 10) re-traverse them over and over and free nothing:
+    a quarter of the run. Reference counting frees all of it anyway; cycles are still
+    collected, just in larger batches, so a long --batch stream stays in constant memory.
+    """
+    previous = gc.get_threshold()
+    gc.set_threshold(200_000, 30, 30)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
 class _Interrupted(Exception):
     """Ctrl-C inside a command, carried past click (which would print a blank line first)."""
 
@@ -82,7 +101,8 @@ class GradcliGroup(click.Group):
         _DEBUG = False  # per invocation: tests run many in one process
         extra.pop("standalone_mode", None)
         try:
-            result = super().main(args, prog_name or "gradcli", standalone_mode=False, **extra)
+            with _fewer_collections():
+                result = super().main(args, prog_name or "gradcli", standalone_mode=False, **extra)
             code = result if isinstance(result, int) else ExitCode.OK
             if sys.stdout is None:  # `gradcli ... >&-`: Python had nowhere to put stdout
                 raise GradcliError("cannot write the result: standard output is closed")
