@@ -179,23 +179,27 @@ class _Builder:
         return self.add(node)
 
     def expression(self, root: Expr, target: str | None) -> Operand:
-        """Post-order walk with an explicit stack; the root op takes the statement's name."""
-        results: dict[int, Operand] = {}
+        """Post-order walk with an explicit stack; the root op takes the statement's name.
+
+        Operands wait on a value stack, first operand deepest, as in parse.convert.
+        """
+        values: list[Operand] = []
         stack: list[tuple[Expr, bool]] = [(root, False)]
         while stack:
             expr, ready = stack.pop()
             if isinstance(expr, Num):
-                results[id(expr)] = Literal(expr.value, expr)
+                values.append(Literal(expr.value, expr))
             elif isinstance(expr, Ref):
-                results[id(expr)] = self.resolve(expr)
+                values.append(self.resolve(expr))
             elif not ready:
                 stack.append((expr, True))
                 stack.extend((arg, False) for arg in reversed(expr.args))
             else:
-                operands = [results[id(arg)] for arg in expr.args]
-                name = target if expr is root else None
-                results[id(expr)] = self.apply(expr, operands, name)
-        return results[id(root)]
+                arity = len(expr.args)
+                operands = values[-arity:]
+                del values[-arity:]
+                values.append(self.apply(expr, operands, target if expr is root else None))
+        return values[0]
 
     def build(self) -> Graph:
         output: Operand | None = None

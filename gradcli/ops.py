@@ -75,8 +75,9 @@ class Op:
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
     """NumPy/PyTorch broadcasting, failing with PyTorch's message."""
-    if len(shapes) == 1:
-        return tuple(shapes[0])
+    first = shapes[0]
+    if all(shape == first for shape in shapes):  # the common case: nothing to broadcast
+        return tuple(first)
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
     result = []
