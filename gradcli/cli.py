@@ -11,13 +11,12 @@ import contextlib
 import gc
 import os
 import sys
-import traceback
 from typing import Any
 
 import click
 
 from . import __version__
-from .commands import all_commands
+from .commands import LazyCommands
 from .errors import ExitCode, GradcliError
 
 _DEBUG = False
@@ -141,6 +140,8 @@ class GradcliGroup(click.Group):
             code = ExitCode.BAD_INPUT
         except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches a user
             if _DEBUG:
+                import traceback  # only for --debug: a normal run never prints one
+
                 traceback.print_exc()
             detail = str(exc)
             detail = detail if len(detail) <= 300 else detail[:297] + "..."
@@ -158,7 +159,9 @@ def _debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return value
 
 
-@click.group(cls=GradcliGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=GradcliGroup, commands=LazyCommands(), context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, "--version", prog_name="gradcli")
 @click.option(
     "--debug",
@@ -178,7 +181,3 @@ def main() -> None:
       gradcli grad "y = 2*x; z = y**3; out = z.mean()" --at "x=[[1,2],[3,4]]"
       gradcli grad "(2*x)**3" --at x=2 --format json | jq .leaves.x.grad
     """
-
-
-for _command in all_commands():
-    main.add_command(_command)

@@ -9,7 +9,6 @@ programs cannot exhaust Python's recursion limit.
 from __future__ import annotations
 
 import ast
-import difflib
 import math
 import re
 import warnings
@@ -276,6 +275,8 @@ class _Parser:
             self.check_name(func.id, func)
             name, receiver = func.id, []
             if name not in FUNCTIONS:
+                import difflib  # only for this hint: a parse that succeeds never needs it
+
                 known = ", ".join(sorted(FUNCTIONS))
                 close = difflib.get_close_matches(name, list(FUNCTIONS) + list(_SYNONYMS), n=1)
                 guess = _SYNONYMS.get(close[0], close[0]) if close else None
