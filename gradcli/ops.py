@@ -109,6 +109,8 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
 
 def broadcast_dims(operand: Shape, result: Shape) -> tuple[int, ...]:
     """Dimensions of `result` that broadcasting added or stretched for `operand`."""
+    if operand == result:
+        return ()
     extra = len(result) - len(operand)
     stretched = [extra + i for i, n in enumerate(operand) if n == 1 and result[extra + i] != 1]
     return tuple(range(extra)) + tuple(stretched)

@@ -227,10 +227,13 @@ def _is_atom(text: str) -> bool:
     if not (paren and head.isidentifier() and text.endswith(")")):
         return False
     depth = 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and i > len(head):
-            return i == len(text) - 1  # the call's own parenthesis closes last
+    for i in range(len(head), len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i == len(text) - 1  # the call's own parenthesis closes last
     return False
 
 
@@ -265,11 +268,12 @@ def build_named(graph: Graph) -> NamedResult:
         return _slot_text(written)
 
     forms: list[str | None] = [None] * len(nodes)
+    operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both passes
     contributions: list[list[str]] = [[] for _ in nodes]
     for node in nodes:
         if node.kind != OP:
             continue
-        args = [operand_text(o) for o in node.operands]
+        args = operand_texts[node.index] = [operand_text(o) for o in node.operands]
         if node.op.elementwise:
             forms[node.index] = node.op.text.format(*args)
         else:
@@ -289,7 +293,7 @@ def build_named(graph: Graph) -> NamedResult:
         if adjoints[node.index] is None or node.kind != OP or not node.requires_grad:
             continue
         g = "1" if node.index == graph.output else f"adj_{node.name}"
-        args = [operand_text(o) for o in node.operands]
+        args = operand_texts[node.index]
         for position, operand in enumerate(node.operands):
             if not isinstance(operand, int) or not nodes[operand].requires_grad:
                 continue
