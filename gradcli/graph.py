@@ -193,7 +193,7 @@ class _Builder:
                 values.append(self.resolve(expr))
             elif not ready:
                 stack.append((expr, True))
-                stack.extend((arg, False) for arg in reversed(expr.args))
+                stack.extend([(arg, False) for arg in reversed(expr.args)])
             else:
                 arity = len(expr.args)
                 operands = values[-arity:]

@@ -330,13 +330,15 @@ class _Parser:
         keepdim = self.bool_literal(attrs["keepdim"], "keepdim") if "keepdim" in attrs else False
         return operands, lambda *args: Apply(name, tuple(args), line, col, dim, keepdim)
 
-    def convert(self, root: ast.AST) -> Expr:
-        """Post-order walk with an explicit stack (deep programs must not recurse).
+    def convert(self, root: ast.AST) -> tuple[Expr, list[str]]:
+        """The expression, and the names it uses in order of appearance.
 
+        A post-order walk with an explicit stack (deep programs must not recurse).
         Converted operands wait on a value stack, first operand deepest, so building a
         node takes the top `arity` values.
         """
         values: list[Expr] = []
+        names: list[str] = []
         # (ast node, depth, build, arity); build is None until the node has been planned.
         stack: list[tuple[ast.AST, int, Callable[..., Expr] | None, int]] = [(root, 1, None, 0)]
         while stack:
@@ -349,10 +351,13 @@ class _Parser:
                         hint="split it into statements: t1 = ...; t2 = ...",
                     )
                 if not children:  # a number or a name: nothing to wait for
-                    values.append(build())
+                    leaf = build()
+                    if isinstance(leaf, Ref):
+                        names.append(leaf.name)
+                    values.append(leaf)
                     continue
                 stack.append((node, depth, build, len(children)))
-                stack.extend((child, depth + 1, None, 0) for child in reversed(children))
+                stack.extend([(child, depth + 1, None, 0) for child in reversed(children)])
             else:
                 operands = values[-arity:]
                 del values[-arity:]
@@ -360,7 +365,7 @@ class _Parser:
                 if isinstance(built, Apply):
                     self.count_operation()
                 values.append(built)
-        return values[0]
+        return values[0], names
 
     def count_operation(self) -> None:
         self.operations += 1
@@ -460,8 +465,8 @@ class _Parser:
                     f"{_FRIENDLY.get(kind, kind + ' statement')} is not allowed; use NAME = EXPR or EXPR",
                     stmt,
                 )
-            expr = self.convert(expr_node)
-            for name in _refs(expr):
+            expr, names = self.convert(expr_node)
+            for name in names:
                 if name not in assigned:
                     inputs.setdefault(name)
             if target is not None and target in inputs:  # x = 2*x: one name, two nodes
@@ -475,16 +480,6 @@ class _Parser:
                 assigned[target] = len(statements)
             statements.append(Statement(target, expr, stmt.lineno))
         return Program(self.src.text, tuple(statements), tuple(inputs), self.src.multiline)
-
-
-def _refs(expr: Expr):
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, Ref):
-            yield e.name
-        elif isinstance(e, Apply):
-            stack.extend(reversed(e.args))
 
 
 _STRUCTURE = re.compile(r"[()\[\]{};\n]")
