@@ -144,12 +144,13 @@ class _Builder:
     def apply(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
         op = REGISTRY[expr.op]
         attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if op.reduction else {}
+        tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         try:
             shape = op.shape(shapes, attrs)
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
-        if all(isinstance(o, Literal) for o in operands):
+        if not tensors:
             # The folded expression is rebuilt from the operands' own expressions, so a
             # named constant (`n = 2; sin(n)`) appears as its number, never as a Ref.
             spelled = replace(expr, args=tuple(o.expr for o in operands))
@@ -162,9 +163,11 @@ class _Builder:
                 f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
         self.count_elements(shape, expr)
-        kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
-        requires_grad = any(self.nodes[o].requires_grad for o in operands if isinstance(o, int))
-        grad_fn = op.grad_fn_for(kinds, shapes, attrs) if requires_grad else None
+        requires_grad = any(node.requires_grad for node in tensors)
+        grad_fn = None
+        if requires_grad:
+            kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
+            grad_fn = op.grad_fn_for(kinds, shapes, attrs)
         node = Node(
             index=len(self.nodes),
             name=name or self.fresh_name(),
