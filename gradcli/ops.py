@@ -2,9 +2,10 @@
 
 Each record states the op's NumPy forward, its vector-Jacobian product (one rule per
 operand, HIPS/autograd style: ``g`` is the incoming gradient, ``out`` the forward
-result), its sympy form and its PyTorch ``grad_fn`` name. The parser, the engine,
-the symbolic layer, ``gradcli ops`` and the registry-parametrised tests all read it,
-so adding an op means adding one record here (and its tests).
+result), its sympy form (for an elementwise op also as text, so big programs need no
+sympy) and its PyTorch ``grad_fn`` name. The parser, the engine, the symbolic layer,
+``gradcli ops`` and the registry-parametrised tests all read it, so adding an op means
+adding one record here (and its tests).
 
 VJP formulas follow PyTorch's ``derivatives.yaml`` so float64 results agree to the
 last bits, including its conventions at singular points (relu'(0)=0, abs'(0)=0,
