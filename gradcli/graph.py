@@ -144,12 +144,13 @@ class _Builder:
     def apply(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
         op = REGISTRY[expr.op]
         attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if op.reduction else {}
+        tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         try:
             shape = op.shape(shapes, attrs)
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
-        if all(isinstance(o, Literal) for o in operands):
+        if not tensors:
             # The folded expression is rebuilt from the operands' own expressions, so a
             # named constant (`n = 2; sin(n)`) appears as its number, never as a Ref.
             spelled = replace(expr, args=tuple(o.expr for o in operands))
@@ -162,9 +163,11 @@ class _Builder:
                 f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
         self.count_elements(shape, expr)
-        kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
-        requires_grad = any(self.nodes[o].requires_grad for o in operands if isinstance(o, int))
-        grad_fn = op.grad_fn_for(kinds, shapes, attrs) if requires_grad else None
+        requires_grad = any(node.requires_grad for node in tensors)
+        grad_fn = None
+        if requires_grad:
+            kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
+            grad_fn = op.grad_fn_for(kinds, shapes, attrs)
         node = Node(
             index=len(self.nodes),
             name=name or self.fresh_name(),
@@ -179,23 +182,27 @@ class _Builder:
         return self.add(node)
 
     def expression(self, root: Expr, target: str | None) -> Operand:
-        """Post-order walk with an explicit stack; the root op takes the statement's name."""
-        results: dict[int, Operand] = {}
+        """Post-order walk with an explicit stack; the root op takes the statement's name.
+
+        Operands wait on a value stack, first operand deepest, as in parse.convert.
+        """
+        values: list[Operand] = []
         stack: list[tuple[Expr, bool]] = [(root, False)]
         while stack:
             expr, ready = stack.pop()
             if isinstance(expr, Num):
-                results[id(expr)] = Literal(expr.value, expr)
+                values.append(Literal(expr.value, expr))
             elif isinstance(expr, Ref):
-                results[id(expr)] = self.resolve(expr)
+                values.append(self.resolve(expr))
             elif not ready:
                 stack.append((expr, True))
-                stack.extend((arg, False) for arg in reversed(expr.args))
+                stack.extend([(arg, False) for arg in reversed(expr.args)])
             else:
-                operands = [results[id(arg)] for arg in expr.args]
-                name = target if expr is root else None
-                results[id(expr)] = self.apply(expr, operands, name)
-        return results[id(root)]
+                arity = len(expr.args)
+                operands = values[-arity:]
+                del values[-arity:]
+                values.append(self.apply(expr, operands, target if expr is root else None))
+        return values[0]
 
     def build(self) -> Graph:
         output: Operand | None = None

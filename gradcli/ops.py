@@ -2,9 +2,10 @@
 
 Each record states the op's NumPy forward, its vector-Jacobian product (one rule per
 operand, HIPS/autograd style: ``g`` is the incoming gradient, ``out`` the forward
-result), its sympy form and its PyTorch ``grad_fn`` name. The parser, the engine,
-the symbolic layer, ``gradcli ops`` and the registry-parametrised tests all read it,
-so adding an op means adding one record here (and its tests).
+result), its sympy form (for an elementwise op also as text, so big programs need no
+sympy) and its PyTorch ``grad_fn`` name. The parser, the engine, the symbolic layer,
+``gradcli ops`` and the registry-parametrised tests all read it, so adding an op means
+adding one record here (and its tests).
 
 VJP formulas follow PyTorch's ``derivatives.yaml`` so float64 results agree to the
 last bits, including its conventions at singular points (relu'(0)=0, abs'(0)=0,
@@ -49,6 +50,11 @@ class Op:
     sym_deriv: tuple[Callable[..., Any], ...] | None = None  # local d(form)/d(operand) override
     sym_vjp: tuple[Callable[..., Any], ...] | None = None  # symbolic VJP of non-elementwise ops
     aliases: tuple[str, ...] = field(default=())
+    # Elementwise ops only: the sympy form and each local derivative as sympy prints them,
+    # with {0}, {1} for the operands. Big programs write their per-node adjoints from these
+    # without importing sympy; a test checks each against what sympy prints.
+    text: str | None = None
+    deriv_text: tuple[str, ...] = ()
 
     @property
     def arity(self) -> int:
@@ -70,8 +76,9 @@ class Op:
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
     """NumPy/PyTorch broadcasting, failing with PyTorch's message."""
-    if len(shapes) == 1:
-        return tuple(shapes[0])
+    first = shapes[0]
+    if all(shape == first for shape in shapes):  # the common case: nothing to broadcast
+        return tuple(first)
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
     result = []
@@ -103,6 +110,8 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
 
 def broadcast_dims(operand: Shape, result: Shape) -> tuple[int, ...]:
     """Dimensions of `result` that broadcasting added or stretched for `operand`."""
+    if operand == result:
+        return ()
     extra = len(result) - len(operand)
     stretched = [extra + i for i, n in enumerate(operand) if n == 1 and result[extra + i] != 1]
     return tuple(range(extra)) + tuple(stretched)
@@ -310,6 +319,9 @@ def _unary(
     grad_fn: str,
     derivative: str,
     domain: str = "all reals",
+    *,
+    text: str,
+    deriv_text: str,
     **extra: Any,
 ) -> Op:
     return Op(
@@ -321,6 +333,8 @@ def _unary(
         grad_fn=grad_fn,
         derivative=derivative,
         domain=domain,
+        text=text,
+        deriv_text=(deriv_text,),
         **extra,
     )
 
@@ -333,6 +347,8 @@ OPS: tuple[Op, ...] = (
         forward=lambda a, b: np.add(a, b),
         vjp=(lambda g, out, a, b: g, lambda g, out, a, b: g),
         sympy=lambda sp, a, b: a + b,
+        text="{0} + {1}",
+        deriv_text=("1", "1"),
         grad_fn="AddBackward0",
         derivative="d(a+b) = da + db",
         saves_tensors=False,
@@ -345,6 +361,8 @@ OPS: tuple[Op, ...] = (
         forward=lambda a, b: np.subtract(a, b),
         vjp=(lambda g, out, a, b: g, lambda g, out, a, b: -g),
         sympy=lambda sp, a, b: a - b,
+        text="{0} - {1}",
+        deriv_text=("1", "-1"),
         grad_fn="SubBackward0",
         derivative="d(a-b) = da - db",
         saves_tensors=False,
@@ -358,6 +376,8 @@ OPS: tuple[Op, ...] = (
         forward=lambda a, b: np.multiply(a, b),
         vjp=(lambda g, out, a, b: g * b, lambda g, out, a, b: g * a),
         sympy=lambda sp, a, b: a * b,
+        text="{0}*{1}",
+        deriv_text=("{1}", "{0}"),
         grad_fn="MulBackward0",
         derivative="d(a*b) = b*da + a*db",
         function=False,
@@ -369,6 +389,8 @@ OPS: tuple[Op, ...] = (
         forward=lambda a, b: np.true_divide(a, b),
         vjp=(lambda g, out, a, b: g / b, lambda g, out, a, b: -g * ((a / b) / b)),
         sympy=lambda sp, a, b: a / b,
+        text="{0}/{1}",
+        deriv_text=("1/{1}", "-{0}/{1}**2"),
         grad_fn="DivBackward0",
         derivative="d(a/b) = da/b - a*db/b**2",
         domain="b != 0 (1/0 = inf, 0/0 = nan)",
@@ -383,6 +405,8 @@ OPS: tuple[Op, ...] = (
         forward=_power,
         vjp=(_pow_grad_base, _pow_grad_exponent),
         sympy=lambda sp, a, b: a**b,
+        text="{0}**{1}",
+        deriv_text=("{0}**{1}*{1}/{0}", "{0}**{1}*log({0})"),
         grad_fn="PowBackward0",
         derivative="d(a**b) = b*a**(b-1)*da + a**b*log(a)*db",
         domain="a > 0 for a tensor exponent; 0**0 = 1",
@@ -398,6 +422,8 @@ OPS: tuple[Op, ...] = (
         forward=lambda a: np.negative(a),
         vjp=(lambda g, out, a: -g,),
         sympy=lambda sp, a: -a,
+        text="-{0}",
+        deriv_text=("-1",),
         grad_fn="NegBackward0",
         derivative="d(-a) = -da",
         saves_tensors=False,
@@ -422,9 +448,25 @@ OPS: tuple[Op, ...] = (
         ),
     ),
     # --- elementwise functions
-    _unary("sin", np.sin, lambda g, out, a: g * np.cos(a), lambda sp, a: sp.sin(a), "SinBackward0", "cos(x)"),
     _unary(
-        "cos", np.cos, lambda g, out, a: g * -np.sin(a), lambda sp, a: sp.cos(a), "CosBackward0", "-sin(x)"
+        "sin",
+        np.sin,
+        lambda g, out, a: g * np.cos(a),
+        lambda sp, a: sp.sin(a),
+        "SinBackward0",
+        "cos(x)",
+        text="sin({0})",
+        deriv_text="cos({0})",
+    ),
+    _unary(
+        "cos",
+        np.cos,
+        lambda g, out, a: g * -np.sin(a),
+        lambda sp, a: sp.cos(a),
+        "CosBackward0",
+        "-sin(x)",
+        text="cos({0})",
+        deriv_text="-sin({0})",
     ),
     _unary(
         "tan",
@@ -434,6 +476,8 @@ OPS: tuple[Op, ...] = (
         "TanBackward0",
         "1 + tan(x)**2",
         "x != pi/2 + k*pi",
+        text="tan({0})",
+        deriv_text="tan({0})**2 + 1",
     ),
     _unary(
         "asin",
@@ -443,6 +487,8 @@ OPS: tuple[Op, ...] = (
         "AsinBackward0",
         "1/sqrt(1 - x**2)",
         "-1 <= x <= 1",
+        text="asin({0})",
+        deriv_text="1/sqrt(1 - {0}**2)",
     ),
     _unary(
         "acos",
@@ -452,6 +498,8 @@ OPS: tuple[Op, ...] = (
         "AcosBackward0",
         "-1/sqrt(1 - x**2)",
         "-1 <= x <= 1",
+        text="acos({0})",
+        deriv_text="-1/sqrt(1 - {0}**2)",
     ),
     _unary(
         "atan",
@@ -460,6 +508,8 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.atan(a),
         "AtanBackward0",
         "1/(1 + x**2)",
+        text="atan({0})",
+        deriv_text="1/({0}**2 + 1)",
     ),
     _unary(
         "sinh",
@@ -468,6 +518,8 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.sinh(a),
         "SinhBackward0",
         "cosh(x)",
+        text="sinh({0})",
+        deriv_text="cosh({0})",
     ),
     _unary(
         "cosh",
@@ -476,6 +528,8 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.cosh(a),
         "CoshBackward0",
         "sinh(x)",
+        text="cosh({0})",
+        deriv_text="sinh({0})",
     ),
     _unary(
         "tanh",
@@ -484,8 +538,19 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.tanh(a),
         "TanhBackward0",
         "1 - tanh(x)**2",
+        text="tanh({0})",
+        deriv_text="1 - tanh({0})**2",
     ),
-    _unary("exp", np.exp, lambda g, out, a: g * out, lambda sp, a: sp.exp(a), "ExpBackward0", "exp(x)"),
+    _unary(
+        "exp",
+        np.exp,
+        lambda g, out, a: g * out,
+        lambda sp, a: sp.exp(a),
+        "ExpBackward0",
+        "exp(x)",
+        text="exp({0})",
+        deriv_text="exp({0})",
+    ),
     _unary(
         "log",
         np.log,
@@ -494,6 +559,8 @@ OPS: tuple[Op, ...] = (
         "LogBackward0",
         "1/x",
         "x > 0 (log(0) = -inf)",
+        text="log({0})",
+        deriv_text="1/{0}",
     ),
     _unary(
         "log1p",
@@ -503,6 +570,8 @@ OPS: tuple[Op, ...] = (
         "Log1PBackward0",
         "1/(1 + x)",
         "x > -1",
+        text="log({0} + 1)",
+        deriv_text="1/({0} + 1)",
     ),
     _unary(
         "sqrt",
@@ -512,6 +581,8 @@ OPS: tuple[Op, ...] = (
         "SqrtBackward0",
         "1/(2*sqrt(x))",
         "x >= 0 (sqrt'(0) = inf)",
+        text="sqrt({0})",
+        deriv_text="1/(2*sqrt({0}))",
     ),
     _unary(
         "abs",
@@ -521,6 +592,8 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.Abs(a),
         "AbsBackward0",
         "sign(x) (abs'(0) = 0)",
+        text="Abs({0})",
+        deriv_text="sign({0})",
     ),
     _unary(
         "sigmoid",
@@ -529,6 +602,8 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: 1 / (1 + sp.exp(-a)),
         "SigmoidBackward0",
         "sigmoid(x)*(1 - sigmoid(x))",
+        text="1/(1 + exp(-{0}))",
+        deriv_text="exp(-{0})/(1 + exp(-{0}))**2",
     ),
     _unary(
         "relu",
@@ -539,6 +614,8 @@ OPS: tuple[Op, ...] = (
         "ReluBackward0",
         "1 if x > 0 else 0 (relu'(0) = 0)",
         sym_deriv=(lambda sp, a: sp.Heaviside(a, 0),),
+        text="Max(0, {0})",
+        deriv_text="Heaviside({0}, 0)",
     ),
     _unary(
         "softplus",
@@ -547,6 +624,8 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.log(1 + sp.exp(a)),
         "SoftplusBackward0",
         "sigmoid(x) (linear above x = 20, as PyTorch)",
+        text="log(exp({0}) + 1)",
+        deriv_text="exp({0})/(exp({0}) + 1)",
     ),
     # --- reductions and layout
     Op(

@@ -9,10 +9,10 @@ programs cannot exhaust Python's recursion limit.
 from __future__ import annotations
 
 import ast
-import difflib
 import math
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import limits
@@ -104,6 +104,9 @@ _FRIENDLY = {
 _MODULE_PREFIXES = {"torch", "np", "numpy", "math", "F", "jnp", "jax", "sympy", "sp", "nn"}
 # Names from other tools that mean one of ours.
 _SYNONYMS = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "square": "pow(x, 2)"}
+# Every BinOp, Call and unary minus has one of these characters of its own (`^` is read
+# as `**` before parsing), so their count bounds the number of operations from above.
+_OPERATION_CHARACTERS = "+-*/@%<>|&("
 _OPERATORS = {
     "FloorDiv": "//",
     "Mod": "%",
@@ -129,11 +132,15 @@ class _Source:
         self.lines: list[str] = []
         self.offsets: list[int] = []  # leading blanks removed from each line
         self._maps: dict[int, list[int]] = {}  # line index -> parser column -> original column
+        # Per line, the offset when ast columns map to columns by addition alone (ASCII, no `^`).
+        self._shifts: list[int | None] = []
         for text in self.original_lines:
             body = text.lstrip(" \t\r")
             self.offsets.append(len(text) - len(body))
             # `^` is power, as in maths; Python would read it as xor.
             self.lines.append(body.replace("^", "**") if "^" in body else body)
+            simple = body.isascii() and "^" not in body
+            self._shifts.append(self.offsets[-1] + 1 if simple else None)
         self.multiline = sum(1 for t in self.original_lines if t.strip()) > 1
 
     @property
@@ -164,6 +171,10 @@ class _Source:
     def node_position(self, node: ast.AST) -> tuple[int, int]:
         line = getattr(node, "lineno", 1)
         byte_col = getattr(node, "col_offset", 0)
+        if 0 < line <= len(self._shifts):  # called for every parse node: the common case first
+            shift = self._shifts[line - 1]
+            if shift is not None:
+                return line, shift + byte_col
         text = self.lines[max(0, min(line, len(self.lines)) - 1)]
         if not text.isascii():  # ast columns count UTF-8 bytes, users count characters
             byte_col = len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
@@ -264,6 +275,8 @@ class _Parser:
             self.check_name(func.id, func)
             name, receiver = func.id, []
             if name not in FUNCTIONS:
+                import difflib  # only for this hint: a parse that succeeds never needs it
+
                 known = ", ".join(sorted(FUNCTIONS))
                 close = difflib.get_close_matches(name, list(FUNCTIONS) + list(_SYNONYMS), n=1)
                 guess = _SYNONYMS.get(close[0], close[0]) if close else None
@@ -317,32 +330,42 @@ class _Parser:
         keepdim = self.bool_literal(attrs["keepdim"], "keepdim") if "keepdim" in attrs else False
         return operands, lambda *args: Apply(name, tuple(args), line, col, dim, keepdim)
 
-    def convert(self, root: ast.AST) -> Expr:
-        """Post-order walk with an explicit stack (deep programs must not recurse)."""
-        results: dict[int, Expr] = {}
-        stack: list[tuple[ast.AST, object]] = [(root, None)]
-        depth_of = {id(root): 1}
+    def convert(self, root: ast.AST) -> tuple[Expr, list[str]]:
+        """The expression, and the names it uses in order of appearance.
+
+        A post-order walk with an explicit stack (deep programs must not recurse).
+        Converted operands wait on a value stack, first operand deepest, so building a
+        node takes the top `arity` values.
+        """
+        values: list[Expr] = []
+        names: list[str] = []
+        # (ast node, depth, build, arity); build is None until the node has been planned.
+        stack: list[tuple[ast.AST, int, Callable[..., Expr] | None, int]] = [(root, 1, None, 0)]
         while stack:
-            node, planned = stack.pop()
-            if planned is None:
+            node, depth, build, arity = stack.pop()
+            if build is None:
                 children, build = self.plan(node)
-                depth = depth_of[id(node)]
                 if depth > limits.MAX_DEPTH:
                     raise LimitError(
                         f"expression nesting depth exceeds the limit MAX_DEPTH={limits.MAX_DEPTH:,}",
                         hint="split it into statements: t1 = ...; t2 = ...",
                     )
-                stack.append((node, (children, build)))
-                for child in reversed(children):
-                    depth_of[id(child)] = depth + 1
-                    stack.append((child, None))
+                if not children:  # a number or a name: nothing to wait for
+                    leaf = build()
+                    if isinstance(leaf, Ref):
+                        names.append(leaf.name)
+                    values.append(leaf)
+                    continue
+                stack.append((node, depth, build, len(children)))
+                stack.extend([(child, depth + 1, None, 0) for child in reversed(children)])
             else:
-                children, build = planned
-                built = build(*(results.pop(id(c)) for c in children))
+                operands = values[-arity:]
+                del values[-arity:]
+                built = build(*operands)
                 if isinstance(built, Apply):
                     self.count_operation()
-                results[id(node)] = built
-        return results[id(root)]
+                values.append(built)
+        return values[0], names
 
     def count_operation(self) -> None:
         self.operations += 1
@@ -359,7 +382,15 @@ class _Parser:
         are how escapes from Python sandboxes start (`().__class__.__bases__`) and
         nothing in gradcli's grammar needs one. It also counts operations, so a
         program over MAX_NODES is refused before each node is converted.
+
+        The walk costs as much as Python's parser; it is skipped when the text alone shows
+        it would find nothing: ASCII without `__` holds no dunder name, and each counted
+        operation needs an operator character or `(` of its own.
         """
+        text = self.src.text
+        bound = sum(map(text.count, _OPERATION_CHARACTERS))
+        if text.isascii() and "__" not in text and bound <= limits.MAX_NODES:
+            return
         operations = 0
         for node in ast.walk(module):
             if isinstance(node, (ast.BinOp, ast.Call)) or (
@@ -434,8 +465,8 @@ class _Parser:
                     f"{_FRIENDLY.get(kind, kind + ' statement')} is not allowed; use NAME = EXPR or EXPR",
                     stmt,
                 )
-            expr = self.convert(expr_node)
-            for name in _refs(expr):
+            expr, names = self.convert(expr_node)
+            for name in names:
                 if name not in assigned:
                     inputs.setdefault(name)
             if target is not None and target in inputs:  # x = 2*x: one name, two nodes
@@ -449,16 +480,6 @@ class _Parser:
                 assigned[target] = len(statements)
             statements.append(Statement(target, expr, stmt.lineno))
         return Program(self.src.text, tuple(statements), tuple(inputs), self.src.multiline)
-
-
-def _refs(expr: Expr):
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, Ref):
-            yield e.name
-        elif isinstance(e, Apply):
-            stack.extend(reversed(e.args))
 
 
 _STRUCTURE = re.compile(r"[()\[\]{};\n]")

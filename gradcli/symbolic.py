@@ -6,7 +6,8 @@ numeric backward pass. Tensors are written in elementwise notation (a name stand
 for each element; `sum`, `mean`, `matmul` and `t` are opaque tensor functions), so
 the work never grows with the number of tensor elements. Adjoints that grow past a
 size limit are referred to by name (`adj_t5`) instead of being expanded, so deep
-programs stay linear. sympy is imported only here, and only when asked for.
+programs stay linear. sympy is imported only here, and only when asked for: big
+programs (build_named) write their text from the op registry's templates without it.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from .graph import LEAF, OP, Graph, Literal
 from .ops import REGISTRY, Op, broadcast_dims
 from .parse import Apply, Expr, Num
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 SUM = "sum_over"  # the opaque tensor sum; not `sum`, which sympy's parser reads as Python's
 INLINE_LIMIT = 60  # tree size past which an adjoint is named rather than expanded
@@ -34,10 +37,14 @@ class SymbolicResult:
 
 
 def _size_exceeds(expr: sp.Basic, limit: int) -> bool:
+    import sympy as sp
+
     return any(count > limit for count, _ in enumerate(sp.preorder_traversal(expr), start=1))
 
 
 def _tree_size(expr: sp.Basic) -> int:
+    import sympy as sp
+
     return sum(1 for _ in sp.preorder_traversal(expr))
 
 
@@ -54,6 +61,8 @@ class _TooBig(Exception):
 
 
 def _float(value: float) -> sp.Expr:
+    import sympy as sp
+
     if math.isnan(value):
         return sp.nan
     if math.isinf(value):
@@ -64,6 +73,8 @@ def _float(value: float) -> sp.Expr:
 
 
 def _literal(expr: Expr, depth: int) -> sp.Expr:
+    import sympy as sp
+
     if depth > 30:
         raise _TooBig
     if isinstance(expr, Num):
@@ -89,6 +100,8 @@ def _literal(expr: Expr, depth: int) -> sp.Expr:
 @cache
 def _local_derivative(op_name: str, position: int) -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
     """d(form)/d(operand) on placeholder symbols, computed once per op."""
+    import sympy as sp
+
     op = REGISTRY[op_name]
     placeholders = tuple(sp.Dummy(f"a{i}", real=True) for i in range(op.arity))
     if op.sym_deriv is not None:
@@ -97,6 +110,8 @@ def _local_derivative(op_name: str, position: int) -> tuple[sp.Expr, tuple[sp.Sy
 
 
 def _form(op: Op, args: list[sp.Expr], shapes: tuple, attrs: dict) -> sp.Expr:
+    import sympy as sp
+
     if op.elementwise:
         return op.sympy(sp, *args)
     return op.sympy(sp, *args, shapes=shapes, **attrs)
@@ -104,6 +119,8 @@ def _form(op: Op, args: list[sp.Expr], shapes: tuple, attrs: dict) -> sp.Expr:
 
 def build(graph: Graph) -> SymbolicResult:
     """Forms, adjoints and per-leaf gradients of the graph's output."""
+    import sympy as sp
+
     nodes = graph.nodes
     symbols = [sp.Symbol(n.name, real=True) for n in nodes]
 
@@ -194,28 +211,12 @@ def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None
 def to_text(expr: sp.Expr | str | None) -> str | None:
     if expr is None or isinstance(expr, str):  # build_named's forms are text already
         return expr
+    import sympy as sp
+
     return sp.sstr(expr)
 
 
 # ---------------------------------------------------------------- named adjoints for big programs
-
-_SLOTS = tuple(sp.Symbol(f"SLOT{i}") for i in range(3))  # G, then the operands
-
-
-@cache
-def _template(op_name: str, kind: str, position: int = 0) -> str:
-    """An elementwise op's form or local derivative as text with {0}, {1} slots, made once per op."""
-    op = REGISTRY[op_name]
-    slots = _SLOTS[: op.arity]
-    if kind == "form":
-        expr = op.sympy(sp, *slots)
-    else:
-        derivative, placeholders = _local_derivative(op_name, position)
-        expr = derivative.xreplace(dict(zip(placeholders, slots)))
-    text = sp.sstr(expr)
-    for i, slot in enumerate(slots):
-        text = text.replace(slot.name, f"{{{i}}}")
-    return text
 
 
 def _is_atom(text: str) -> bool:
@@ -226,10 +227,13 @@ def _is_atom(text: str) -> bool:
     if not (paren and head.isidentifier() and text.endswith(")")):
         return False
     depth = 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and i > len(head):
-            return i == len(text) - 1  # the call's own parenthesis closes last
+    for i in range(len(head), len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i == len(text) - 1  # the call's own parenthesis closes last
     return False
 
 
@@ -251,7 +255,8 @@ def build_named(graph: Graph) -> NamedResult:
     """Per-node symbolic output in linear time, for programs too big for sympy node by node.
 
     Every adjoint is a sum over the node's consumers of adj_CONSUMER times the local
-    derivative, both from per-op templates: string work per node, sympy once per op.
+    derivative, both from the registry's text templates (Op.text, Op.deriv_text): string
+    work per node, and sympy only for tensor-level ops (sum, mean, matmul, t).
     """
     nodes = graph.nodes
     names = [n.name for n in nodes]
@@ -263,14 +268,17 @@ def build_named(graph: Graph) -> NamedResult:
         return _slot_text(written)
 
     forms: list[str | None] = [None] * len(nodes)
+    operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both passes
     contributions: list[list[str]] = [[] for _ in nodes]
     for node in nodes:
         if node.kind != OP:
             continue
-        args = [operand_text(o) for o in node.operands]
+        args = operand_texts[node.index] = [operand_text(o) for o in node.operands]
         if node.op.elementwise:
-            forms[node.index] = _template(node.op.name, "form").format(*args)
+            forms[node.index] = node.op.text.format(*args)
         else:
+            import sympy as sp
+
             # Tensor-level ops never take a number operand (those fold or fail), so args are names.
             shapes = tuple(graph.operand_shape(o) for o in node.operands)
             symbols = [sp.Symbol(a) for a in args]
@@ -285,12 +293,12 @@ def build_named(graph: Graph) -> NamedResult:
         if adjoints[node.index] is None or node.kind != OP or not node.requires_grad:
             continue
         g = "1" if node.index == graph.output else f"adj_{node.name}"
-        args = [operand_text(o) for o in node.operands]
+        args = operand_texts[node.index]
         for position, operand in enumerate(node.operands):
             if not isinstance(operand, int) or not nodes[operand].requires_grad:
                 continue
             if node.op.elementwise:
-                local = _template(node.op.name, "derivative", position).format(*args)
+                local = node.op.deriv_text[position].format(*args)
                 if g == "1" or local == "1":
                     term = local if g == "1" else g
                 else:
@@ -299,6 +307,8 @@ def build_named(graph: Graph) -> NamedResult:
                 if dims:
                     term = f"{SUM}({term}, {', '.join(map(str, dims))})"
             else:
+                import sympy as sp
+
                 shapes = tuple(graph.operand_shape(o) for o in node.operands)
                 rule = node.op.sym_vjp[position]
                 upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)

@@ -11,7 +11,7 @@ import json
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,35 @@ from . import limits
 from .errors import LimitError, ValueInputError
 
 CONSTRUCTORS = "zeros(2,3) ones(2,2) full(2,2,0.5) eye(3) arange(5) linspace(0,1,11) rand(3) randn(2,2)"
+
+
+class SeededRandom:
+    """np.random.default_rng(seed), made on first use.
+
+    Importing numpy.random takes ~15 ms, a tenth of a command's start-up, and only
+    rand()/randn() VALUEs need it. One instance serves a whole command, so two rand(3)
+    VALUEs draw different numbers, reproducibly for a given seed.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self._generator: np.random.Generator | None = None
+
+    @property
+    def generator(self) -> np.random.Generator:
+        if self._generator is None:
+            self._generator = np.random.default_rng(self.seed)
+        return self._generator
+
+    def random(self, shape: tuple[int, ...]) -> np.ndarray:
+        return self.generator.random(shape)
+
+    def standard_normal(self, shape: tuple[int, ...]) -> np.ndarray:
+        return self.generator.standard_normal(shape)
+
+
+if TYPE_CHECKING:  # evaluated at run time, np.random would import numpy.random
+    Random = np.random.Generator | SeededRandom  # what rand()/randn() draw from
 
 
 def _shape_elements(shape: tuple[int, ...], text: str) -> None:
@@ -40,7 +69,7 @@ def _ints(args: list[float], text: str) -> tuple[int, ...]:
     return tuple(int(a) for a in args)
 
 
-def _arange(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+def _arange(args: list[float], text: str, rng: Random) -> np.ndarray:
     if not 1 <= len(args) <= 3:
         raise ValueInputError(f"arange takes 1 to 3 numbers: {text!r}")
     if not all(math.isfinite(a) for a in args):
@@ -64,7 +93,7 @@ def _arange(args: list[float], text: str, rng: np.random.Generator) -> np.ndarra
             return 2 * (start / 2 + (step / 2) * np.arange(count, dtype=np.float64))
 
 
-def _linspace(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+def _linspace(args: list[float], text: str, rng: Random) -> np.ndarray:
     if len(args) != 3:
         raise ValueInputError(f"linspace takes start, stop, count: {text!r}")
     (count,) = _ints([args[2]], text)
@@ -73,7 +102,7 @@ def _linspace(args: list[float], text: str, rng: np.random.Generator) -> np.ndar
         return np.linspace(args[0], args[1], count)
 
 
-def _eye(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+def _eye(args: list[float], text: str, rng: Random) -> np.ndarray:
     if not 1 <= len(args) <= 2:
         raise ValueInputError(f"eye takes 1 or 2 sizes: {text!r}")
     shape = _ints(args, text)
@@ -81,7 +110,7 @@ def _eye(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
     return np.eye(shape[0], shape[-1])
 
 
-def _full(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+def _full(args: list[float], text: str, rng: Random) -> np.ndarray:
     if not args:
         raise ValueInputError(f"full takes sizes then a fill value: {text!r}")
     shape = _ints(args[:-1], text)
@@ -89,10 +118,10 @@ def _full(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
     return np.full(shape, args[-1])
 
 
-def _sized(make: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]):
+def _sized(make: Callable[[Random, tuple[int, ...]], np.ndarray]):
     """A constructor whose arguments are all sizes."""
 
-    def build(args: list[float], text: str, rng: np.random.Generator) -> np.ndarray:
+    def build(args: list[float], text: str, rng: Random) -> np.ndarray:
         shape = _ints(args, text)
         _shape_elements(shape, text)
         return make(rng, shape)
@@ -100,7 +129,7 @@ def _sized(make: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]):
     return build
 
 
-_CONSTRUCTORS: dict[str, Callable[[list[float], str, np.random.Generator], np.ndarray]] = {
+_CONSTRUCTORS: dict[str, Callable[[list[float], str, Random], np.ndarray]] = {
     "zeros": _sized(lambda rng, shape: np.zeros(shape)),
     "ones": _sized(lambda rng, shape: np.ones(shape)),
     "full": _full,
@@ -125,7 +154,7 @@ def _number(node: ast.AST, text: str) -> float:
     raise ValueInputError(f"constructor arguments must be numbers: {text!r}")
 
 
-def _constructor(text: str, rng: np.random.Generator) -> np.ndarray:
+def _constructor(text: str, rng: Random) -> np.ndarray:
     try:
         with warnings.catch_warnings():  # zeros('\d') must not print Python's SyntaxWarning
             warnings.simplefilter("ignore")
@@ -189,9 +218,7 @@ def to_array(obj: Any, dtype: np.dtype, what: str = "value") -> np.ndarray:
         return array.astype(dtype)
 
 
-def parse_value(
-    text: str, dtype: np.dtype = np.float64, rng: np.random.Generator | None = None
-) -> np.ndarray:
+def parse_value(text: str, dtype: np.dtype = np.float64, rng: Random | None = None) -> np.ndarray:
     """Read one VALUE as given on the command line."""
     text = text.strip()
     if not text:
@@ -200,7 +227,7 @@ def parse_value(
     if text.lower() in _WORDS:  # nan, inf, -inf, NaN, Infinity: as float() reads them
         return np.array(float(text), dtype=dtype)
     if text[0].isalpha() and text not in ("null", "true", "false"):
-        rng = rng if rng is not None else np.random.default_rng(0)
+        rng = rng if rng is not None else SeededRandom(0)
         return _constructor(text, rng).astype(dtype, copy=False)
     try:
         obj = json.loads(text)

@@ -8,6 +8,8 @@ import pytest
 import sympy as sp
 
 from gradcli import grad, limits
+from gradcli.ops import OPS, Op
+from gradcli.symbolic import _local_derivative
 
 PROGRAMS = [
     ("y = 2*x; z = y**3; out = z.mean()", {"x": 0.7}),
@@ -46,3 +48,44 @@ def test_a_10000_statement_program_gets_named_adjoints_fast_enough():
     assert by_name["t1"].adjoint_symbolic.startswith("adj_")  # in terms of its consumer's adjoint
     assert "cos(t1)" in by_name["t1"].adjoint_symbolic
     assert result.grad_symbolic["x"] is None  # too large in leaf names: null, as SPEC allows
+
+
+ELEMENTWISE = [op for op in OPS if op.elementwise]
+
+
+def _sympy_text(expr: sp.Expr, slots: tuple[sp.Symbol, ...]) -> str:
+    text = sp.sstr(expr)
+    for i, slot in enumerate(slots):
+        text = text.replace(slot.name, f"{{{i}}}")
+    return text
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE, ids=lambda op: op.name)
+def test_text_templates_are_what_sympy_prints(op: Op):
+    # build_named writes big programs' forms and adjoints from these templates without sympy;
+    # they must be byte for byte what sympy prints for the op's form and local derivatives,
+    # so that text and sympy modes agree.
+    slots = tuple(sp.Symbol(f"SLOT{i}") for i in range(op.arity))
+    assert op.text == _sympy_text(op.sympy(sp, *slots), slots)
+    assert len(op.deriv_text) == op.arity
+    for position in range(op.arity):
+        derivative, placeholders = _local_derivative(op.name, position)
+        expected = _sympy_text(derivative.xreplace(dict(zip(placeholders, slots))), slots)
+        assert op.deriv_text[position] == expected, position
+
+
+def test_a_big_program_of_elementwise_ops_never_imports_sympy():
+    import subprocess
+    import sys
+
+    program = "\n".join(
+        ["t0 = x"] + [f"t{i} = sin(t{i - 1}) + 0.5*x" for i in range(1, limits.SYMBOLIC_NODES)]
+    )
+    code = (
+        "import sys; from gradcli import grad; "
+        f"r = grad({program!r}, at={{'x': 0.3}}); "
+        "assert r.nodes[-1].adjoint_symbolic == '1'; "
+        "print('sympy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -155,6 +155,19 @@ def test_dunder_is_named_first_even_inside_other_refusals() -> None:
         parse_program("[__import__('os') for _ in 'a']")
 
 
+def test_dunder_spelled_in_fullwidth_is_named_first_too() -> None:
+    # Python reads identifiers in NFKC form (a fullwidth low line is _), so this is __import__
+    # although the text has no "__"; the screen's shortcut (ASCII without "__") must not skip it.
+    with pytest.raises(ParseError, match="'__import__'"):
+        parse_program("[_\uff3fimport_\uff3f('os') for _ in 'a']")
+
+
+def test_operation_cap_counts_operations_not_operator_characters(monkeypatch) -> None:
+    # Brackets and operators in a comment lift the text's bound over the cap; the walk then counts.
+    monkeypatch.setattr(limits, "MAX_NODES", 10)
+    assert parse_program("x" + "*x" * 10 + "  # (((+++").inputs == ("x",)
+
+
 def test_non_text_programs_are_refused() -> None:
     with pytest.raises(ParseError, match="must be text"):
         parse_program(b"x")  # type: ignore[arg-type]

@@ -127,7 +127,9 @@ def grad_command(
         const=const_values,
         dtype=dtype,
         gradients=gradient_values or None,
-        symbolic=not no_symbolic,
+        # Plain output at a point is NAME<TAB>GRAD and nothing else: symbolic forms would be
+        # computed (and sympy imported) for nobody. Without a point it prints them, so they stay.
+        symbolic=not no_symbolic and fmt != "plain",
         passes=passes,
         retain_graph=retain_graph,
         zero_grad=zero_grad,

@@ -53,9 +53,10 @@ class ValueReader:
         import numpy as np
 
         from ..api import DTYPES
+        from ..values import SeededRandom
 
         self.dtype = np.dtype(DTYPES[dtype])
-        self.rng = np.random.default_rng(seed)
+        self.rng = SeededRandom(seed)
 
     def __call__(self, flag: str, name: str, text: str) -> Any:
         from ..values import parse_value
