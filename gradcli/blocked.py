@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -178,6 +177,8 @@ def _map_blocks(block: Callable, starts: range) -> list:
     workers = threads()
     if workers == 1 or len(starts) == 1:
         return [block(start) for start in starts]
+    from concurrent.futures import ThreadPoolExecutor  # with logging: only when blocks run
+
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gradcli-block")
     try:
         results = list(pool.map(block, starts))
