@@ -8,6 +8,7 @@ a few elements crosses block boundaries and ends on a partial block.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -203,3 +204,15 @@ def test_random_programs_agree_with_node_by_node(tiny_blocks, spy, case):
         else:
             np.testing.assert_allclose(lean.grads[name], expected, rtol=1e-12, atol=1e-12)
             assert lean.grads[name].shape == expected.shape
+
+
+def test_the_cli_runs_plain_output_in_blocks(run, spy):
+    at = ["--at", f"x=linspace(-1, 1, {BIG})", "--at", "a=0.5"]
+    plain = run("grad", "sum(a*sin(x)**2)", *at, "--format", "plain")
+    assert plain.exit_code == 0, plain.stderr
+    assert len(spy) == 1
+    table = run("grad", "sum(a*sin(x)**2)", *at, "--format", "json")
+    grads = {name: leaf["grad"] for name, leaf in json.loads(table.stdout)["leaves"].items()}
+    lines = dict(line.split("\t") for line in plain.stdout.splitlines())
+    assert json.loads(lines["x"]) == grads["x"]
+    assert json.loads(lines["a"]) == pytest.approx(grads["a"], rel=1e-12)

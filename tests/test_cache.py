@@ -147,3 +147,29 @@ def test_cached_values_are_independent_of_the_point(monkeypatch):
     assert second.grad_symbolic == first.grad_symbolic == {"x": "3*x**2", "y": "1"}
     assert float(second.grads["x"]) == 75.0
     assert np.isclose(float(second.value), 124.0)
+
+
+def test_a_second_run_of_the_same_program_imports_no_sympy(monkeypatch, tmp_path):
+    from test_startup import loaded_modules
+
+    monkeypatch.setenv("GRADCLI_CACHE_DIR", str(tmp_path))
+    args = ("grad", "y = sin(x)*x; y**2", "--at", "x=0.5", "--format", "json")
+    cold, cold_modules = loaded_modules(*args)
+    warm, warm_modules = loaded_modules(*args)
+    assert cold.returncode == warm.returncode == 0
+    assert "sympy" in cold_modules and "sympy" not in warm_modules
+    assert warm.stdout == cold.stdout
+    assert json.loads(warm.stdout)["leaves"]["x"]["grad_symbolic"] is not None
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "latex", "plain"])
+def test_every_format_prints_the_same_from_the_cache(run, monkeypatch, tmp_path, fmt):
+    monkeypatch.setenv("GRADCLI_CACHE_DIR", str(tmp_path))
+    args = ["grad", "y = matmul(W, x); sum(tanh(y))", "--at", "W=[[1,2],[3,4]]", "--at", "x=[0.1,0.2]"]
+    no_point = ["grad", "x**2*y"]
+    for command in (args, no_point):
+        cold = run(*command, "--format", fmt)
+        warm = run(*command, "--format", fmt)
+        assert cold.exit_code == 0, cold.stderr
+        assert warm.stdout == cold.stdout
+    assert list(tmp_path.rglob("*.json"))  # something was kept

@@ -107,6 +107,7 @@ def grad_command(
     batch_errors: str,
 ) -> None:
     from ..api import grad
+    from .cache import DiskCache
 
     if explain and fmt != "table":
         raise click.UsageError("--explain prints prose; use it with the default table format")
@@ -134,6 +135,9 @@ def grad_command(
         retain_graph=retain_graph,
         zero_grad=zero_grad,
         order=order,
+        # Plain shows no node, so keep none: big elementwise programs then run in blocks.
+        nodes=fmt != "plain",
+        symbolic_cache=DiskCache.default(),
     )
     if explain:
         from ..render.explain import render as render_explain
