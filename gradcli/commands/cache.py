@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -73,6 +72,8 @@ class DiskCache:
         return stored["value"]
 
     def __setitem__(self, key: str, value: str) -> None:
+        import tempfile  # with shutil and random: only on a miss, which imports sympy anyway
+
         text = json.dumps({"key": key, "value": value})
         if len(text) > MAX_ENTRY_BYTES:
             return
