@@ -17,6 +17,9 @@ no --at or --const at all, the symbolic gradient is printed.
 VALUE is a JSON number or array (2, [1,2], [[1,2],[3,4]]) or one of zeros(2,3),
 ones(2,2), full(2,2,0.5), eye(3), arange(5), linspace(0,1,11), rand(3), randn(2,2).
 
+Symbolic results are cached in ~/.cache/gradcli, so the same program run again
+(at any point) skips sympy's import; GRADCLI_CACHE_DIR= (empty) turns that off.
+
 \b
 Examples:
   gradcli grad "(2*x)**3" --at x=2                  # x.grad = 96
