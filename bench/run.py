@@ -1,7 +1,7 @@
 """gradcli's four speed targets, each measured side by side with its baseline in one run.
 
     python bench/run.py            # all four, a few repetitions each
-    python bench/run.py --quick    # smaller sizes, for a smoke run
+    python bench/run.py --quick    # a smoke run: 1M elements, 10,000 points, 1,000 statements
 
 Prints medians and ratios (gradcli / baseline); never asserts: these machines are
 shared and noisy, so targets are read off the table, not enforced by unit tests.
@@ -186,7 +186,7 @@ def many_points(count: int, repeat: int) -> None:
         [*GRADCLI, "grad", program, "--batch", "-", "--no-symbolic"], stdin=lines, repeat=repeat
     )
     floor, _ = timed([PYTHON, "-c", _IO_FLOOR], stdin=lines, repeat=repeat)
-    report("many points", "gradcli --batch", ours, "I/O floor loop", floor, "target <= 3")
+    report("many points", "gradcli --batch", ours, "I/O floor (JSON-lines loop)", floor, "target <= 3")
     double = lines + lines
     _, double_rss = timed(
         [*GRADCLI, "grad", program, "--batch", "-", "--no-symbolic"], stdin=double, repeat=1
@@ -198,7 +198,12 @@ def many_points(count: int, repeat: int) -> None:
         subset = "".join(lines.splitlines(keepends=True)[: max(1, count // 20)])
         torch_s, _ = timed([PYTHON, "-c", _TORCH_LOOP], stdin=subset, repeat=1)
         report(
-            "many points", "gradcli --batch", ours, "torch loop (scaled x20)", torch_s * 20, "target <= 1/20"
+            "many points",
+            "gradcli --batch",
+            ours,
+            "per-point torch loop (1 run on 1/20 of the points, x20)",
+            torch_s * 20,
+            "target <= 1/20",
         )
 
 
@@ -211,7 +216,6 @@ def depth(statements: int, repeat: int) -> None:
         # JSON, so the symbolic output (per-node adjoints) is really written.
         command = [*GRADCLI, "grad", "-", "--at", "x=0.3", "--format", "json"]
         ours, _ = timed(command, stdin=program, repeat=repeat)
-        report("depth", "gradcli json (symbolic on)", ours, "-", ours, "see torch row")
         bare, _ = timed([*command, "--no-symbolic"], stdin=program, repeat=repeat)
         if HAVE_TORCH:
             script = (
@@ -233,7 +237,11 @@ def depth(statements: int, repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="1M elements, 10,000 points, 1,000 statements, 3 repetitions (a smoke run)",
+    )
     parser.add_argument("--only", choices=["startup", "tensors", "points", "depth"], help="run one target")
     args = parser.parse_args()
     repeat = 3 if args.quick else 5
