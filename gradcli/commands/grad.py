@@ -11,14 +11,16 @@ GRAD_HELP = """Gradient of a program's output with respect to its inputs, as bac
 
 EXPR is a formula or statements separated by ';' or newlines (Python syntax, `^` is
 power); the last statement is the output. Use - to read EXPR from standard input.
+`gradcli ops` lists the functions and operators.
 Inputs given with --at require grad (PyTorch leaves); --const inputs do not. With
 no --at or --const at all, the symbolic gradient is printed.
 
 VALUE is a JSON number or array (2, [1,2], [[1,2],[3,4]]) or one of zeros(2,3),
 ones(2,2), full(2,2,0.5), eye(3), arange(5), linspace(0,1,11), rand(3), randn(2,2).
 
-Symbolic results are cached in ~/.cache/gradcli, so the same program run again
-(at any point) skips sympy's import; GRADCLI_CACHE_DIR= (empty) turns that off.
+Symbolic results are cached in $XDG_CACHE_HOME/gradcli (else ~/.cache/gradcli)
+for each program and its inputs' shapes, so running it again at another point is
+faster. GRADCLI_CACHE_DIR=DIR moves the cache; GRADCLI_CACHE_DIR= turns it off.
 
 \b
 Examples:
@@ -46,8 +48,8 @@ Examples:
     "gradients",
     multiple=True,
     metavar="VALUE",
-    help="Upstream gradient for one backward pass; given K times, K passes run. "
-    "Default: 1 for a scalar output.",
+    help="Upstream gradient for one backward pass; given K times, K passes run; "
+    "given once with --passes N, every pass uses it. Default: 1 for a scalar output.",
 )
 @click.option(
     "--passes",
