@@ -34,14 +34,24 @@ def _describe(value: float) -> str:
 
 
 def _operand_text(graph: Graph, node: Node, values: list[np.ndarray], index: tuple[int, ...]) -> str:
+    """Each operand's number at the element where things went wrong, where there is one.
+
+    A reduction, a matmul or an index from an operand's own shape has no single
+    element to show: the operand is then described by its shape.
+    """
     parts = []
-    shape = node.shape
     for operand in node.operands:
-        if isinstance(operand, int):
-            value = np.broadcast_to(values[operand], shape)[index] if shape else values[operand]
-            parts.append(f"{float(np.asarray(value)):.6g}")
-        else:
+        if not isinstance(operand, int):
             parts.append(f"{operand.value:.6g}")
+            continue
+        value = np.asarray(values[operand])
+        if value.size == 1:
+            parts.append(f"{float(value.reshape(())):.6g}")
+            continue
+        try:
+            parts.append(f"{float(np.broadcast_to(value, node.shape)[index]):.6g}")
+        except (ValueError, IndexError, TypeError):
+            parts.append(f"a tensor of shape {list(value.shape)}")
     return ", ".join(parts)
 
 

@@ -189,3 +189,35 @@ def test_non_scalar_output_that_requires_no_grad_fails_on_requires_grad() -> Non
     with pytest.raises(AutogradError) as error:
         grad("2*c", const={"c": [1.0, 2.0]})
     assert want.error in error.value.message
+
+
+@pytest.mark.parametrize(
+    ("args", "warning"),
+    [
+        (
+            ["sum(x)", "--at", "x=[1e308,1e308]"],
+            "value of t1 is inf: sum(a tensor of shape [2]) from finite inputs",
+        ),
+        (
+            ["sum(x**c)", "--at", "x=[-1,2]", "--at", "c=2"],
+            "adjoint of c is nan: pow'(a tensor of shape [2], 2)",
+        ),
+        (
+            ["sum(c**k)", "--at", "c=0", "--const", "k=[0.5,2]"],
+            "adjoint of c is inf: pow'(0, a tensor of shape [2])",
+        ),
+    ],
+)
+def test_nan_from_a_reduction_or_into_a_scalar_is_a_warning_not_a_crash(run, args, warning) -> None:
+    result = run("grad", *args, "--format", "plain")
+    assert result.exit_code == 0, result.stderr
+    assert f"warning: {warning}" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_tables_show_tensors_with_inf_and_nan(run) -> None:
+    # "[inf, 1]" once read as rich markup (a style named "inf, 1") and vanished.
+    table = run("grad", "sum(log(x))", "--at", "x=[0,1]")
+    assert "[inf, 1]" in table.stdout and "[-inf, 0]" in table.stdout
+    jacobian = run("jacobian", "log(x)", "--at", "x=[0,1]")
+    assert "[[inf, 0]," in jacobian.stdout and "[nan, 1]]" in jacobian.stdout
