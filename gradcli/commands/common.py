@@ -71,4 +71,4 @@ def emit(result: Any, fmt: str) -> None:
 
         from ..render.table import render
 
-        render(result, Console(highlight=False))
+        render(result, Console(highlight=False, markup=False))

@@ -128,10 +128,12 @@ def graph_command(
         from rich.console import Console
 
         if output is None:
-            Console(highlight=False).print(ascii_tree(result))
+            Console(highlight=False, markup=False).print(ascii_tree(result))
             return
         # A file gets the same picture a terminal of 100 columns would, without colour.
-        file_console = Console(record=True, file=io.StringIO(), highlight=False, no_color=True, width=100)
+        file_console = Console(
+            record=True, file=io.StringIO(), highlight=False, markup=False, no_color=True, width=100
+        )
         file_console.print(ascii_tree(result))
         write_file(output, file_console.export_text().encode("utf-8"))
         return

@@ -40,7 +40,7 @@ def _show(result: Any, fmt: str, table: str, latex: str | None = None) -> None:
         return
     from rich.console import Console
 
-    getattr(higher, table)(result, Console(highlight=False))
+    getattr(higher, table)(result, Console(highlight=False, markup=False))
 
 
 @click.command("jacobian", no_args_is_help=True)

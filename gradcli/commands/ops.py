@@ -110,4 +110,4 @@ def ops_command(fmt: str) -> None:
         return
     from rich.console import Console
 
-    Console(highlight=False).print(ops_table(records))
+    Console(highlight=False, markup=False).print(ops_table(records))
