@@ -148,18 +148,20 @@ def run(
     results = _map_blocks(block, range(0, plan.size, BLOCK))
     flowing = {leaf.name for leaf in leaves if _flows(graph, leaf.index, plan)}
     grads: dict[str, np.ndarray | None] = {}
-    for leaf in graph.leaves:
-        if leaf.name not in flowing:
-            grads[leaf.name] = None
-        elif leaf.name in big_grads:
-            grads[leaf.name] = big_grads[leaf.name].reshape(leaf.shape)
+    with np.errstate(all="ignore"):  # sums of inf and -inf are nan, silently, as in PyTorch
+        for leaf in graph.leaves:
+            if leaf.name not in flowing:
+                grads[leaf.name] = None
+            elif leaf.name in big_grads:
+                grads[leaf.name] = big_grads[leaf.name].reshape(leaf.shape)
+            else:
+                partials = [scalar_parts[leaf.name] for _, scalar_parts in results]
+                grads[leaf.name] = np.asarray(np.sum(partials), dtype=dtype)
+        if plan.reduction:
+            total = np.sum([partial for partial, _ in results], dtype=dtype)
+            value = np.asarray(_REDUCTIONS[plan.reduction](total, plan.size), dtype=dtype)
         else:
-            grads[leaf.name] = np.asarray(np.sum([parts[leaf.name] for _, parts in results]), dtype=dtype)
-    if plan.reduction:
-        total = np.sum([partial for partial, _ in results], dtype=dtype)
-        value = np.asarray(_REDUCTIONS[plan.reduction](total, plan.size), dtype=dtype)
-    else:
-        value = out_flat.reshape(plan.shape)
+            value = out_flat.reshape(plan.shape)
     return value, grads
 
 

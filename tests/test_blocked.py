@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -216,3 +217,15 @@ def test_the_cli_runs_plain_output_in_blocks(run, spy):
     lines = dict(line.split("\t") for line in plain.stdout.splitlines())
     assert json.loads(lines["x"]) == grads["x"]
     assert json.loads(lines["a"]) == pytest.approx(grads["a"], rel=1e-12)
+
+
+def test_sums_of_infinities_stay_silent(spy):
+    # Block sums of +inf and -inf make nan; NumPy's RuntimeWarning must not reach stderr.
+    x = np.linspace(-1000, 1000, BIG)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # pytest would otherwise swallow the warning
+        r = grad("sum(sinh(x))", at={"x": x}, symbolic=False, nodes=False)
+        s = grad("sum(a*x)", at={"x": np.full(BIG, 1e304), "a": 1e10}, symbolic=False, nodes=False)
+    assert len(spy) == 2
+    assert np.isnan(r.value) and r.warnings
+    assert np.isinf(s.grads["a"]) and s.warnings
