@@ -467,15 +467,16 @@ class SymbolicText:
         """The cached text if it fits this graph; None for anything else (a miss)."""
         try:
             forms, adjoints, leaf_grads = json.loads(text)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             return None
         size, names = len(graph.nodes), [leaf.name for leaf in graph.leaves]
         if not (isinstance(forms, list) and isinstance(adjoints, list) and isinstance(leaf_grads, dict)):
             return None
         if len(forms) != size or len(adjoints) != size or list(leaf_grads) != names:
             return None
-        if not all(t is None or isinstance(t, str) for t in [*forms, *adjoints, *leaf_grads.values()]):
-            return None
+        texts = [*forms, *adjoints, *leaf_grads.values()]
+        if not all(t is None or (isinstance(t, str) and t.isprintable()) for t in texts):
+            return None  # sympy prints no control characters: this text was not ours
         return cls(forms, adjoints, leaf_grads)
 
 

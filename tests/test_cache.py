@@ -173,3 +173,53 @@ def test_every_format_prints_the_same_from_the_cache(run, monkeypatch, tmp_path,
         assert cold.exit_code == 0, cold.stderr
         assert warm.stdout == cold.stdout
     assert list(tmp_path.rglob("*.json"))  # something was kept
+
+
+def _entry(tmp_path, key="k") -> tuple[DiskCache, object]:
+    cache = DiskCache(tmp_path)
+    cache[key] = "value"
+    return cache, cache._path(key)
+
+
+def test_only_plain_small_files_of_ours_are_read(tmp_path, monkeypatch):
+    cache, path = _entry(tmp_path)
+    assert cache.get("k") == "value"
+    path.write_text("[" * 200_000)  # deeper than json can recurse
+    assert cache.get("k") is None
+    path.write_text(json.dumps({"key": "k", "value": "v" * cache_module.MAX_ENTRY_BYTES}))
+    assert cache.get("k") is None  # oversized
+    path.unlink()
+    os.mkfifo(path)  # a FIFO would block a plain open() forever
+    assert cache.get("k") is None
+    path.unlink()
+    path.symlink_to("/dev/zero")  # endless: never followed
+    assert cache.get("k") is None
+    path.unlink()
+    cache["k"] = "value"
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(path).st_uid + 1)
+    assert cache.get("k") is None  # another user's file in a shared folder plants nothing
+
+
+def test_a_planted_entry_with_control_characters_is_a_miss():
+    key = api.symbolic_key(api._prepare("(2*x)**3", {"x": 2.0}, None, "float64").graph)
+    planted = json.dumps([[None, "2*x", "t1**3"], ["\x1b[2J", "3*t1**2", "1"], {"x": "24*x**2"}])
+    store = {key: planted}
+    assert grad("(2*x)**3", at={"x": 2.0}, symbolic_cache=store).nodes[0].adjoint_symbolic == "6*t1**2"
+
+
+def test_a_dangling_link_does_not_stop_pruning(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_module, "MAX_ENTRIES", 4)
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere")
+    cache = DiskCache(tmp_path)
+    for i in range(12):
+        cache[f"key {i}"] = str(i)
+    assert len(list(tmp_path.glob("*.json"))) <= 5
+
+
+def test_no_cache_without_an_absolute_home(monkeypatch, tmp_path):
+    monkeypatch.delenv("GRADCLI_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")  # invalid by the XDG spec: ignored
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert DiskCache.default().folder.parent == tmp_path / ".cache" / "gradcli"
+    monkeypatch.setenv("HOME", "")
+    assert DiskCache.default() is None

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -45,10 +46,13 @@ class DiskCache:
         if setting:
             base = Path(setting)
         else:
-            xdg = os.environ.get("XDG_CACHE_HOME")
+            xdg = os.environ.get("XDG_CACHE_HOME", "")
             try:
-                base = Path(xdg) if xdg else Path.home() / ".cache"
+                # The XDG spec: a relative XDG_CACHE_HOME is invalid and ignored.
+                base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"
             except RuntimeError:  # no home directory
+                return None
+            if not base.is_absolute() or base == Path("/.cache"):  # HOME unset or empty
                 return None
             base = base / "gradcli"
         # Output depends on both versions: a new one starts a new folder.
@@ -58,10 +62,11 @@ class DiskCache:
         return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
 
     def get(self, key: str) -> str | None:
+        """The value stored for `key`, or None for a miss (any doubt about the file is one)."""
         try:
-            with open(self._path(key), encoding="utf-8") as file:
-                stored = json.load(file)
-        except (OSError, ValueError, UnicodeDecodeError):
+            text = _read_own_file(self._path(key), MAX_ENTRY_BYTES)
+            stored = json.loads(text) if text is not None else None
+        except (OSError, ValueError, RecursionError):
             return None
         if (
             not isinstance(stored, dict)
@@ -79,7 +84,7 @@ class DiskCache:
             return
         temporary = None
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             # Write aside, then rename: a reader never sees half a file.
             handle, temporary = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as file:
@@ -93,13 +98,36 @@ class DiskCache:
                     os.unlink(temporary)
 
     def _prune(self) -> None:
-        entries = [e for e in os.scandir(self.folder) if e.name.endswith(".json")]
+        entries = []
+        for entry in os.scandir(self.folder):
+            if entry.name.endswith(".json"):
+                try:
+                    entries.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+                except OSError:
+                    continue
         if len(entries) <= MAX_ENTRIES:
             return
-        entries.sort(key=lambda e: e.stat().st_mtime)
-        for entry in entries[: len(entries) - MAX_ENTRIES * 3 // 4]:
+        entries.sort()
+        for _, path in entries[: len(entries) - MAX_ENTRIES * 3 // 4]:
             with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+                os.unlink(path)
+
+
+def _read_own_file(path: Path, limit: int) -> str | None:
+    """A regular file of ours, read up to `limit` bytes; None if it is anything else.
+
+    No symlinks (O_NOFOLLOW), no FIFOs or devices (O_NONBLOCK, then S_ISREG), nothing
+    another user wrote (a shared folder cannot plant answers), nothing oversized.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    handle = os.open(path, flags)
+    with os.fdopen(handle, "rb") as file:
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+            return None
+        if hasattr(os, "getuid") and status.st_uid != os.getuid():
+            return None
+        return file.read(limit + 1).decode("utf-8")
 
 
 def _sympy_version() -> str | None:
