@@ -184,10 +184,20 @@ def torch_passes(
     return TorchPasses(after, None)
 
 
-def close(a, b, rtol=1e-9, atol=1e-12) -> bool:
-    """Same shape and allclose, with nan equal to nan and inf equal to inf of the same sign."""
+def close(a, b, rtol=1e-9, atol=1e-12, normwise=False) -> bool:
+    """Same shape and allclose, with nan equal to nan and inf equal to inf of the same sign.
+
+    `normwise` measures every element against the tensor's largest finite magnitude: in
+    float32 a small element can be the difference of large terms (a matmul, a sum), and
+    its error is then a few ulps of those terms, not of itself.
+    """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+    if a.shape != b.shape:
+        return False
+    if normwise:
+        magnitudes = np.abs(b[np.isfinite(b)])
+        atol += rtol * (float(magnitudes.max()) if magnitudes.size else 0.0)
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
 
 
 __all__ = [

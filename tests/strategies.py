@@ -57,13 +57,15 @@ UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray]
     "atan": (np.arctan, _everywhere),
     "sinh": (np.sinh, lambda v: bool(np.all(np.abs(v) <= 5))),
     "cosh": (np.cosh, lambda v: bool(np.all(np.abs(v) <= 5))),
-    "tanh": (np.tanh, _everywhere),
+    # Off their plateaus: there the slope is 1 - out**2 or (1 - out)*out of an out that
+    # float32 rounds to ~1, all round-off (and NumPy's and PyTorch's differ by an ulp).
+    "tanh": (np.tanh, lambda v: bool(np.all(np.abs(v) <= 4))),
     "exp": (np.exp, lambda v: bool(np.all(v <= 5))),
     "log": (np.log, lambda v: bool(np.all(v >= 0.1))),
     "log1p": (np.log1p, lambda v: bool(np.all(v >= -0.9))),
     "sqrt": (np.sqrt, lambda v: bool(np.all(v >= 0.1))),
     "abs": (np.abs, _everywhere),
-    "sigmoid": (lambda v: 1 / (1 + np.exp(-v)), _everywhere),
+    "sigmoid": (lambda v: 1 / (1 + np.exp(-v)), lambda v: bool(np.all(np.abs(v) <= 6))),
     "relu": (lambda v: np.maximum(v, 0.0), _everywhere),
     "softplus": (lambda v: np.where(v > 20, v, np.log1p(np.exp(np.minimum(v, 20)))), _everywhere),
 }
@@ -215,13 +217,16 @@ class _Builder:
     # -- one builder per kind of op
 
     def into_domain(self, a: Term, name: str) -> Term:
-        """Rewrite `a` so that `name` may apply: a*a + 0.25 >= 0.25, 0.9*sin(a) in [-0.9, 0.9].
+        """Rewrite `a` so that `name` may apply: a*a + 0.25 >= 0.25, 0.9*tanh(a/50) in (-0.9, 0.9).
 
-        Not tanh: for a large `a` it saturates, and then 1 - tanh**2 in float32 is all
-        round-off (NumPy's and PyTorch's float32 tanh differ by an ulp near 1).
+        a/50 keeps tanh off its plateau (|a| <= VALUE_BOUND, so |a/50| <= 4): there,
+        1 - tanh**2 in float32 would be all round-off, and NumPy's and PyTorch's float32
+        tanh differ by an ulp near 1. (sin instead would meet the large `a` this rewrite
+        gets, where float32 sin and cos are ill-conditioned.)
         """
         if name in ("asin", "acos"):
-            return _combine(f"(0.9 * sin({a.text}))", 0.9 * np.sin(a.value), a, op="sin") | {"mul"}
+            value = 0.9 * np.tanh(a.value / 50)
+            return _combine(f"(0.9 * tanh({a.text} / 50))", value, a, op="tanh") | {"mul", "div"}
         return _combine(f"(({a.text} * {a.text}) + 0.25)", a.value * a.value + 0.25, a, op="mul") | {"add"}
 
     def unary(self, a: Term) -> Term:

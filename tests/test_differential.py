@@ -28,7 +28,7 @@ from gradcli.errors import GradcliError
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
-FLOAT32 = {"rtol": 1e-4, "atol": 1e-5}
+FLOAT32 = {"rtol": 1e-4, "atol": 1e-5, "normwise": True}
 
 
 def _seed_for(program: GeneratedProgram, draw_gradient) -> np.ndarray | None:
