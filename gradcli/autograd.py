@@ -9,13 +9,14 @@ exactly as repeated `out.backward(...)` calls do, including PyTorch's errors.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import limits
 from .errors import AutogradError
-from .graph import OP, Graph
+from .graph import OP, Graph, Node
 from .ops import unbroadcast
 
 
@@ -59,17 +60,33 @@ def backward(
             g = adjoints[node.index]
             if g is None or node.kind != OP or not node.requires_grad:
                 continue
-            args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-            out = values[node.index]
-            for position, operand in enumerate(node.operands):
-                if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                    continue
-                rule = node.op.vjp[position]
-                contribution = unbroadcast(rule(g, out, *args, **node.attrs), nodes[operand].shape)
-                contribution = np.asarray(contribution, dtype=dtype)
-                previous = adjoints[operand]
-                adjoints[operand] = contribution if previous is None else previous + contribution
+            push_adjoints(node, g, values, adjoints, nodes, dtype, lambda operand: nodes[operand].shape)
     return adjoints
+
+
+def push_adjoints(
+    node: Node,
+    g: np.ndarray,
+    values: list[np.ndarray | None],
+    adjoints: list[np.ndarray | None],
+    nodes: tuple[Node, ...],
+    dtype: np.dtype,
+    shape_of: Callable[[int], tuple[int, ...]],
+) -> None:
+    """Add one node's vector-Jacobian products into its operands' adjoints.
+
+    A node used twice gets two contributions, so sharing is right by construction;
+    `shape_of` gives an operand's shape where it is evaluated (a block, for blocked.py).
+    """
+    args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+    out = values[node.index]
+    for position, operand in enumerate(node.operands):
+        if not isinstance(operand, int) or not nodes[operand].requires_grad:
+            continue
+        contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), shape_of(operand))
+        contribution = np.asarray(contribution, dtype=dtype)
+        previous = adjoints[operand]
+        adjoints[operand] = contribution if previous is None else previous + contribution
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .autograd import push_adjoints
 from .graph import OP, Graph
-from .ops import Shape, unbroadcast
+from .ops import Shape
 
 BLOCK = 16_384  # elements per block: a block's dozen temporaries fit in a core's L2 cache
 MIN_ELEMENTS = 4 * BLOCK  # below this, node by node is as fast and keeps every node
@@ -124,16 +125,7 @@ def run(
                 g = adjoints[node.index]
                 if g is None or node.kind != OP or not node.requires_grad:
                     continue
-                args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-                out = values[node.index]
-                for position, operand in enumerate(node.operands):
-                    if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                        continue
-                    target = here if operand in big else ()
-                    contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), target)
-                    contribution = np.asarray(contribution, dtype=dtype)
-                    previous = adjoints[operand]
-                    adjoints[operand] = contribution if previous is None else previous + contribution
+                push_adjoints(node, g, values, adjoints, nodes, dtype, lambda o: here if o in big else ())
         scalar_parts = {}
         for leaf in leaves:
             adjoint = adjoints[leaf.index]
