@@ -43,9 +43,14 @@ def forward(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> lis
             if node.kind != OP:
                 values.append(inputs[node.name])
                 continue
-            args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-            values.append(np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype))
+            values.append(evaluate(node, values, dtype))
     return values
+
+
+def evaluate(node: Node, values: list[np.ndarray | None], dtype: np.dtype) -> np.ndarray:
+    """One op node's value from its operands' values (numbers are used as they are)."""
+    args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+    return np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
 
 
 def backward(

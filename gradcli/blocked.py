@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .autograd import push_adjoints
+from .autograd import evaluate, push_adjoints
 from .graph import OP, Graph
 from .ops import Shape
 
@@ -111,8 +111,7 @@ def run(
                         flat[node.name][start:stop] if node.index in big else inputs[node.name]
                     )
                     continue
-                args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-                values[node.index] = np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
+                values[node.index] = evaluate(node, values, dtype)
             root_value = values[plan.root]
             if plan.reduction:
                 partial = root_value.sum()
@@ -138,7 +137,8 @@ def run(
         return partial, scalar_parts
 
     results = _map_blocks(block, range(0, plan.size, BLOCK))
-    flowing = {leaf.name for leaf in leaves if _flows(graph, leaf.index, plan)}
+    reached = _reached(graph, plan)
+    flowing = {leaf.name for leaf in leaves if leaf.index in reached}
     grads: dict[str, np.ndarray | None] = {}
     with np.errstate(all="ignore"):  # sums of inf and -inf are nan, silently, as in PyTorch
         for leaf in graph.leaves:
@@ -157,13 +157,13 @@ def run(
     return value, grads
 
 
-def _flows(graph: Graph, leaf: int, plan: BlockPlan) -> bool:
-    """Whether a gradient reaches the leaf: some chain of grad-requiring ops from the root."""
+def _reached(graph: Graph, plan: BlockPlan) -> set[int]:
+    """The nodes a gradient reaches from the root: chains of grad-requiring ops."""
     reaching = {plan.root}
     for node in reversed(graph.nodes):
         if node.index in reaching and node.kind == OP and node.requires_grad:
             reaching.update(o for o in node.inputs() if graph.nodes[o].requires_grad)
-    return leaf in reaching
+    return reaching
 
 
 def _map_blocks(block: Callable, starts: range) -> list:
