@@ -22,7 +22,7 @@ from .autograd import NO_GRAD, backward, forward
 from .errors import AutogradError, GradcliError, LimitError, ValueInputError
 from .graph import CONST, LEAF, InputSpec, build_graph
 from .parse import parse_program
-from .render.json import encode
+from .render.json import clean, encode
 from .values import to_array
 
 CHUNK = 4096
@@ -89,9 +89,14 @@ def _chunks(points: Iterator[_Point], size: int) -> Iterator[list[_Point]]:
         yield chunk
 
 
+def _echo(point: dict[str, Any]) -> dict[str, Any]:
+    """The point as read, with NaN, Infinity and 1e400 written as gradcli writes them."""
+    return {name: clean(value) for name, value in point.items()}
+
+
 def _line(point: dict[str, Any], value: Any, grads: dict[str, Any]) -> str:
     return json.dumps(
-        {"point": point, "value": encode(value), "grads": {n: encode(g) for n, g in grads.items()}},
+        {"point": _echo(point), "value": encode(value), "grads": {n: encode(g) for n, g in grads.items()}},
         allow_nan=False,
         separators=(",", ":"),
     )
@@ -106,10 +111,14 @@ def _number(value: float) -> str:
     return repr(value)
 
 
-def _fast_line(point: _Point, value: float, grads: dict[str, float | None]) -> str:
-    """_line for scalar points, by string assembly: the hot path of --batch."""
+def _fast_line(point: _Point, value: float, grads: dict[str, float | None], finite: bool) -> str:
+    """_line for scalar points, by string assembly: the hot path of --batch.
+
+    A point's own text is echoed as it was, unless it holds NaN, Infinity or 1e400,
+    which strict JSON cannot carry."""
     parts = ",".join(f'"{name}":{"null" if g is None else _number(g)}' for name, g in grads.items())
-    return f'{{"point":{point.text},"value":{_number(value)},"grads":{{{parts}}}}}'
+    echo = point.text if finite else json.dumps(_echo(point.raw), separators=(",", ":"))
+    return f'{{"point":{echo},"value":{_number(value)},"grads":{{{parts}}}}}'
 
 
 def _error_line(number: int, message: str) -> str:
@@ -195,6 +204,7 @@ class BatchRunner:
         values = forward(graph, {**arrays, **self.const}, self.dtype)
         adjoints = backward(graph, values, np.ones(len(points), dtype=self.dtype), self.dtype)
         output = np.broadcast_to(values[graph.output], (len(points),)).astype(np.float64).tolist()
+        finite = np.logical_and.reduce([np.isfinite(a) for a in arrays.values()]).tolist()
         columns = {
             leaf.name: None
             if adjoints[leaf.index] is None
@@ -203,7 +213,7 @@ class BatchRunner:
         }
         return {
             point.line: _fast_line(
-                point, output[i], {n: None if c is None else c[i] for n, c in columns.items()}
+                point, output[i], {n: None if c is None else c[i] for n, c in columns.items()}, finite[i]
             )
             for i, point in enumerate(points)
         }

@@ -11,6 +11,7 @@ import contextlib
 import gc
 import os
 import sys
+import warnings
 from typing import Any
 
 import click
@@ -97,10 +98,18 @@ class GradcliGroup(click.Group):
 
     def main(self, args: Any = None, prog_name: str | None = None, **extra: Any) -> Any:  # type: ignore[override]
         global _DEBUG
-        _DEBUG = False  # per invocation: tests run many in one process
+        args = list(sys.argv[1:] if args is None else args)
+        # --debug is accepted anywhere before `--`, after the command name too (the
+        # internal-error message tells users to add it, wherever they typed the rest).
+        end = args.index("--") if "--" in args else len(args)
+        _DEBUG = "--debug" in args[:end]  # per invocation: tests run many in one process
+        args = [a for a in args[:end] if a != "--debug"] + args[end:]
         extra.pop("standalone_mode", None)
         try:
-            with _fewer_collections():
+            # Python and NumPy warnings (a mean of an empty tensor, a 0/0) are not for users:
+            # gradcli reports non-finite results itself, in its own words.
+            with _fewer_collections(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
                 result = super().main(args, prog_name or "gradcli", standalone_mode=False, **extra)
             code = result if isinstance(result, int) else ExitCode.OK
             if sys.stdout is None:  # `gradcli ... >&-`: Python had nowhere to put stdout
@@ -110,7 +119,11 @@ class GradcliGroup(click.Group):
             _fail(str(exc))
             code = exc.exit_code
         except click.exceptions.NoArgsIsHelpError as exc:
-            exc.show()  # `gradcli` or `gradcli grad` alone: the help, as click prints it
+            if exc.ctx is None or exc.ctx.parent is None:
+                exc.show()  # `gradcli` alone: the list of commands, as click prints it
+            else:  # `gradcli grad` alone: one line that says what is missing, not 70 lines of help
+                path = exc.ctx.command_path
+                _fail(f"missing EXPR, as in: {path} \"(2*x)**3\" --at x=2 (see '{path} --help')")
             code = ExitCode.USAGE
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx else "gradcli"
@@ -153,12 +166,6 @@ class GradcliGroup(click.Group):
         sys.exit(int(code))
 
 
-def _debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    global _DEBUG
-    _DEBUG = _DEBUG or value
-    return value
-
-
 @click.group(
     cls=GradcliGroup, commands=LazyCommands(), context_settings={"help_option_names": ["-h", "--help"]}
 )
@@ -167,9 +174,7 @@ def _debug(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     "--debug",
     is_flag=True,
     expose_value=False,
-    is_eager=True,
-    callback=_debug,
-    help="Show a traceback for internal errors.",
+    help="Show a traceback for internal errors (accepted after the command name too).",
 )
 def main() -> None:
     """gradcli: gradients of formulas and PyTorch-style programs, with backward()'s semantics.

@@ -201,6 +201,18 @@ def _pow_grad_exponent(g, out, a, b):
     return np.where(np.logical_and(np.equal(a, 0), np.greater_equal(b, 0)), 0.0, g * (out * np.log(a)))
 
 
+def _sgn(a):
+    """torch.sgn: -1, 0 or 1, and 0 for nan (NumPy's sign gives nan).
+
+    Object arrays (the dual numbers of higher.py) take the comparison route: their
+    elements compare by value, and a sign is a constant to every derivative, so
+    abs'' = 0 as in PyTorch.
+    """
+    if np.asarray(a).dtype == object:
+        return np.greater(a, 0).astype(float) - np.less(a, 0)
+    return np.where(np.isnan(a), 0.0, np.sign(a))
+
+
 def _softplus(a):
     # PyTorch's softplus(beta=1, threshold=20): linear above the threshold.
     return np.where(a > 20, a, np.log1p(np.exp(a)))
@@ -587,8 +599,7 @@ OPS: tuple[Op, ...] = (
     _unary(
         "abs",
         np.abs,
-        # torch's sgn(nan) is 0, so abs'(nan) = 0 where NumPy's sign would give nan.
-        lambda g, out, a: g * np.where(np.isnan(a), 0.0, np.sign(a)),
+        lambda g, out, a: g * _sgn(a),
         lambda sp, a: sp.Abs(a),
         "AbsBackward0",
         "sign(x) (abs'(0) = 0)",

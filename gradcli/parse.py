@@ -119,6 +119,39 @@ _OPERATORS = {
 }
 
 
+# Characters from maths text and word processors, and what Python spells them as.
+_LOOKALIKES = {
+    "\u2212": "-",  # minus sign
+    "\u2013": "-",  # en dash
+    "\u00d7": "*",  # multiplication sign
+    "\u22c5": "*",  # dot operator
+    "\u00b7": "*",  # middle dot
+    "\u00f7": "/",  # division sign
+    "\u00b2": "**2",
+    "\u00b3": "**3",
+    "\u03c0": "pi",
+}
+_NUMBER_THEN_NAME = re.compile(r"(?<![\w.])(\d+(?:\.\d*)?)(?![eE][+-]?\d|[xXoObB]\w|[jJ]\b)([A-Za-z_]\w*)")
+_CALL_WITHOUT_PARENS = re.compile(r"\b([a-z]\w*)[ \t]+([A-Za-z_][\w.]*|\d[\d.]*)")
+
+
+def near_miss(text: str, *, names: bool = True) -> str | None:
+    """The fix for a common slip in text Python's parser refused (2x, x², sin x, −x), or None.
+
+    names=False (a VALUE, which holds no names) suggests only the lookalike characters."""
+    fixed = "".join(_LOOKALIKES.get(ch, ch) for ch in text)
+    changed = [ch for ch in dict.fromkeys(text) if ch in _LOOKALIKES]
+    if names:
+        fixed = _NUMBER_THEN_NAME.sub(lambda m: f"{m.group(1)}*{m.group(2)}", fixed)
+        fixed = _CALL_WITHOUT_PARENS.sub(
+            lambda m: f"{m.group(1)}({m.group(2)})" if m.group(1) in FUNCTIONS else m.group(0), fixed
+        )
+    if fixed == text:
+        return None
+    spelled = "; ".join(f"write {_LOOKALIKES[ch]!r} for {ch!r}" for ch in changed)
+    return f"did you mean {fixed!r}?" + (f" ({spelled})" if spelled else "")
+
+
 class _Source:
     """The text as given, the text handed to Python's parser, and a map between their columns.
 
@@ -421,7 +454,11 @@ class _Parser:
                 "unterminated string literal", "unterminated string"
             )
             raise ParseError(
-                f"syntax error: {message}", line=line, column=column, multiline=self.src.multiline
+                f"syntax error: {message}",
+                line=line,
+                column=column,
+                multiline=self.src.multiline,
+                hint=near_miss(self.src.text) if len(self.src.text) <= 1_000 else None,
             ) from None
         except (RecursionError, MemoryError):
             # Python's parser gives up on chains a few thousand operators deep

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -170,8 +171,15 @@ def _constructor(text: str, rng: Random) -> np.ndarray:
     return _CONSTRUCTORS[name](args, text, rng)
 
 
-def _bad(text: str) -> str:
+def _bad(text: str, column: int | None = None, reason: str | None = None) -> str:
     shown = text if len(text) <= 40 else text[:37] + "..."
+    if column is not None and 1 <= column <= len(text):
+        character = text[column - 1]
+        why = f" ({reason})" if reason else ""
+        return (
+            f"cannot read value {shown!r}: {character!r} at column {column} is not understood{why}; "
+            f"give a number (3, -0.5, 1e-3, pi/2), a list ([1, 2]) or one of {CONSTRUCTORS}"
+        )
     return f"cannot read value {shown!r}: give a number, a JSON array or one of {CONSTRUCTORS}"
 
 
@@ -226,12 +234,80 @@ def parse_value(text: str, dtype: np.dtype = np.float64, rng: Random | None = No
     limits.check(len(text), limits.MAX_VALUE_CHARS, "value length in characters", "MAX_VALUE_CHARS")
     if text.lower() in _WORDS:  # nan, inf, -inf, NaN, Infinity: as float() reads them
         return np.array(float(text), dtype=dtype)
-    if text[0].isalpha() and text not in ("null", "true", "false"):
+    if _CALL.match(text):
         rng = rng if rng is not None else SeededRandom(0)
         return _constructor(text, rng).astype(dtype, copy=False)
     try:
         obj = json.loads(text)
     except (json.JSONDecodeError, RecursionError, ValueError):
-        # ValueError: a JSON integer past Python's 4,300-digit conversion limit
-        raise ValueInputError(_bad(text)) from None
+        # ValueError: a JSON integer past Python's 4,300-digit conversion limit.
+        # Not JSON: numbers as a Python user types them (3., .5, +1, pi/2, (1, 2)).
+        obj = _arithmetic(text)
     return to_array(obj, dtype, f"value {text[:40]!r}")
+
+
+_CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
+_MAX_ARITHMETIC_CHARS = 100_000  # typed by hand; machine-made arrays are JSON, read much faster
+
+
+def _arithmetic(text: str) -> Any:
+    """A number or nested list/tuple of numbers written in the program language's arithmetic.
+
+    Python's parser finds the brackets; each element is then read by gradcli's own program
+    parser and folded as a program's number-only sub-expressions are (1/3, -pi/2, 2**0.5),
+    so nothing is evaluated that a program could not hold, and nothing is executed.
+    """
+    if len(text) > _MAX_ARITHMETIC_CHARS:
+        raise ValueInputError(_bad(text))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
+        from .parse import near_miss
+
+        raise ValueInputError(_bad(text, exc.offset, exc.msg), hint=near_miss(text, names=False)) from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ValueInputError(_bad(text)) from None
+    try:
+        return _elements(tree, text)
+    except RecursionError:
+        raise ValueInputError(f"value {text[:40]!r} is nested too deeply") from None
+
+
+def _elements(node: ast.AST, text: str) -> Any:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_elements(item, text) for item in node.elts]
+    segment = ast.get_source_segment(text, node) or ""
+    from .errors import GradcliError
+    from .parse import parse_program
+
+    try:
+        program = parse_program(segment)
+        if len(program.statements) != 1 or program.statements[0].target is not None:
+            raise ValueInputError("one number is expected")
+        return _fold(program.statements[0].expr)
+    except GradcliError as exc:
+        column = getattr(exc, "column", None)
+        where = node.col_offset + column if column is not None else node.col_offset + 1
+        reason = exc.message.split(": ", 1)[-1] if column is not None else exc.message
+        raise ValueInputError(_bad(text, where, reason), hint=exc.hint) from None
+
+
+def _fold(expr: Any) -> float:
+    """A number-only expression of the program language, as the graph folds one."""
+    from .graph import fold
+    from .ops import REGISTRY
+    from .parse import Apply, Num, Ref
+
+    if isinstance(expr, Num):
+        return expr.value
+    if isinstance(expr, Ref):
+        if expr.name in ("inf", "nan"):
+            return float(expr.name)
+        raise ValueInputError(f"'{expr.name}' is not a number")
+    assert isinstance(expr, Apply)
+    op = REGISTRY[expr.op]
+    if not op.elementwise:
+        raise ValueInputError(f"{op.name}() does not give a number here")
+    return fold(op, [_fold(arg) for arg in expr.args], {})

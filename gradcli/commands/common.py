@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import keyword
+import os
+import re
 import sys
 import unicodedata
 from typing import Any
@@ -30,10 +32,21 @@ def assignments(ctx: click.Context, param: click.Parameter, items: tuple[str, ..
     return pairs
 
 
+# A path-like EXPR (prog.py, ./f, dir/prog.txt); only an existing file is taken for one.
+_PATH = re.compile(r"[\w.~-]*[/\\][\w./\\~-]*|[\w~-][\w.~-]*\.(py|txt|expr|grad|jsonl?)")
+
+
 def read_program(expr: str) -> str:
     """EXPR itself, or for `-` standard input, read only up to the program-length cap
     (`yes | gradcli grad -` must end at once, not fill memory)."""
     if expr != "-":
+        if _PATH.fullmatch(expr) and os.path.isfile(expr):  # `gradcli grad prog.py`
+            ctx = click.get_current_context(silent=True)
+            command = ctx.command_path if ctx else "gradcli grad"
+            raise ValueInputError(
+                f"{expr!r} is a file, and EXPR is the program itself",
+                hint=f"to read a program from a file, use - and redirect it: {command} - < {expr}",
+            )
         return expr
     if sys.stdin is None:  # `gradcli grad - <&-`
         raise ValueInputError("standard input is closed; pipe a program into '-' or give EXPR itself")

@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from ..api import GradResult, NodeResult
 
 
-def _clean(item: Any) -> Any:
+def clean(item: Any) -> Any:
+    """A number or nested list with non-finite floats as the strings "nan", "inf", "-inf"."""
     if isinstance(item, list):
-        return [_clean(v) for v in item]
+        return [clean(v) for v in item]
     if isinstance(item, float) and not math.isfinite(item):
         return "nan" if math.isnan(item) else ("inf" if item > 0 else "-inf")
     return item
@@ -26,14 +27,14 @@ def encode(value: np.ndarray | None) -> Any:
         return None
     array = np.asarray(value)
     if array.ndim == 0 and array.dtype == np.float64:  # most values of a big scalar program
-        return _clean(float(array))
+        return clean(float(array))
     if array.dtype == np.float32:
         # float(str(.)) is the shortest decimal that round-trips in float32 (0.1, not 0.100000001)
         shortest = [float(str(v)) for v in array.ravel()]
         plain = np.array(shortest, dtype=object).reshape(array.shape).tolist()
     else:
         plain = array.astype(np.float64).tolist()
-    return _clean(plain)
+    return clean(plain)
 
 
 def _node(node: NodeResult) -> dict[str, Any]:
