@@ -3,23 +3,24 @@
 from gradcli import grad
 r = grad("(2*x)**3", at={"x": 2.0})
 r.value, r.grads["x"], r.nodes, r.to_json()
+from gradcli import jacobian, hessian
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-__all__ = ["GradResult", "GradcliError", "__version__", "grad"]
+__version__ = "0.2.0"
+__all__ = ["GradResult", "GradcliError", "__version__", "grad", "hessian", "jacobian"]
 
 if TYPE_CHECKING:
-    from .api import GradResult, grad
+    from .api import GradResult, grad, hessian, jacobian
     from .errors import GradcliError
 
 
 def __getattr__(name: str) -> Any:
     # Lazy: `gradcli --help` must not pay for NumPy; the API loads on first use.
-    if name in ("grad", "GradResult"):
+    if name in ("grad", "GradResult", "jacobian", "hessian"):
         from . import api
 
         return getattr(api, name)

@@ -14,12 +14,15 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .autograd import NOT_SCALAR, backward, forward
-from .errors import AutogradError, LimitError
+from .errors import AutogradError, GradcliError
 from .graph import OP, Graph
 
-EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-3
-MAX_CHECK_ELEMENTS = 1_000  # each element costs two forward passes and a symbolic evaluation
+# torch.autograd.gradcheck's step and tolerances in float64; float32 holds about 7 digits, so
+# its central differences need a wider step (rounding error ~ 1e-7*|f|/eps) and looser tolerances.
+DEFAULTS = {"float64": (1e-6, 1e-5, 1e-3), "float32": (1e-3, 1e-2, 1e-2)}
+EPS, ATOL, RTOL = DEFAULTS["float64"]
 OPAQUE = {"sum_over", "mean", "matmul", "t"}  # tensor-level functions the point-wise evaluation cannot do
 
 
@@ -41,6 +44,7 @@ class CheckResult:
     eps: float
     atol: float
     rtol: float
+    dtype: str = "float64"
 
     @property
     def passed(self) -> bool:
@@ -51,6 +55,7 @@ class CheckResult:
 
         return {
             "expression": self.expression,
+            "dtype": self.dtype,
             "passed": self.passed,
             "eps": self.eps,
             "atol": self.atol,
@@ -81,9 +86,18 @@ def _close(a: float, b: float, atol: float, rtol: float) -> bool:
     return bool(np.isclose(a, b, atol=atol, rtol=rtol))
 
 
-def _output(graph: Graph, inputs: dict[str, np.ndarray]) -> float:
-    values = forward(graph, inputs, np.dtype(np.float64))
+def _output(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> float:
+    values = forward(graph, inputs, dtype)
     return float(values[graph.output])
+
+
+def _tolerance(name: str, value: float, positive: bool) -> float:
+    """Steps and tolerances are finite numbers; a step of 0 divides by zero."""
+    value = float(value)
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        bound = "> 0" if positive else ">= 0"
+        raise GradcliError(f"{name} must be a finite number {bound}, not {value:g}")
+    return value
 
 
 def _symbolic_values(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -124,8 +138,10 @@ def _evaluate(
         return math.nan
 
 
-def _kink_note(graph: Graph, inputs: dict[str, np.ndarray], left: float, right: float, reverse: float) -> str:
-    values = forward(graph, inputs, np.dtype(np.float64))
+def _kink_note(
+    graph: Graph, inputs: dict[str, np.ndarray], left: float, right: float, reverse: float, dtype: np.dtype
+) -> str:
+    values = forward(graph, inputs, dtype)
     at_kink = [
         f"{node.op.name}({graph.nodes[node.operands[0]].name}) at 0"
         for node in graph.nodes
@@ -136,7 +152,7 @@ def _kink_note(graph: Graph, inputs: dict[str, np.ndarray], left: float, right: 
     ]
     from .diagnostics import backward_warnings
 
-    adjoints = backward(graph, values, np.ones((), dtype=np.float64), np.dtype(np.float64))
+    adjoints = backward(graph, values, np.ones((), dtype=dtype), dtype)
     cause = backward_warnings(graph, values, adjoints)
     if at_kink:
         convention = f"PyTorch's convention {', '.join(at_kink)} has derivative 0"
@@ -150,30 +166,62 @@ def _kink_note(graph: Graph, inputs: dict[str, np.ndarray], left: float, right: 
     )
 
 
+def _one_sided(
+    graph: Graph, inputs: dict[str, np.ndarray], leaf: str, index: tuple[int, ...], step: float, dtype: np.dtype
+) -> tuple[float, float, float]:
+    """Left slope, right slope and central difference with steps as the dtype can hold them."""
+    x = inputs[leaf][index]
+    centre = _output(graph, inputs, dtype)
+    results = []
+    for signed in (-step, step):
+        moved = dict(inputs)
+        moved[leaf] = inputs[leaf].copy()
+        moved[leaf][index] = x + dtype.type(signed)
+        actual = float(moved[leaf][index]) - float(x)  # the step after rounding to the dtype
+        results.append((_output(graph, moved, dtype), actual))
+    (low, down), (high, up) = results
+    left = (centre - low) / -down if down else math.nan
+    right = (high - centre) / up if up else math.nan
+    central = (high - low) / (up - down) if up != down else math.nan
+    return left, right, central
+
+
+def _slopes_apart(left: float, right: float, atol: float, rtol: float) -> bool:
+    return not _close(left, right, max(atol, 1e-4), max(rtol, 1e-2))
+
+
 def check(
     expression: str,
     at: Mapping[str, Any] | None = None,
     const: Mapping[str, Any] | None = None,
     *,
-    eps: float = EPS,
-    atol: float = ATOL,
-    rtol: float = RTOL,
+    eps: float | None = None,
+    atol: float | None = None,
+    rtol: float | None = None,
+    dtype: str = "float64",
 ) -> CheckResult:
-    """Compare reverse mode with central finite differences and the symbolic gradient, in float64."""
+    """Compare reverse mode with central finite differences and the symbolic gradient.
+
+    eps/atol/rtol default to torch.autograd.gradcheck's in float64, and to wider ones in
+    float32 (see DEFAULTS)."""
     from .api import _at_point
 
-    prepared, values = _at_point(expression, at, const, "float64", "gradcheck")
-    graph, inputs = prepared.graph, prepared.arrays
+    if dtype not in DEFAULTS:
+        raise GradcliError(f"dtype must be float64 or float32, not {dtype!r}")
+    default_eps, default_atol, default_rtol = DEFAULTS[dtype]
+    eps = _tolerance("eps", default_eps if eps is None else eps, positive=True)
+    atol = _tolerance("atol", default_atol if atol is None else atol, positive=False)
+    rtol = _tolerance("rtol", default_rtol if rtol is None else rtol, positive=False)
+    prepared, values = _at_point(expression, at, const, dtype, "gradcheck")
+    graph, inputs, real = prepared.graph, prepared.arrays, prepared.dtype
     output = graph.nodes[graph.output]
     if output.shape != ():
         raise AutogradError(NOT_SCALAR, hint="check a scalar, e.g. sum(...) of the output")
     total = sum(math.prod(leaf.shape) for leaf in graph.leaves)
-    if total > MAX_CHECK_ELEMENTS:
-        raise LimitError(f"check evaluates {total:,} leaf elements, over its limit {MAX_CHECK_ELEMENTS:,}")
+    limits.check(total, limits.MAX_CHECK_ELEMENTS, "leaf elements to check", "MAX_CHECK_ELEMENTS")
 
-    dtype = np.dtype(np.float64)
     with np.errstate(all="ignore"):
-        adjoints = backward(graph, values, np.ones((), dtype=dtype), dtype)
+        adjoints = backward(graph, values, np.ones((), dtype=real), real)
         symbolic = _symbolic_values(graph, inputs)
         rows = []
         for leaf in graph.leaves:
@@ -181,20 +229,22 @@ def check(
             for flat in range(math.prod(leaf.shape)):
                 index = tuple(int(i) for i in np.unravel_index(flat, leaf.shape)) if leaf.shape else ()
                 reverse = 0.0 if reverse_all is None else float(np.asarray(reverse_all)[index])
-                shifted = {}
-                for step in (eps, -eps):
-                    moved = dict(inputs)
-                    moved[leaf.name] = inputs[leaf.name].copy()
-                    moved[leaf.name][index] += step
-                    shifted[step] = _output(graph, moved)
-                centre = float(values[graph.output])
-                finite = (shifted[eps] - shifted[-eps]) / (2 * eps)
+                left, right, finite = _one_sided(graph, inputs, leaf.name, index, eps, real)
                 expr = symbolic.get(leaf.name)
                 sym = None if expr is None else _evaluate(expr, inputs, leaf.shape, index)
                 ok = _close(reverse, finite, atol, rtol) and (sym is None or _close(reverse, sym, atol, rtol))
-                left, right = (centre - shifted[-eps]) / eps, (shifted[eps] - centre) / eps
                 note = None
-                if not _close(left, right, max(atol, 1e-4), max(rtol, 1e-2)):
-                    note = _kink_note(graph, inputs, left, right, reverse)
+                # A kink keeps its one-sided slopes apart however small the step; a smooth
+                # function's gap (truncation error, ~f''*eps) shrinks with the step.
+                if _slopes_apart(left, right, atol, rtol):
+                    small_left, small_right, _ = _one_sided(graph, inputs, leaf.name, index, eps / 16, real)
+                    if abs(small_right - small_left) > abs(right - left) / 4:
+                        note = _kink_note(graph, inputs, left, right, reverse, real)
+                    elif not ok:
+                        note = (
+                            f"the step eps={eps:g} is too wide for this function: the one-sided "
+                            f"slopes ({left:.6g}, {right:.6g}) draw together as it shrinks; try a "
+                            "smaller --eps"
+                        )
                 rows.append(CheckRow(leaf.name, index, reverse, finite, sym, ok, note))
-    return CheckResult(expression, tuple(rows), eps, atol, rtol)
+    return CheckResult(expression, tuple(rows), eps, atol, rtol, str(real))

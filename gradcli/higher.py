@@ -17,11 +17,10 @@ import numpy as np
 
 from . import limits
 from .autograd import NOT_SCALAR, backward
-from .errors import AutogradError, LimitError
+from .errors import AutogradError
 from .graph import OP, Graph
 
 OBJECT = np.dtype(object)
-MAX_HESSIAN_ELEMENTS = 2_000  # leaf elements; each costs one pass over object arrays
 
 
 def _zero(t: Any) -> bool:
@@ -264,11 +263,9 @@ def hessian(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> dic
     _require_scalar_output(graph)
     leaves = graph.leaves
     total = sum(math.prod(leaf.shape) for leaf in leaves)
-    if total > MAX_HESSIAN_ELEMENTS:
-        raise LimitError(
-            f"the Hessian needs one pass per leaf element: {total:,} is over the limit "
-            f"{MAX_HESSIAN_ELEMENTS:,}"
-        )
+    limits.check(
+        total, limits.MAX_HESSIAN_ELEMENTS, "leaf elements (one pass each)", "MAX_HESSIAN_ELEMENTS"
+    )
     objects = {name: _lift(v) for name, v in inputs.items()}
     result = {a.name: {b.name: np.zeros(a.shape + b.shape, dtype=dtype) for b in leaves} for a in leaves}
     with np.errstate(all="ignore"):

@@ -21,6 +21,8 @@ MAX_PASSES = 10_000  # backward passes (--passes, or --gradient given K times)
 MAX_PASS_ELEMENTS = 2_000_000_000  # passes x graph elements: the work (and kept history) of a run
 SYMBOLIC_NODES = 1_000  # past this, symbolic forms are skipped (numbers are unaffected)
 MAX_VALUE_CHARS = 50_000_000  # text of one VALUE (a JSON array on the command line or stdin)
+MAX_HESSIAN_ELEMENTS = 2_000  # leaf elements of a Hessian or --order N: one dual-number pass each
+MAX_CHECK_ELEMENTS = 1_000  # leaf elements `check` perturbs: two forward passes and a symbolic value each
 
 
 def count_text(value: int) -> str:

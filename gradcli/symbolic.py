@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .graph import LEAF, OP, Graph, Literal
 from .ops import REGISTRY, Op, broadcast_dims
@@ -211,9 +211,30 @@ def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None
 def to_text(expr: sp.Expr | str | None) -> str | None:
     if expr is None or isinstance(expr, str):  # build_named's forms are text already
         return expr
-    import sympy as sp
+    return sstr(expr)
 
-    return sp.sstr(expr)
+
+@cache
+def _printer() -> Any:
+    from sympy.printing.str import StrPrinter
+
+    class Printer(StrPrinter):
+        """sympy's str printer, with a double printed as repr prints it.
+
+        sympy shows a 53-bit Float with 15 digits, so 10*(x + 2**0.5) became
+        `10*x + 14.142135623731`, a constant 3e-15 away from the double it holds."""
+
+        def _print_Float(self, expr: Any) -> str:
+            if expr._prec == 53:
+                return repr(float(expr))
+            return super()._print_Float(expr)
+
+    return Printer()
+
+
+def sstr(expr: Any) -> str:
+    """A sympy expression as sympy.sstr prints it, every double with all its digits."""
+    return _printer().doprint(expr)
 
 
 # ---------------------------------------------------------------- named adjoints for big programs
@@ -282,7 +303,7 @@ def build_named(graph: Graph) -> NamedResult:
             # Tensor-level ops never take a number operand (those fold or fail), so args are names.
             shapes = tuple(graph.operand_shape(o) for o in node.operands)
             symbols = [sp.Symbol(a) for a in args]
-            forms[node.index] = sp.sstr(_form(node.op, symbols, shapes, node.attrs))
+            forms[node.index] = sstr(_form(node.op, symbols, shapes, node.attrs))
 
     adjoints: list[str | None] = [None] * len(nodes)
     adjoints[graph.output] = "1"
@@ -312,6 +333,6 @@ def build_named(graph: Graph) -> NamedResult:
                 shapes = tuple(graph.operand_shape(o) for o in node.operands)
                 rule = node.op.sym_vjp[position]
                 upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
-                term = sp.sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
+                term = sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
             contributions[operand].append(term)
     return NamedResult(forms, adjoints, {leaf.name: None for leaf in graph.leaves})

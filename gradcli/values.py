@@ -37,7 +37,8 @@ class SeededRandom:
     @property
     def generator(self) -> np.random.Generator:
         if self._generator is None:
-            self._generator = np.random.default_rng(self.seed)
+            # torch.manual_seed takes -2**63 .. 2**64-1 and wraps negatives to 64 bits; so do we.
+            self._generator = np.random.default_rng(self.seed % 2**64)
         return self._generator
 
     def random(self, shape: tuple[int, ...]) -> np.ndarray:

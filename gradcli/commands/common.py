@@ -36,6 +36,28 @@ def assignments(ctx: click.Context, param: click.Parameter, items: tuple[str, ..
 _PATH = re.compile(r"[\w.~-]*[/\\][\w./\\~-]*|[\w~-][\w.~-]*\.(py|txt|expr|grad|jsonl?)")
 
 
+class FiniteFloat(click.ParamType):
+    """A finite number above a bound; nan, inf and out-of-range values are usage errors (exit 2)."""
+
+    name = "number"
+
+    def __init__(self, minimum: float, *, open_interval: bool) -> None:
+        self.minimum, self.open_interval = minimum, open_interval
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        import math
+
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        too_small = number <= self.minimum if self.open_interval else number < self.minimum
+        if not math.isfinite(number) or too_small:
+            bound = ">" if self.open_interval else ">="
+            self.fail(f"{value} is not a finite number {bound} {self.minimum:g}", param, ctx)
+        return number
+
+
 def read_program(expr: str) -> str:
     """EXPR itself, or for `-` standard input, read only up to the program-length cap
     (`yes | gradcli grad -` must end at once, not fill memory)."""

@@ -118,6 +118,10 @@ def grad_command(
         raise click.UsageError("--explain prints prose; use it with the default table format")
     if order != 1 and (gradients or passes):
         raise click.UsageError("--order runs one pass: drop --gradient and --passes")
+    if no_symbolic and not at and not const and batch is None:
+        raise click.UsageError(
+            "--no-symbolic needs a point: without --at the symbolic gradient is the whole answer"
+        )
     if batch is not None and fmt in ("plain", "latex"):
         raise click.UsageError("--batch writes JSON Lines; drop --format plain/latex")
     read = ValueReader(dtype, seed)

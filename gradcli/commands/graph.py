@@ -26,7 +26,7 @@ Examples:
   gradcli graph "y = 2*x; z = y**3; out = z.mean()" --at "x=[[1,2],[3,4]]"
   gradcli graph "(2*x)**3"                          # symbolic adjoints
   gradcli graph "(2*x)**3" --at x=2 --format dot | dot -Tpng > graph.png
-  gradcli graph "(2*x)**3" --at x=2 --format svg -o graph.svg
+  gradcli graph "(2*x)**3" --at x=2 -o graph.svg   # svg, from the extension
 """
 
 INSTALL_HINT = (
@@ -81,6 +81,25 @@ def run_dot(source: str, fmt: str) -> bytes:
     return completed.stdout
 
 
+FORMATS = ("ascii", "dot", "svg", "png")
+_EXTENSIONS = {".dot": "dot", ".gv": "dot", ".svg": "svg", ".png": "png", ".txt": "ascii"}
+
+
+def _pick_format(fmt: str | None, output: str | None) -> str:
+    """--format, else the one -o FILE's extension names; a file must not get another format's bytes."""
+    from pathlib import Path
+
+    implied = _EXTENSIONS.get(Path(output).suffix.lower()) if output else None
+    if fmt is None:
+        return implied or "ascii"
+    if implied is not None and implied != fmt:
+        raise click.UsageError(
+            f"-o {output} names {implied} output but --format is {fmt}; "
+            f"drop --format or name the file {Path(output).stem}.{'txt' if fmt == 'ascii' else fmt}"
+        )
+    return fmt
+
+
 @click.command("graph", help=GRAPH_HELP, no_args_is_help=True)
 @click.argument("expr")
 @point_options
@@ -90,17 +109,17 @@ def run_dot(source: str, fmt: str) -> bytes:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["ascii", "dot", "svg", "png"]),
-    default="ascii",
-    show_default=True,
-    help="ascii (terminal tree), dot (Graphviz source), svg or png (need Graphviz's dot).",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="ascii (terminal tree), dot (Graphviz source), svg or png (need Graphviz's dot). "
+    "Default: from -o FILE's extension (.dot/.gv, .svg, .png), else ascii.",
 )
 @click.option(
     "-o",
     "--output",
     "output",
-    type=click.Path(dir_okay=False, writable=True),
-    help="Write to FILE, not stdout.",
+    type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+    help="Write to FILE (- for stdout), not stdout.",
 )
 def graph_command(
     expr: str,
@@ -109,9 +128,12 @@ def graph_command(
     dtype: str,
     seed: int,
     gradient: str | None,
-    fmt: str,
+    fmt: str | None,
     output: str | None,
 ) -> None:
+    if output == "-":
+        output = None
+    fmt = _pick_format(fmt, output)
     from ..api import grad
     from ..render.graph import ascii_tree, to_dot
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from .common import read_program
+from .common import FiniteFloat, read_program
 from .inputs import ValueReader, point_options
 
 FORMAT = click.option(
@@ -102,9 +102,24 @@ def hessian_command(
 @click.argument("expr")
 @point_options
 @FORMAT
-@click.option("--eps", type=float, default=1e-6, show_default=True, help="Finite-difference step.")
-@click.option("--atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance.")
-@click.option("--rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance.")
+@click.option(
+    "--eps",
+    type=FiniteFloat(0, open_interval=True),
+    default=None,
+    help="Finite-difference step, > 0.  [default: 1e-6; 1e-3 with --dtype float32]",
+)
+@click.option(
+    "--atol",
+    type=FiniteFloat(0, open_interval=False),
+    default=None,
+    help="Absolute tolerance, >= 0.  [default: 1e-5; 1e-2 with --dtype float32]",
+)
+@click.option(
+    "--rtol",
+    type=FiniteFloat(0, open_interval=False),
+    default=None,
+    help="Relative tolerance, >= 0.  [default: 1e-3; 1e-2 with --dtype float32]",
+)
 @click.pass_context
 def check_command(
     ctx: click.Context,
@@ -114,16 +129,17 @@ def check_command(
     dtype: str,
     seed: int,
     fmt: str,
-    eps: float,
-    atol: float,
-    rtol: float,
+    eps: float | None,
+    atol: float | None,
+    rtol: float | None,
 ) -> None:
     """Compare reverse mode, central finite differences and the symbolic gradient.
 
-    Three answers side by side for every leaf element, in float64, with
-    torch.autograd.gradcheck's step and tolerances. Exit 0 when they agree, 1 when
-    any pair disagrees; at a kink (relu at 0, sqrt((x-1)**2) at 1) a note explains
-    which convention reverse mode used.
+    Three answers side by side for every leaf element, with torch.autograd.gradcheck's
+    step and tolerances in float64 (float32 computes in float32, with a wider step and
+    looser tolerances). Exit 0 when they agree, 1 when any pair disagrees; at a kink
+    (relu at 0, sqrt((x-1)**2) at 1), where the one-sided slopes stay apart however
+    small the step, a note explains which convention reverse mode used.
 
     \b
     Examples:
@@ -133,9 +149,11 @@ def check_command(
     """
     from ..gradcheck import check
 
-    read = ValueReader("float64", seed)
+    read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
-    result = check(read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol)
+    result = check(
+        read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol, dtype=dtype
+    )
     _show(result, fmt, "render_check")
     if not result.passed:
         ctx.exit(1)

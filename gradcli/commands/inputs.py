@@ -38,7 +38,11 @@ def point_options(function: Callable) -> Callable:
             help="float32 reproduces PyTorch's default precision.",
         ),
         click.option(
-            "--seed", type=int, default=0, show_default=True, help="Seed for rand()/randn() values."
+            "--seed",
+            type=click.IntRange(-(2**63), 2**64 - 1),
+            default=0,
+            show_default=True,
+            help="Seed for rand()/randn() values; any integer torch.manual_seed takes.",
         ),
     ]
     for decorate in reversed(decorators):

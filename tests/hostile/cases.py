@@ -338,8 +338,24 @@ OTHER_COMMANDS = [
     Case("hessian-import", ("hessian", TOUCH, "--at", "x=1"), INPUT, ("'__import__'",)),
     Case("check-import", ("check", TOUCH, "--at", "x=1"), INPUT, ("'__import__'",)),
     Case("jacobian-1e10", ("jacobian", "x*2", "--at", "x=zeros(100000)"), INPUT, ("10,000,000,000",)),
-    Case("hessian-1e10", ("hessian", "sum(x*x)", "--at", "x=zeros(100000)"), INPUT, ("100,000",)),
-    Case("check-1e6", ("check", "sum(x*x)", "--at", "x=zeros(1000000)"), INPUT, ("1,000,000",)),
+    Case(
+        "hessian-1e10",
+        ("hessian", "sum(x*x)", "--at", "x=zeros(100000)"),
+        INPUT,
+        ("100,000", "MAX_HESSIAN_ELEMENTS=2,000"),
+    ),
+    Case(
+        "order-2-tensor-1e5",
+        ("grad", "sum(x*x)", "--at", "x=zeros(100000)", "--order", "2"),
+        INPUT,
+        ("scalar",),
+    ),
+    Case(
+        "check-1e6",
+        ("check", "sum(x*x)", "--at", "x=zeros(1000000)"),
+        INPUT,
+        ("1,000,000", "MAX_CHECK_ELEMENTS=1,000"),
+    ),
     Case(
         "graph-broadcast-1e10",
         ("graph", "a*b", "--at", "a=zeros(100000,1)", "--at", "b=zeros(1,100000)"),
