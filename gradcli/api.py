@@ -11,7 +11,16 @@ import numpy as np
 
 from . import blocked, diagnostics, limits
 from .autograd import NO_GRAD, forward, run_passes, seed_for
-from .errors import AutogradError, GradcliError, ShapeError, ValueInputError
+from .errors import (
+    CLI_WORDS,
+    AutogradError,
+    GradcliError,
+    ShapeError,
+    ValueInputError,
+    input_example,
+    input_label,
+    option,
+)
 from .graph import CONST, LEAF, OP, Graph, InputSpec, build_graph
 from .parse import parse_program
 from .values import to_array
@@ -110,7 +119,9 @@ def _gradients(
     if len(arrays) > 1 and len(arrays) != count:
         raise GradcliError(
             f"{len(arrays)} gradients were given for {count} passes",
-            hint="give one --gradient for every pass, or a single one to reuse",
+            hint="give one --gradient for every pass, or a single one to reuse"
+            if CLI_WORDS.get()
+            else "give gradients= one per pass, or a single gradient= to reuse",
         )
     if len(arrays) <= 1:
         return (arrays or [None]) * count
@@ -120,18 +131,21 @@ def _gradients(
 def _check_names(program_inputs: Sequence[str], at: Mapping, const: Mapping) -> None:
     both = sorted(set(at) & set(const))
     if both:
-        raise ValueInputError(f"'{both[0]}' is given both as --at and as --const; give it once")
-    for flag, given in (("--at", at), ("--const", const)):
+        raise ValueInputError(
+            f"'{both[0]}' is given both as {option('at')} and as {option('const')}; give it once"
+        )
+    for kind, given in (("at", at), ("const", const)):
         unused = [n for n in given if n not in program_inputs]
         if unused:
             inputs = ", ".join(program_inputs) or "none"
             raise ValueInputError(
-                f"{flag} {unused[0]}: the program has no input named '{unused[0]}' (its inputs: {inputs})"
+                f"{input_label(kind, unused[0])}: the program has no input named '{unused[0]}' "
+                f"(its inputs: {inputs})"
             )
     missing = [n for n in program_inputs if n not in at and n not in const]
     if missing:
         listed = ", ".join(missing)
-        example = " ".join(f"--at {n}=VALUE" for n in missing)
+        example = " ".join(input_example(n, "VALUE") for n in missing)
         raise ValueInputError(f"no value for {listed}", hint=f"give {example}")
 
 
@@ -155,8 +169,8 @@ def _prepare(expression: str, at: Mapping | None, const: Mapping | None, dtype: 
     arrays: dict[str, np.ndarray] = {}
     if numeric:
         _check_names(program.inputs, at, const)
-        arrays = {n: to_array(v, np_dtype, f"--at {n}") for n, v in at.items()}
-        arrays.update({n: to_array(v, np_dtype, f"--const {n}") for n, v in const.items()})
+        arrays = {n: to_array(v, np_dtype, input_label("at", n)) for n, v in at.items()}
+        arrays.update({n: to_array(v, np_dtype, input_label("const", n)) for n, v in const.items()})
         specs = {n: InputSpec(LEAF if n in at else CONST, a.shape) for n, a in arrays.items()}
     else:
         specs = {n: InputSpec(LEAF, ()) for n in program.inputs}
@@ -167,14 +181,17 @@ def _prepare(expression: str, at: Mapping | None, const: Mapping | None, dtype: 
             raise
         raise ShapeError(
             exc.message,
-            hint="with no values every name is a scalar; give tensor shapes, e.g. --at W=zeros(2,2)",
+            hint="with no values every name is a scalar; give tensor shapes, e.g. "
+            + input_example("W", "zeros(2,2)" if CLI_WORDS.get() else "np.zeros((2, 2))"),
         ) from None
     return _Prepared(graph, arrays, np_dtype, numeric)
 
 
 def _require_point(prepared: _Prepared, command: str) -> None:
     if not prepared.numeric:
-        raise ValueInputError(f"{command} needs a point", hint="give every input with --at NAME=VALUE")
+        raise ValueInputError(
+            f"{command} needs a point", hint=f"give every input a value with {option('at')}"
+        )
 
 
 def _at_point(
@@ -185,7 +202,9 @@ def _at_point(
     _require_point(prepared, command)
     graph = prepared.graph
     if not graph.nodes[graph.output].requires_grad:
-        raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
+        raise AutogradError(
+            NO_GRAD, hint=f"give at least one input that the output depends on with {option('at')}"
+        )
     return prepared, forward(graph, prepared.arrays, prepared.dtype)
 
 
@@ -221,7 +240,9 @@ def grad(
     if order < 1:
         raise GradcliError(f"order must be at least 1, not {order}")
     if order > 1 and (gradient is not None or gradients or (passes or 1) > 1):
-        raise GradcliError("--order cannot be combined with --gradient or --passes")
+        raise GradcliError(
+            f"{option('order')} cannot be combined with {option('gradient')} or {option('passes')}"
+        )
     upstream = _gradients(gradient, gradients, passes, np_dtype) if prepared.numeric else []
     if prepared.numeric:
         limits.check_pass_work(len(upstream), graph.elements)
@@ -309,8 +330,8 @@ def _higher_orders(graph: Graph, arrays, order: int, dtype: np.dtype) -> dict[st
     for leaf in graph.leaves:
         if leaf.shape != ():
             raise GradcliError(
-                f"--order works on scalar leaves; '{leaf.name}' has shape {list(leaf.shape)}",
-                hint="use gradcli hessian for tensors",
+                f"{option('order')} works on scalar leaves; '{leaf.name}' has shape {list(leaf.shape)}",
+                hint="use gradcli hessian for tensors" if CLI_WORDS.get() else "use hessian() for tensors",
             )
         values = derivatives(graph, arrays, leaf.name, order)
         result[leaf.name] = tuple(np.asarray(v, dtype=dtype) for v in values)

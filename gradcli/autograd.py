@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import limits
-from .errors import AutogradError
+from .errors import CLI_WORDS, AutogradError, option
 from .graph import OP, Graph, Node
 from .ops import unbroadcast
 
@@ -121,8 +121,9 @@ def seed_for(
             example = ones or f"ones({', '.join(map(str, shape))})"
             raise AutogradError(
                 NOT_SCALAR,
-                hint=f"the output has shape {list(shape)}: pass --gradient with shape "
-                f'{list(shape)}, e.g. --gradient "{example}"',
+                hint=f"the output has shape {list(shape)}: pass {option('gradient')} with shape "
+                f"{list(shape)}, e.g. "
+                + (f'--gradient "{example}"' if CLI_WORDS.get() else f"gradient={example}"),
             )
         return np.ones(shape, dtype=dtype)
     gradient = np.asarray(gradient, dtype=dtype)
@@ -130,7 +131,7 @@ def seed_for(
         raise AutogradError(
             f"Mismatch in shape: grad_output[0] has a shape of {torch_size(gradient.shape)} and "
             f"output[0] has a shape of {torch_size(shape)}.",
-            hint=f"pass --gradient with shape {list(shape)}",
+            hint=f"pass {option('gradient')} with shape {list(shape)}",
         )
     return gradient
 
@@ -156,9 +157,13 @@ def run_passes(
         # Checking every pass's gradient up front would report a later pass's error first.
         seed = seed_for(graph, gradient, dtype, output.requires_grad)
         if not output.requires_grad:
-            raise AutogradError(NO_GRAD, hint="give at least one input that the output depends on with --at")
+            raise AutogradError(
+                NO_GRAD, hint=f"give at least one input that the output depends on with {option('at')}"
+            )
         if freed:
-            raise AutogradError(SECOND_PASS, hint="add --retain-graph to keep the graph between passes")
+            raise AutogradError(
+                SECOND_PASS, hint=f"add {option('retain_graph')} to keep the graph between passes"
+            )
         if zero_grad and index > 1:
             grads = {name: None if g is None else np.zeros_like(g) for name, g in grads.items()}
         adjoints = backward(graph, values, seed, dtype)

@@ -18,7 +18,7 @@ import click
 
 from . import __version__
 from .commands import LazyCommands
-from .errors import ExitCode, GradcliError
+from .errors import CLI_WORDS, ExitCode, GradcliError
 
 _DEBUG = False
 
@@ -108,9 +108,13 @@ class GradcliGroup(click.Group):
         try:
             # Python and NumPy warnings (a mean of an empty tensor, a 0/0) are not for users:
             # gradcli reports non-finite results itself, in its own words.
-            with _fewer_collections(), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = super().main(args, prog_name or "gradcli", standalone_mode=False, **extra)
+            words = CLI_WORDS.set(True)  # the engine's hints name options (--gradient, not gradient=)
+            try:
+                with _fewer_collections(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = super().main(args, prog_name or "gradcli", standalone_mode=False, **extra)
+            finally:
+                CLI_WORDS.reset(words)
             code = result if isinstance(result, int) else ExitCode.OK
             if sys.stdout is None:  # `gradcli ... >&-`: Python had nowhere to put stdout
                 raise GradcliError("cannot write the result: standard output is closed")

@@ -5,6 +5,7 @@ Engine modules raise these; only the CLI turns them into `error: ...` lines.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from enum import IntEnum
 
 
@@ -63,3 +64,29 @@ class AutogradError(GradcliError):
 
 class LimitError(GradcliError):
     """A documented resource limit was exceeded; refused before doing the work."""
+
+
+# ---------------------------------------------------------------- words for the asker
+# The engine's hints name the setting to change. A Python caller changes `gradient=`;
+# a shell user changes `--gradient`. The CLI sets CLI_WORDS for the length of a command.
+CLI_WORDS: ContextVar[bool] = ContextVar("CLI_WORDS", default=False)
+
+_CLI = {"retain_graph": "--retain-graph", "dtype": "--dtype"}
+_API = {"retain_graph": "retain_graph=True"}
+
+
+def option(name: str) -> str:
+    """How the asker spells a setting: `--gradient` on the command line, `gradient=` in Python."""
+    if CLI_WORDS.get():
+        return _CLI.get(name, "--" + name.replace("_", "-"))
+    return _API.get(name, name + "=")
+
+
+def input_label(kind: str, name: str) -> str:
+    """An input as the asker gave it: `--at x` on the command line, `at['x']` in Python."""
+    return f"--{kind} {name}" if CLI_WORDS.get() else f"{kind}[{name!r}]"
+
+
+def input_example(name: str, value: str) -> str:
+    """How to give an input: `--at x=2` on the command line, `at={'x': 2}` in Python."""
+    return f"--at {name}={value}" if CLI_WORDS.get() else f"at={{{name!r}: {value}}}"

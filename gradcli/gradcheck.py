@@ -167,7 +167,12 @@ def _kink_note(
 
 
 def _one_sided(
-    graph: Graph, inputs: dict[str, np.ndarray], leaf: str, index: tuple[int, ...], step: float, dtype: np.dtype
+    graph: Graph,
+    inputs: dict[str, np.ndarray],
+    leaf: str,
+    index: tuple[int, ...],
+    step: float,
+    dtype: np.dtype,
 ) -> tuple[float, float, float]:
     """Left slope, right slope and central difference with steps as the dtype can hold them."""
     x = inputs[leaf][index]

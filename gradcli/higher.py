@@ -248,7 +248,7 @@ def _require_scalar_output(graph: Graph) -> None:
     shape = graph.nodes[graph.output].shape
     if shape != ():
         raise AutogradError(
-            f"{NOT_SCALAR}; the Hessian and --order need a scalar output, not shape {list(shape)}",
+            f"{NOT_SCALAR}; the Hessian and higher orders need a scalar output, not shape {list(shape)}",
             hint="reduce it first, e.g. sum(...) or mean(...)",
         )
 
@@ -263,9 +263,7 @@ def hessian(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> dic
     _require_scalar_output(graph)
     leaves = graph.leaves
     total = sum(math.prod(leaf.shape) for leaf in leaves)
-    limits.check(
-        total, limits.MAX_HESSIAN_ELEMENTS, "leaf elements (one pass each)", "MAX_HESSIAN_ELEMENTS"
-    )
+    limits.check(total, limits.MAX_HESSIAN_ELEMENTS, "leaf elements (one pass each)", "MAX_HESSIAN_ELEMENTS")
     objects = {name: _lift(v) for name, v in inputs.items()}
     result = {a.name: {b.name: np.zeros(a.shape + b.shape, dtype=dtype) for b in leaves} for a in leaves}
     with np.errstate(all="ignore"):

@@ -282,3 +282,34 @@ def test_folded_constants_print_every_digit_they_hold(run_json):
     # 10*(x + 2**0.5) once printed its constant as 14.142135623731 (sympy's 15 digits).
     document = run_json("grad", "sin((x1+2**0.5)*1e1)", "--at", "x1=0.3")
     assert document["leaves"]["x1"]["grad_symbolic"] == f"10*cos(10*x1 + {10 * 2**0.5!r})"
+
+
+# ---------------------------------------------------------------- the API speaks the API's words
+
+
+@pytest.mark.parametrize(
+    ("call", "api_words", "cli_args", "cli_words"),
+    [
+        (dict(at={"x": [1.0, 2.0]}), "gradient=[1, 1]", ["--at", "x=[1,2]"], '--gradient "[1, 1]"'),
+        (
+            dict(at={"x": 1.0}, passes=2),
+            "retain_graph=True to keep",
+            ["--at", "x=1", "--passes", "2"],
+            "--retain-graph",
+        ),
+        (dict(at={"y": 1.0}), "at['y']", ["--at", "y=1"], "--at y"),
+        (
+            dict(at={"x": [1.0, 2.0]}, gradient=[1, 2, 3]),
+            "pass gradient= with",
+            ["--at", "x=[1,2]", "--gradient", "[1,2,3]"],
+            "pass --gradient with",
+        ),
+    ],
+)
+def test_errors_name_the_setting_as_the_asker_spells_it(run, call, api_words, cli_args, cli_words):
+    from gradcli import GradcliError, grad
+
+    with pytest.raises(GradcliError) as raised:
+        grad("x*2", **call)
+    assert api_words in str(raised.value) and "--" not in str(raised.value)
+    assert cli_words in one_error_line(run("grad", "x*2", *cli_args))

@@ -151,9 +151,7 @@ def check_command(
 
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
-    result = check(
-        read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol, dtype=dtype
-    )
+    result = check(read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol, dtype=dtype)
     _show(result, fmt, "render_check")
     if not result.passed:
         ctx.exit(1)
