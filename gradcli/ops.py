@@ -305,7 +305,8 @@ def _sym_reduce(name):
 
 
 def _sym_mean_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
-    return g / _reduced_count(shapes[0], dim)
+    count = _reduced_count(shapes[0], dim)
+    return g / count if count else sp.nan  # the mean of no elements is nan, and so is its slope
 
 
 def _sym_transpose(sp, a, shapes=((),)):

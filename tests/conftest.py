@@ -7,12 +7,20 @@ import os
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from gradcli.cli import main
 
 # Every run starts cold: the symbolic cache is off unless a test turns it on (test_cache.py),
 # so no test depends on what an earlier one (or the user's own runs) left on disk.
 os.environ["GRADCLI_CACHE_DIR"] = ""
+
+# The same examples on every run, so CI cannot fail by chance and a failure reproduces.
+# GRADCLI_RANDOM_TESTS=1 explores new examples; a failure then prints the blob to
+# reproduce it (@reproduce_failure) with the falsifying example.
+settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True)
+settings.register_profile("random", derandomize=False, database=None, print_blob=True)
+settings.load_profile("random" if os.environ.get("GRADCLI_RANDOM_TESTS") else "deterministic")
 
 
 @pytest.fixture
