@@ -19,6 +19,7 @@ pytest.importorskip("torch", reason="torch (the test oracle) is not installed: p
 
 # Case id -> gradcli's one-line error for it today (GradcliError.message, without the hint).
 KNOWN_GAPS: dict[str, str] = {
+    "blitz_nn_relu_linear": "line 1, column 5: 'F.relu' needs no module prefix here",
     "autogradqs_bce_with_logits": "line 1, column 5: 'torch.matmul' needs no module prefix here",
     "autogradqs_detach": "line 1, column 5: 'torch.matmul' needs no module prefix here",
     "pwe_polynomial_autograd": "line 1, column 5: 'torch.sin' needs no module prefix here",
@@ -28,6 +29,7 @@ KNOWN_GAPS: dict[str, str] = {
     "d2l_linreg_squared_loss": "line 1, column 9: 'torch.matmul' needs no module prefix here",
     "d2l_weight_decay": "line 1, column 9: 'torch.matmul' needs no module prefix here",
     "d2l_softmax_regression": "line 1, column 5: 'torch.matmul' needs no module prefix here",
+    "d2l_ndarray_indexing": "column 2: subscript (indexing) is not allowed in a gradcli program",
     "d2l_pick_probabilities": "column 1: subscript (indexing) is not allowed in a gradcli program",
     "d2l_discuss_neg_log_pick": "column 3: 'np.log' needs no module prefix here",
     "d2l_mlp_relu": "column 5: 'torch.relu' needs no module prefix here",

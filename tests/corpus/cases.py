@@ -203,6 +203,22 @@ CASES: list[Case] = [
         const={"x": [-1.0, 0.5, 2.0], "target": [-0.8, 0.5, 0.9]},
         out_of_scope="a random number of layers: a loop over random.randint is a script, not one program",
     ),
+    case(
+        "blitz_nn_relu_linear",
+        "https://pytorch.org/tutorials/beginner/blitz/neural_networks_tutorial.html",
+        """
+        x = F.relu(F.linear(x, w1, b1))
+        output = F.linear(x, w2, b2)
+        loss = F.mse_loss(output, target)
+        """,
+        """
+        h = F.relu(F.linear(x, w1, b1))
+        output = F.linear(h, w2, b2)
+        out = F.mse_loss(output, target)
+        """,
+        {"w1": [[0.2, -0.3, 0.1], [0.4, 0.1, -0.2]], "b1": [0.05, 0.1], "w2": [[0.3, -0.2]], "b2": [0.1]},
+        const={"x": [[0.3, -1.2, 0.8], [1.5, 0.2, -0.7]], "target": [[0.5], [-0.2]]},
+    ),
     # ---- d2l.ai -------------------------------------------------------------------------------
     case(
         "d2l_autograd_dot",
@@ -309,6 +325,13 @@ CASES: list[Case] = [
             "b": [0.0, 0.1, -0.1],
         },
         const={"X": [[[0.5, 1.0], [0.2, 0.8]], [[0.9, 0.1], [0.4, 0.6]]], "y": [0, 2]},
+    ),
+    case(
+        "d2l_ndarray_indexing",
+        "https://d2l.ai/chapter_preliminaries/ndarray.html",
+        "(X[-1] * X[1:3]).sum() + X[:, 1].sum()",
+        "out = (X[-1] * X[1:3]).sum() + X[:, 1].sum()",
+        {"X": X34},
     ),
     case(
         "d2l_pick_probabilities",
@@ -543,7 +566,7 @@ CASES: list[Case] = [
         loss = -probs[torch.arange(4), ys].log().mean() + 0.01*(W**2).mean()
         """,
         """
-        xenc = F.one_hot(xs, num_classes=5).double()
+        xenc = F.one_hot(xs, num_classes=5).double()  # .float() would leave the float64 oracle
         logits = xenc @ W
         counts = logits.exp()
         probs = counts / counts.sum(1, keepdims=True)
@@ -957,7 +980,7 @@ CASES: list[Case] = [
         "hips_numpy_max_axis",
         HIPS_NUMPY,
         "np.max(x, axis=1)",
-        "out = torch.amax(x, dim=1)",
+        "out = torch.amax(x, dim=1)  # NumPy's max along an axis is torch.amax",
         {"x": X34},
         gradient=[1.0, 0.5, -1.0],
     ),
@@ -1030,7 +1053,7 @@ CASES: list[Case] = [
         """,
         """
         outputs = torch.matmul(inputs, W) + b
-        hidden = torch.maximum(torch.tensor(0.0, dtype=outputs.dtype), outputs)
+        hidden = torch.maximum(torch.tensor(0.0, dtype=outputs.dtype), outputs)  # np.maximum(0, x)
         out = torch.mean(torch.abs(hidden - targets))
         """,
         {"W": [[0.5, -0.4], [0.3, 0.8]], "b": [0.1, -0.2]},
