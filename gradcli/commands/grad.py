@@ -6,6 +6,7 @@ import click
 
 from .common import emit, read_program
 from .inputs import ValueReader, point_options
+from .width import node_option, width_option
 
 GRAD_HELP = """Gradient of a program's output with respect to its inputs, as backward() computes it.
 
@@ -94,6 +95,8 @@ Examples:
     "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
 )
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
+@width_option
+@node_option
 def grad_command(
     expr: str,
     at: dict[str, str],
@@ -110,6 +113,8 @@ def grad_command(
     order: int,
     batch: str | None,
     batch_errors: str,
+    width: int | None,
+    nodes: tuple[str, ...],
 ) -> None:
     from ..api import grad
     from .cache import DiskCache
@@ -149,7 +154,7 @@ def grad_command(
 
         click.echo(render_explain(result))
         return
-    emit(result, fmt)
+    emit(result, fmt, width, nodes)
     if fmt == "plain":  # the table shows warnings, JSON lists them; plain keeps stdout to NAME<TAB>GRAD
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
