@@ -97,7 +97,9 @@ def _sublines(result: GradResult, rows: list[int | None], layout: _Layout) -> li
     lines = []
     for index in rows:
         if index is None:
-            lines.append([f"... {len(result.nodes) - MAX_TABLE_NODES:,} more nodes (--format json has them all)"])
+            lines.append(
+                [f"... {len(result.nodes) - MAX_TABLE_NODES:,} more nodes (--format json has them all)"]
+            )
             continue
         node = result.nodes[index]
         parts = []
