@@ -97,7 +97,11 @@ def test_upstream_gradient_table_shows_one_row_per_pass(run):
     passes = result.stdout.split("Passes")[1].splitlines()
     rows = [line.split() for line in passes if line.strip()[:1].isdigit()]
     assert [row[0] for row in rows] == ["1", "2", "3"]  # one line per pass: gradient and x.grad whole
-    assert [" ".join(row[1:5]) for row in rows] == ["[[1, 1], [1, 1]]", "[[0, 1], [0, 1]]", "[[1, 1], [0, 0]]"]
+    assert [" ".join(row[1:5]) for row in rows] == [
+        "[[1, 1], [1, 1]]",
+        "[[0, 1], [0, 1]]",
+        "[[1, 1], [0, 0]]",
+    ]
 
 
 def test_second_pass_without_retain_graph_fails_like_torch(run):

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from .grid import NUMBER, TEXT, Column, draw, fit
-from .values import ELLIPSIS, block, format_value, summary
+from .grid import NUMBER, TEXT, Column, draw, fit, wrap
+from .values import ELLIPSIS, block, summary
 
 if TYPE_CHECKING:
     from ..api import GradResult, NodeResult
@@ -133,7 +133,7 @@ def _node_table(result: GradResult, width: int) -> tuple[list[Text], set[int]]:
     lines.append(Text(""))
     lines += draw(columns, widths, _sublines(result, rows, layout))
     if layout.short_grad_fn:
-        lines.append(Text("grad_fn without 'Backward' (Mul0 is MulBackward0); --width 80 shows it whole"))
+        lines += _note("grad_fn without 'Backward' (Mul0 is MulBackward0); --width 80 shows it whole", width)
     cut = set()
     for column, w in zip(columns, widths):
         if column.kind == NUMBER:
@@ -162,7 +162,7 @@ def _node_blocks(result: GradResult, cut: set[int], chosen: tuple[str, ...], wid
             return []
         names = [result.nodes[i].name for i in sorted(cut)]
         hint = f"--node {names[0]}" + (f" --node {names[1]}" if len(names) > 1 else "")
-        return [Text(f"{ELLIPSIS} cut to fit: {hint} prints a node's value and adjoint whole")]
+        return _note(f"{ELLIPSIS} cut to fit: {hint} prints a node's value and adjoint whole", width)
     items = []
     for node in _by_name(result, chosen):
         heading = node.name + (f" = {node.written}" if node.written else "") + f"  {list(node.shape)}"
@@ -223,24 +223,32 @@ def _pass_table(result: GradResult, width: int) -> list[Text]:
     widths = fit(columns, width) or [c.measure()[0] for c in columns]
     lines = [Text("Passes: .grad after each"), Text(""), *draw(columns, widths)]
     if any(_cut(c, v, w) for c, w in zip(columns, widths) if c.kind == NUMBER for v in c.cells):
-        lines.append(Text(f"{ELLIPSIS}: --format json has every pass's tensors whole"))
+        lines += _note(f"{ELLIPSIS}: --format json has every pass's tensors whole", width)
     return lines
+
+
+def _heading(result: GradResult, width: int) -> list[Text]:
+    """`output loss = 0.141256  grad_fn=MeanBackward0  dtype=float64`, a tensor summarised to fit."""
+    out = result.output
+    prefix = f"output {out.name} = "
+    suffix = f"  grad_fn={out.grad_fn}  dtype={result.dtype}"
+    room = width - len(prefix) - len(suffix)
+    value = summary(out.value, max(room, width - len(prefix)) if room < 12 else room)
+    first = Text.assemble(("output ", "dim"), (out.name, "bold"), f" = {value}")
+    if len(prefix) + len(value) + len(suffix) <= width:
+        first.append(suffix, style="dim")
+        return [first]
+    return [first, Text(suffix.strip(), style="dim")]
+
+
+def _note(text: str, width: int, style: str = "") -> list[Text]:
+    return [Text(line, style=style) for line in wrap(text, width)]
 
 
 def render(result: GradResult, console: Console, nodes: tuple[str, ...] = ()) -> None:
     """Print the tables at the console's width; `nodes` chooses the nodes printed whole."""
     width = max(console.width, NARROWEST)
-    lines: list[Text] = []
-    if result.numeric:
-        out = result.output
-        lines.append(
-            Text.assemble(
-                ("output ", "dim"),
-                (out.name, "bold"),
-                f" = {format_value(out.value) if not out.shape else summary(out.value, width // 2)}",
-                (f"  grad_fn={out.grad_fn}  dtype={result.dtype}", "dim"),
-            )
-        )
+    lines: list[Text] = _heading(result, width) if result.numeric else []
     table, cut = _node_table(result, width)
     lines += table
     if result.numeric:
@@ -250,6 +258,7 @@ def render(result: GradResult, console: Console, nodes: tuple[str, ...] = ()) ->
     if len(result.passes) > 1:
         lines.append(Text(""))
         lines += _pass_table(result, width)
-    lines.extend(Text(f"warning: {w}", style="yellow") for w in result.warnings)
+    for warning in result.warnings:
+        lines += _note(f"warning: {warning}", width, style="yellow")
     for line in lines:
         console.print(line, no_wrap=True, crop=False, overflow="ignore", soft_wrap=True)
