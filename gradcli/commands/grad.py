@@ -38,6 +38,11 @@ Examples:
   echo "(2*x)**3" | gradcli grad - --at x=2 --format plain # x<TAB>96.0
   gradcli grad "sin(x)" --at x=0.5 --order 3               # -cos(0.5)
   gradcli grad "x*y" --batch points.jsonl                  # JSON Lines
+  gradcli grad "sum(x**2)" --at "x=arange(100)" --node x --width 60 | less
+
+The table has a row per node: grad_fn, shape, value, adjoint (adj_N, what backward()
+sends node N) and the chain-rule step giving adj_N from its consumers' adjoints.
+Tensors too wide for a cell end in …; --node NAME prints that node whole.
 """
 
 

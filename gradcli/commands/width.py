@@ -66,8 +66,7 @@ def node_option(function: Callable) -> Callable:
         "nodes",
         multiple=True,
         metavar="NAME",
-        help="Print this node's value and adjoint whole under the table (repeatable); "
-        "by default the tensors cut to fit are.",
+        help="Print this node's value and adjoint whole under the table, rows aligned (repeatable).",
     )(function)
 
 
