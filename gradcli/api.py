@@ -43,6 +43,10 @@ class NodeResult:
     adjoint: np.ndarray | None  # last pass's adjoint; None where no gradient flows
     symbolic: str | None
     adjoint_symbolic: str | None
+    # The program's spelling of the op (`relu(t2)`) and the chain-rule step that gives this
+    # node's adjoint from its consumers' (`adj_h * (t2 > 0)`); None without symbolic output.
+    written: str | None = None
+    adjoint_local: str | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -296,7 +300,7 @@ def grad(
     return GradResult(
         expression=expression,
         dtype=str(np_dtype),
-        nodes=_node_results(graph, values, adjoints, text),
+        nodes=_node_results(graph, values, adjoints, text, upstream=bool(gradient is not None or gradients)),
         output_index=graph.output,
         passes=tuple(pass_results),
         grads=grads,
@@ -528,7 +532,14 @@ def _as_text(graph: Graph, sym) -> SymbolicText:
     return SymbolicText(forms, adjoints, {name: to_text(e) for name, e in sym.leaf_grads.items()})
 
 
-def _node_results(graph: Graph, values, adjoints, text: SymbolicText | None) -> tuple[NodeResult, ...]:
+def _node_results(
+    graph: Graph, values, adjoints, text: SymbolicText | None, upstream: bool = False
+) -> tuple[NodeResult, ...]:
+    written = steps = None
+    if text is not None:  # the steps are symbolic output too: --no-symbolic skips them
+        from .local_steps import local_steps, written_forms
+
+        written, steps = written_forms(graph), local_steps(graph, "gradient" if upstream else "1")
     results = []
     for node in graph.nodes:
         symbolic_form = adjoint_form = None
@@ -549,6 +560,8 @@ def _node_results(graph: Graph, values, adjoints, text: SymbolicText | None) -> 
                 adjoint=None if adjoints is None else adjoints[node.index],
                 symbolic=symbolic_form,
                 adjoint_symbolic=adjoint_form,
+                written=None if written is None else written[node.index],
+                adjoint_local=None if steps is None else steps[node.index],
             )
         )
     return tuple(results)

@@ -55,6 +55,12 @@ class Op:
     # without importing sympy; a test checks each against what sympy prints.
     text: str | None = None
     deriv_text: tuple[str, ...] = ()
+    # One chain-rule step per operand as a learner writes it, in node names: {g} is the
+    # consumer's adjoint (adj_h), {out} the node itself, {0} {1} the operands; `{1:-1}` is
+    # operand 1 minus one. A callable gets (shapes, attrs) and returns the template, for ops
+    # whose step depends on ranks (matmul) or dim (sum). gradcli.local_steps renders these,
+    # and tests/test_local_steps.py evaluates each against the numeric VJP.
+    step: tuple[str | Callable[..., str], ...] = ()
 
     @property
     def arity(self) -> int:
@@ -321,6 +327,31 @@ def _sym_matmul(sp, a, b, shapes=((), ())):
     return _fn(sp, "matmul")(a, b)
 
 
+# ---------------------------------------------------------------- chain-rule step templates
+
+
+def _matmul_step_a(shapes, attrs) -> str:
+    ranks = (len(shapes[0]), len(shapes[1]))
+    return {(1, 1): "{g} * {1}", (2, 1): "outer({g}, {1})", (1, 2): "{1} @ {g}"}.get(ranks, "{g} @ {1}.T")
+
+
+def _matmul_step_b(shapes, attrs) -> str:
+    ranks = (len(shapes[0]), len(shapes[1]))
+    return {(1, 1): "{g} * {0}", (1, 2): "outer({0}, {g})"}.get(ranks, "{0}.T @ {g}")
+
+
+def _unsqueezed(g: str, shape: Shape, attrs: dict) -> str:
+    """A reduced adjoint broadcast back over the operand: a dropped dim comes back first."""
+    dim = _normalise_dim(attrs.get("dim"), len(shape))
+    if dim is None or attrs.get("keepdim") or not shape:
+        return g
+    return f"{g}.unsqueeze({dim})"
+
+
+def _mean_step(shapes, attrs) -> str:
+    return _unsqueezed("{g}", shapes[0], attrs) + f" / {_reduced_count(shapes[0], attrs.get('dim'))}"
+
+
 # ---------------------------------------------------------------- the registry
 
 
@@ -335,6 +366,7 @@ def _unary(
     *,
     text: str,
     deriv_text: str,
+    step: str,
     **extra: Any,
 ) -> Op:
     return Op(
@@ -348,6 +380,7 @@ def _unary(
         domain=domain,
         text=text,
         deriv_text=(deriv_text,),
+        step=(step,),
         **extra,
     )
 
@@ -362,6 +395,7 @@ OPS: tuple[Op, ...] = (
         sympy=lambda sp, a, b: a + b,
         text="{0} + {1}",
         deriv_text=("1", "1"),
+        step=("{g}", "{g}"),
         grad_fn="AddBackward0",
         derivative="d(a+b) = da + db",
         saves_tensors=False,
@@ -376,6 +410,7 @@ OPS: tuple[Op, ...] = (
         sympy=lambda sp, a, b: a - b,
         text="{0} - {1}",
         deriv_text=("1", "-1"),
+        step=("{g}", "-{g}"),
         grad_fn="SubBackward0",
         derivative="d(a-b) = da - db",
         saves_tensors=False,
@@ -391,6 +426,7 @@ OPS: tuple[Op, ...] = (
         sympy=lambda sp, a, b: a * b,
         text="{0}*{1}",
         deriv_text=("{1}", "{0}"),
+        step=("{g} * {1}", "{g} * {0}"),
         grad_fn="MulBackward0",
         derivative="d(a*b) = b*da + a*db",
         function=False,
@@ -404,6 +440,7 @@ OPS: tuple[Op, ...] = (
         sympy=lambda sp, a, b: a / b,
         text="{0}/{1}",
         deriv_text=("1/{1}", "-{0}/{1}**2"),
+        step=("{g} / {1}", "-{g} * {0}/{1}**2"),
         grad_fn="DivBackward0",
         derivative="d(a/b) = da/b - a*db/b**2",
         domain="b != 0 (1/0 = inf, 0/0 = nan)",
@@ -420,6 +457,7 @@ OPS: tuple[Op, ...] = (
         sympy=lambda sp, a, b: a**b,
         text="{0}**{1}",
         deriv_text=("{0}**{1}*{1}/{0}", "{0}**{1}*log({0})"),
+        step=("{g} * {1}*{0}**{1:-1}", "{g} * {out}*log({0})"),
         grad_fn="PowBackward0",
         derivative="d(a**b) = b*a**(b-1)*da + a**b*log(a)*db",
         domain="a > 0 for a tensor exponent; 0**0 = 1",
@@ -437,6 +475,7 @@ OPS: tuple[Op, ...] = (
         sympy=lambda sp, a: -a,
         text="-{0}",
         deriv_text=("-1",),
+        step=("-{g}",),
         grad_fn="NegBackward0",
         derivative="d(-a) = -da",
         saves_tensors=False,
@@ -455,6 +494,7 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         infer_shape=_matmul_shape,
         pick_grad_fn=_matmul_grad_fn,
+        step=(_matmul_step_a, _matmul_step_b),
         sym_vjp=(
             lambda sp, g, a, b, shapes: _fn(sp, "matmul")(g, _fn(sp, "t")(b)),
             lambda sp, g, a, b, shapes: _fn(sp, "matmul")(_fn(sp, "t")(a), g),
@@ -470,6 +510,7 @@ OPS: tuple[Op, ...] = (
         "cos(x)",
         text="sin({0})",
         deriv_text="cos({0})",
+        step="{g} * cos({0})",
     ),
     _unary(
         "cos",
@@ -480,6 +521,7 @@ OPS: tuple[Op, ...] = (
         "-sin(x)",
         text="cos({0})",
         deriv_text="-sin({0})",
+        step="{g} * -sin({0})",
     ),
     _unary(
         "tan",
@@ -491,6 +533,7 @@ OPS: tuple[Op, ...] = (
         "x != pi/2 + k*pi",
         text="tan({0})",
         deriv_text="tan({0})**2 + 1",
+        step="{g} * (1 + {out}**2)",
     ),
     _unary(
         "asin",
@@ -502,6 +545,7 @@ OPS: tuple[Op, ...] = (
         "-1 <= x <= 1",
         text="asin({0})",
         deriv_text="1/sqrt(1 - {0}**2)",
+        step="{g} / sqrt(1 - {0}**2)",
     ),
     _unary(
         "acos",
@@ -513,6 +557,7 @@ OPS: tuple[Op, ...] = (
         "-1 <= x <= 1",
         text="acos({0})",
         deriv_text="-1/sqrt(1 - {0}**2)",
+        step="-{g} / sqrt(1 - {0}**2)",
     ),
     _unary(
         "atan",
@@ -523,6 +568,7 @@ OPS: tuple[Op, ...] = (
         "1/(1 + x**2)",
         text="atan({0})",
         deriv_text="1/({0}**2 + 1)",
+        step="{g} / (1 + {0}**2)",
     ),
     _unary(
         "sinh",
@@ -533,6 +579,7 @@ OPS: tuple[Op, ...] = (
         "cosh(x)",
         text="sinh({0})",
         deriv_text="cosh({0})",
+        step="{g} * cosh({0})",
     ),
     _unary(
         "cosh",
@@ -543,6 +590,7 @@ OPS: tuple[Op, ...] = (
         "sinh(x)",
         text="cosh({0})",
         deriv_text="sinh({0})",
+        step="{g} * sinh({0})",
     ),
     _unary(
         "tanh",
@@ -553,6 +601,7 @@ OPS: tuple[Op, ...] = (
         "1 - tanh(x)**2",
         text="tanh({0})",
         deriv_text="1 - tanh({0})**2",
+        step="{g} * (1 - {out}**2)",
     ),
     _unary(
         "exp",
@@ -563,6 +612,7 @@ OPS: tuple[Op, ...] = (
         "exp(x)",
         text="exp({0})",
         deriv_text="exp({0})",
+        step="{g} * {out}",
     ),
     _unary(
         "log",
@@ -574,6 +624,7 @@ OPS: tuple[Op, ...] = (
         "x > 0 (log(0) = -inf)",
         text="log({0})",
         deriv_text="1/{0}",
+        step="{g} / {0}",
     ),
     _unary(
         "log1p",
@@ -585,6 +636,7 @@ OPS: tuple[Op, ...] = (
         "x > -1",
         text="log({0} + 1)",
         deriv_text="1/({0} + 1)",
+        step="{g} / (1 + {0})",
     ),
     _unary(
         "sqrt",
@@ -596,6 +648,7 @@ OPS: tuple[Op, ...] = (
         "x >= 0 (sqrt'(0) = inf)",
         text="sqrt({0})",
         deriv_text="1/(2*sqrt({0}))",
+        step="{g} / (2*{out})",
     ),
     _unary(
         "abs",
@@ -606,6 +659,7 @@ OPS: tuple[Op, ...] = (
         "sign(x) (abs'(0) = 0)",
         text="Abs({0})",
         deriv_text="sign({0})",
+        step="{g} * sign({0})",
     ),
     _unary(
         "sigmoid",
@@ -616,6 +670,7 @@ OPS: tuple[Op, ...] = (
         "sigmoid(x)*(1 - sigmoid(x))",
         text="1/(1 + exp(-{0}))",
         deriv_text="exp(-{0})/(1 + exp(-{0}))**2",
+        step="{g} * {out}*(1 - {out})",
     ),
     _unary(
         "relu",
@@ -628,6 +683,7 @@ OPS: tuple[Op, ...] = (
         sym_deriv=(lambda sp, a: sp.Heaviside(a, 0),),
         text="Max(0, {0})",
         deriv_text="Heaviside({0}, 0)",
+        step="{g} * ({0} > 0)",
     ),
     _unary(
         "softplus",
@@ -638,6 +694,7 @@ OPS: tuple[Op, ...] = (
         "sigmoid(x) (linear above x = 20, as PyTorch)",
         text="log(exp({0}) + 1)",
         deriv_text="exp({0})/(exp({0}) + 1)",
+        step="{g} * sigmoid({0})",
     ),
     # --- reductions and layout
     Op(
@@ -653,6 +710,7 @@ OPS: tuple[Op, ...] = (
         reduction=True,
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: "SumBackward1" if _dim_overload(attrs) else "SumBackward0",
+        step=(lambda shapes, attrs: _unsqueezed("{g}", shapes[0], attrs),),
         sym_vjp=(lambda sp, g, a, shapes, dim=None, keepdim=False: g,),
     ),
     Op(
@@ -671,6 +729,7 @@ OPS: tuple[Op, ...] = (
             "MeanBackward1" if _dim_overload(attrs) else "MeanBackward0"
         ),
         sym_vjp=(_sym_mean_vjp,),
+        step=(_mean_step,),
     ),
     Op(
         "t",
@@ -685,6 +744,7 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         infer_shape=_transpose_shape,
         sym_vjp=(_sym_transpose_vjp,),
+        step=(lambda shapes, attrs: "{g}.T" if len(shapes[0]) == 2 else "{g}",),
     ),
     Op(
         "T",
@@ -701,6 +761,7 @@ OPS: tuple[Op, ...] = (
         method=False,
         infer_shape=_transpose_shape,
         sym_vjp=(_sym_transpose_vjp,),
+        step=(lambda shapes, attrs: "{g}.T" if len(shapes[0]) == 2 else "{g}",),
     ),
 )
 

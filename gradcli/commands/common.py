@@ -89,8 +89,11 @@ def read_program(expr: str) -> str:
         raise ValueInputError(f"standard input is not valid UTF-8 (byte {exc.start})") from None
 
 
-def emit(result: Any, fmt: str) -> None:
+def emit(result: Any, fmt: str, width: int | None = None, nodes: tuple[str, ...] = ()) -> None:
     """Print a result in the chosen format; rich is imported only for tables."""
+    from .width import check_nodes
+
+    check_nodes(result, nodes, fmt)
     if fmt == "json":
         click.echo(result.to_json())
     elif fmt == "plain":
@@ -102,8 +105,7 @@ def emit(result: Any, fmt: str) -> None:
 
         click.echo(render_latex(result))
     else:
-        from rich.console import Console
-
         from ..render.table import render
+        from .width import table_console
 
-        render(result, Console(highlight=False, markup=False))
+        render(result, table_console(width), nodes)

@@ -6,6 +6,7 @@ import click
 
 from .common import emit, read_program
 from .inputs import ValueReader, point_options
+from .width import node_option, width_option
 
 GRAD_HELP = """Gradient of a program's output with respect to its inputs, as backward() computes it.
 
@@ -37,6 +38,11 @@ Examples:
   echo "(2*x)**3" | gradcli grad - --at x=2 --format plain # x<TAB>96.0
   gradcli grad "sin(x)" --at x=0.5 --order 3               # -cos(0.5)
   gradcli grad "x*y" --batch points.jsonl                  # JSON Lines
+  gradcli grad "sum(x**2)" --at "x=arange(100)" --node x --width 60 | less
+
+The table has a row per node: grad_fn, shape, value, adjoint (adj_N, what backward()
+sends node N) and the chain-rule step giving adj_N from its consumers' adjoints.
+Tensors too wide for a cell end in …; --node NAME prints that node whole.
 """
 
 
@@ -94,6 +100,8 @@ Examples:
     "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
 )
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
+@width_option
+@node_option
 def grad_command(
     expr: str,
     at: dict[str, str],
@@ -110,6 +118,8 @@ def grad_command(
     order: int,
     batch: str | None,
     batch_errors: str,
+    width: int | None,
+    nodes: tuple[str, ...],
 ) -> None:
     from ..api import grad
     from .cache import DiskCache
@@ -153,7 +163,7 @@ def grad_command(
 
         click.echo(render_explain(result))
         return
-    emit(result, fmt)
+    emit(result, fmt, width, nodes)
     if fmt == "plain":  # the table shows warnings, JSON lists them; plain keeps stdout to NAME<TAB>GRAD
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)

@@ -12,6 +12,7 @@ import click
 from ..errors import GradcliError
 from .common import read_program
 from .inputs import ValueReader, point_options
+from .width import table_console, width_option
 
 GRAPH_HELP = """Draw the computation graph, from the output back to the leaves.
 
@@ -121,6 +122,7 @@ def _pick_format(fmt: str | None, output: str | None) -> str:
     type=click.Path(dir_okay=False, writable=True, allow_dash=True),
     help="Write to FILE (- for stdout), not stdout.",
 )
+@width_option
 def graph_command(
     expr: str,
     at: dict[str, str],
@@ -130,6 +132,7 @@ def graph_command(
     gradient: str | None,
     fmt: str | None,
     output: str | None,
+    width: int | None,
 ) -> None:
     if output == "-":
         output = None
@@ -147,15 +150,11 @@ def graph_command(
         dtype=dtype,
     )
     if fmt == "ascii":
-        from rich.console import Console
-
         if output is None:
-            Console(highlight=False, markup=False).print(ascii_tree(result))
+            table_console(width).print(ascii_tree(result))
             return
-        # A file gets the same picture a terminal of 100 columns would, without colour.
-        file_console = Console(
-            record=True, file=io.StringIO(), highlight=False, markup=False, no_color=True, width=100
-        )
+        # A file gets the same picture a terminal of 100 columns (or --width) would, without colour.
+        file_console = table_console(width or 100, record=True, file=io.StringIO(), no_color=True)
         file_console.print(ascii_tree(result))
         write_file(output, file_console.export_text().encode("utf-8"))
         return

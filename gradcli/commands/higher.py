@@ -8,6 +8,7 @@ import click
 
 from .common import FiniteFloat, read_program
 from .inputs import ValueReader, point_options
+from .width import table_console, width_option
 
 FORMAT = click.option(
     "--format",
@@ -27,7 +28,7 @@ FORMAT_LATEX = click.option(
 )
 
 
-def _show(result: Any, fmt: str, table: str, latex: str | None = None) -> None:
+def _show(result: Any, fmt: str, table: str, latex: str | None = None, width: int | None = None) -> None:
     """Print in the chosen format; `table` and `latex` name functions of render/higher.py
     (imported only when used, so JSON output never loads rich)."""
     if fmt == "json":
@@ -38,16 +39,17 @@ def _show(result: Any, fmt: str, table: str, latex: str | None = None) -> None:
     if fmt == "latex" and latex is not None:
         click.echo(getattr(higher, latex)(result))
         return
-    from rich.console import Console
-
-    getattr(higher, table)(result, Console(highlight=False, markup=False))
+    getattr(higher, table)(result, table_console(width))
 
 
 @click.command("jacobian", no_args_is_help=True)
 @click.argument("expr")
 @point_options
 @FORMAT_LATEX
-def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str) -> None:
+@width_option
+def jacobian_command(
+    expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str, width: int | None
+) -> None:
     """Jacobian of the output with respect to every --at input.
 
     Laid out as torch.autograd.functional.jacobian returns it: for each leaf, an
@@ -67,6 +69,7 @@ def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fm
         fmt,
         "render_jacobian",
         latex="jacobian_latex",
+        width=width,
     )
 
 
@@ -75,8 +78,9 @@ def jacobian_command(expr: str, at: dict, const: dict, dtype: str, seed: int, fm
 @point_options
 @FORMAT_LATEX
 @click.option("--no-symbolic", is_flag=True, help="Skip the symbolic entries.")
+@width_option
 def hessian_command(
-    expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str, no_symbolic: bool
+    expr: str, at: dict, const: dict, dtype: str, seed: int, fmt: str, no_symbolic: bool, width: int | None
 ) -> None:
     """Hessian of a scalar output for every pair of --at inputs.
 
@@ -95,7 +99,7 @@ def hessian_command(
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
     result = hessian(read_program(expr), at_values, const_values, dtype, symbolic=not no_symbolic)
-    _show(result, fmt, "render_hessian", latex="hessian_latex")
+    _show(result, fmt, "render_hessian", latex="hessian_latex", width=width)
 
 
 @click.command("check", no_args_is_help=True)
@@ -120,6 +124,7 @@ def hessian_command(
     default=None,
     help="Relative tolerance, >= 0.  [default: 1e-3; 1e-2 with --dtype float32]",
 )
+@width_option
 @click.pass_context
 def check_command(
     ctx: click.Context,
@@ -132,6 +137,7 @@ def check_command(
     eps: float | None,
     atol: float | None,
     rtol: float | None,
+    width: int | None,
 ) -> None:
     """Compare reverse mode, central finite differences and the symbolic gradient.
 
@@ -152,6 +158,6 @@ def check_command(
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
     result = check(read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol, dtype=dtype)
-    _show(result, fmt, "render_check")
+    _show(result, fmt, "render_check", width=width)
     if not result.passed:
         ctx.exit(1)

@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from .width import table_console, width_option
+
 OPS_HELP = """List every operation a program may use, from gradcli's op registry.
 
 For each op: its name as written in a program, its syntax, PyTorch's grad_fn
@@ -101,13 +103,12 @@ def ops_table(records: list[dict[str, Any]]) -> Any:
     show_default=True,
     help="table (rich) or json (a list of objects).",
 )
-def ops_command(fmt: str) -> None:
+@width_option
+def ops_command(fmt: str, width: int | None) -> None:
     records = op_records()
     if fmt == "json":
         import json
 
         click.echo(json.dumps(records, indent=2))
         return
-    from rich.console import Console
-
-    Console(highlight=False, markup=False).print(ops_table(records))
+    table_console(width).print(ops_table(records))

@@ -48,6 +48,7 @@ def _node(node: NodeResult) -> dict[str, Any]:
         "symbolic": node.symbolic,
         "adjoint": encode(node.adjoint),
         "adjoint_symbolic": node.adjoint_symbolic,
+        "adjoint_local": node.adjoint_local,
         "is_leaf": node.is_leaf,
         "requires_grad": node.requires_grad,
     }

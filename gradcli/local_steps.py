@@ -1,0 +1,164 @@
+"""Each node as the user wrote it (`relu(t2)`) and its chain-rule step (`adj_h * (t2 > 0)`).
+
+The table shows what a learner writes for one step of backward(): a node's adjoint
+from its consumers' adjoints, in node names, rather than the expanded expression.
+Both come from the op registry (`Op.syntax` for the written form, `Op.step` for the
+step), so a new op needs no edit here. Plain string work, linear in the graph: no sympy.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any
+
+from .graph import OP, Graph, Literal, Operand
+from .ops import Op, broadcast_dims
+from .parse import Num
+
+_PLACEHOLDER = re.compile(r"\b[abxA]\b")  # the operands in Op.syntax ("a + b", "sin(x)", "A.T")
+_NUMBER = re.compile(r"\d+(\.\d*)?([eE][-+]?\d+)?")
+_POWER_ONE = re.compile(r"\*\*1(?![\d.eE])")  # x**1, left by the step of x**2
+
+
+def adjoint_name(name: str) -> str:
+    """How a step refers to the adjoint of node NAME (the gradient backward() sends it)."""
+    return f"adj_{name}"
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if value == int(value) and abs(value) < 1e15 else format(value, ".12g")
+
+
+class _Slot:
+    """An operand as a template sees it; `{1:-1}` asks for the operand minus one."""
+
+    def __init__(self, text: str, value: float | None = None) -> None:
+        self.text = text
+        self.value = value  # set only for a number as written, so `{1:-1}` can fold it
+
+    def __format__(self, spec: str) -> str:
+        if spec == "-1":
+            if self.value is not None:
+                return _slot(_number_text(self.value - 1))
+            return f"({self.text} - 1)"
+        return self.text
+
+
+def _slot(text: str) -> str:
+    """Names and unsigned numbers stand bare; anything else in parentheses."""
+    return text if text.isidentifier() or _NUMBER.fullmatch(text) else f"({text})"
+
+
+def _operand(graph: Graph, operand: Operand) -> _Slot:
+    if isinstance(operand, int):
+        return _Slot(graph.nodes[operand].name)
+    assert isinstance(operand, Literal)
+    if isinstance(operand.expr, Num):
+        text = operand.expr.text
+        return _Slot(_slot(text), operand.value if _NUMBER.fullmatch(text) else None)
+    return _Slot(_slot(_number_text(operand.value)), operand.value)
+
+
+def written_form(op: Op, operands: list[str], attrs: dict[str, Any]) -> str:
+    """The op applied to the operands as a program writes it: `X @ W1`, `relu(t2)`, `sum(t1, dim=0)`."""
+    first = re.split(r", | or ", op.syntax)[0]  # "a ** b, a ^ b, pow(a, b) ..." -> "a ** b"
+    order: list[str] = []
+    for letter in _PLACEHOLDER.findall(first):
+        if letter not in order:
+            order.append(letter)
+    text = _PLACEHOLDER.sub(lambda m: operands[order.index(m.group())], first).replace(" ** ", "**")
+    extra = ""
+    if attrs.get("dim") is not None:
+        extra += f", dim={attrs['dim']}"
+    if attrs.get("keepdim"):
+        extra += ", keepdim=True"
+    return text[:-1] + extra + ")" if extra and text.endswith(")") else text
+
+
+def written_forms(graph: Graph) -> list[str | None]:
+    """Every op node's written form in its operands' names; None for inputs."""
+    forms: list[str | None] = []
+    for node in graph.nodes:
+        if node.kind != OP:
+            forms.append(None)
+            continue
+        operands = [_operand(graph, o).text for o in node.operands]
+        forms.append(written_form(node.op, operands, node.attrs))
+    return forms
+
+
+def _template(op: Op, position: int, shapes: tuple, attrs: dict) -> str:
+    step = op.step[position]
+    return step if isinstance(step, str) else step(shapes, attrs)
+
+
+def _unbroadcast(term: str, operand_shape: tuple[int, ...], result_shape: tuple[int, ...]) -> str:
+    """The adjoint of broadcasting is a sum: over added leading dims, then over stretched ones."""
+    dims = broadcast_dims(operand_shape, result_shape)
+    if not dims:
+        return term
+    extra = len(result_shape) - len(operand_shape)
+    added = [d for d in dims if d < extra]
+    stretched = [d - extra for d in dims if d >= extra]
+    if added:
+        term = f"sum({term}, {_dims_text(added)})"
+    if stretched:
+        term = f"sum({term}, {_dims_text(stretched)}, keepdim=True)"
+    return term
+
+
+def _dims_text(dims: list[int]) -> str:
+    return str(dims[0]) if len(dims) == 1 else "(" + ", ".join(map(str, dims)) + ")"
+
+
+def local_steps(graph: Graph, seed: str = "1") -> list[str | None]:
+    """Each node's adjoint as the sum of its consumers' steps; `seed` for the output.
+
+    None where no gradient flows (consts, nodes the output does not depend on).
+    """
+    nodes = graph.nodes
+    terms: list[list[str]] = [[] for _ in nodes]
+    for node in nodes:
+        if node.kind != OP or not node.requires_grad:
+            continue
+        slots = [_operand(graph, o) for o in node.operands]
+        shapes = tuple(graph.operand_shape(o) for o in node.operands)
+        for position, operand in enumerate(node.operands):
+            if not isinstance(operand, int) or not nodes[operand].requires_grad:
+                continue
+            template = _template(node.op, position, shapes, node.attrs)
+            fields = {"g": adjoint_name(node.name), "out": node.name}
+            term = string.Formatter().vformat(template, slots, fields)
+            term = _POWER_ONE.sub("", term)
+            if node.op.elementwise:  # other ops' steps already have the operand's shape
+                term = _unbroadcast(term, nodes[operand].shape, node.shape)
+            terms[operand].append(term)
+    reached = _reaches_output(graph)
+    steps: list[str | None] = []
+    for node in nodes:
+        if node.index == graph.output:
+            steps.append(seed)
+        elif not reached[node.index] or not terms[node.index]:
+            steps.append(None)
+        else:
+            steps.append(_join(terms[node.index]))
+    return steps
+
+
+def _reaches_output(graph: Graph) -> list[bool]:
+    """Which nodes the output depends on (through grad-requiring ops): only they get an adjoint."""
+    reached = [False] * len(graph.nodes)
+    reached[graph.output] = True
+    for node in reversed(graph.nodes):
+        if reached[node.index] and node.kind == OP and node.requires_grad:
+            for i in node.inputs():
+                reached[i] = True
+    return reached
+
+
+def _join(terms: list[str]) -> str:
+    text = terms[0]
+    for term in terms[1:]:
+        text += f" - {term[1:]}" if term.startswith("-") else f" + {term}"
+    return text
