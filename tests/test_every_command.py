@@ -315,3 +315,12 @@ def test_errors_name_the_setting_as_the_asker_spells_it(run, call, api_words, cl
         grad("x*2", **call)
     assert api_words in str(raised.value) and "--" not in str(raised.value)
     assert cli_words in one_error_line(run("grad", "x*2", *cli_args))
+
+
+def test_after_several_passes_the_symbolic_column_says_it_is_one_pass(run):
+    result = run("grad", "x**3", "--at", "x=3", "--passes", "3", "--retain-graph")
+    assert result.exit_code == 0
+    leaf_row = next(line for line in result.stdout.splitlines() if line.split()[:2] == ["x", "81"])
+    assert "3*x**2" in leaf_row and "symbolic (one pass)" in result.stdout
+    single = run("grad", "x**3", "--at", "x=3")
+    assert "one pass" not in single.stdout

@@ -189,6 +189,8 @@ def _grad_table(result: GradResult, width: int) -> list[Text]:
         )
     symbolic = [result.grad_symbolic.get(leaf.name) or "-" for leaf in leaves]
     header = "symbolic" if result.order == 1 else f"symbolic (order {result.order})"
+    if len(result.passes) > 1:  # .grad has accumulated; the formula is one backward()'s
+        header = "symbolic (one pass)"
     widths = fit([*columns, Column(header, symbolic, kind=TEXT)], width)
     lines = [Text(title), Text("")]
     if widths is not None:
