@@ -22,6 +22,7 @@ from .errors import (
     option,
 )
 from .graph import CONST, LEAF, OP, Graph, InputSpec, build_graph
+from .ops import TORCH_SPELLINGS
 from .parse import parse_program
 from .values import to_array
 
@@ -150,7 +151,12 @@ def _check_names(program_inputs: Sequence[str], at: Mapping, const: Mapping) -> 
     if missing:
         listed = ", ".join(missing)
         example = " ".join(input_example(n, "VALUE") for n in missing)
-        raise ValueInputError(f"no value for {listed}", hint=f"give {example}")
+        called = [n for n in missing if n in TORCH_SPELLINGS]
+        if called:  # `sin` alone: a function's name used as a variable
+            example = f"'{called[0]}' is a function; call it, as in {called[0]}(x); or give {example}"
+        else:
+            example = f"give {example}"
+        raise ValueInputError(f"no value for {listed}", hint=example)
 
 
 @dataclass(frozen=True)
@@ -167,8 +173,8 @@ def _prepare(expression: str, at: Mapping | None, const: Mapping | None, dtype: 
     if dtype not in DTYPES:
         raise GradcliError(f"dtype must be float64 or float32, not {dtype!r}")
     np_dtype = np.dtype(DTYPES[dtype])
-    program = parse_program(expression)
     at, const = dict(at or {}), dict(const or {})
+    program = parse_program(expression, names={*at, *const})  # an input named e hides Euler's e
     numeric = bool(at or const)
     arrays: dict[str, np.ndarray] = {}
     if numeric:

@@ -142,8 +142,8 @@ class BatchRunner:
         if dtype not in DTYPES:
             raise GradcliError(f"dtype must be float64 or float32, not {dtype!r}")
         self.dtype = np.dtype(DTYPES[dtype])
-        self.program = parse_program(expression)
         self.const = {n: to_array(v, self.dtype, f"--const {n}") for n, v in (const or {}).items()}
+        self.program = parse_program(expression, names=set(self.const))
         unknown = [n for n in self.const if n not in self.program.inputs]
         if unknown:
             raise ValueInputError(f"--const {unknown[0]}: the program has no input named '{unknown[0]}'")

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import limits
-from .errors import GradcliError, LimitError, ParseError, ShapeError
+from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
 from .ops import NUMBER, REGISTRY, TENSOR, Op, Shape
-from .parse import Apply, Expr, Num, Program, Ref
+from .parse import Apply, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
 
@@ -104,6 +104,7 @@ class _Builder:
         self.env: dict[str, Operand] = {}
         taken = set(program.inputs) | set(specs) | {s.target for s in program.statements if s.target}
         self.taken = taken
+        self.used_names: set[str] = set()  # statement targets given to nodes so far
         self.counter = 0
         self.elements = 0  # of every tensor in the graph so far, checked before allocating any
 
@@ -143,7 +144,7 @@ class _Builder:
 
     def apply(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
         op = REGISTRY[expr.op]
-        attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if op.reduction else {}
+        attrs = dict(expr.attrs)
         tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         try:
@@ -204,10 +205,42 @@ class _Builder:
                 values.append(self.apply(expr, operands, target if expr is root else None))
         return values[0]
 
+    def node_name(self, target: str) -> str:
+        """The name a statement's result shows: its target, or for a rebinding (`y = y + 1`,
+        `c += 1`) the target with its binding's number, `y_2`, so the table tells them apart."""
+        first = target not in self.used_names and target not in self.program.inputs
+        if first and not any(node.name == target for node in self.nodes):
+            self.used_names.add(target)
+            return target
+        number = 2
+        while f"{target}_{number}" in self.taken or f"{target}_{number}" in self.used_names:
+            number += 1
+        self.used_names.add(f"{target}_{number}")
+        return f"{target}_{number}"
+
+    def check_in_place(self, statement: Statement) -> None:
+        """PyTorch refuses an in-place op on a leaf that requires grad."""
+        current = self.env.get(statement.target) if statement.target else None
+        if current is None and statement.target in self.specs:
+            spec = self.specs[statement.target]
+            leaf = spec.kind == LEAF
+        else:
+            leaf = (
+                isinstance(current, int) and self.nodes[current].is_leaf and self.nodes[current].requires_grad
+            )
+        if leaf:
+            raise AutogradError(
+                "a leaf Variable that requires grad is being used in an in-place operation.",
+                hint=f"write {statement.target}2 = {statement.target} + ... to make a new tensor instead",
+            )
+
     def build(self) -> Graph:
         output: Operand | None = None
         for statement in self.program.statements:
-            output = self.expression(statement.expr, statement.target)
+            if statement.in_place:
+                self.check_in_place(statement)
+            name = None if statement.target is None else self.node_name(statement.target)
+            output = self.expression(statement.expr, name)
             if statement.target is not None:
                 self.env[statement.target] = output
         if isinstance(output, Literal):

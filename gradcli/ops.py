@@ -44,6 +44,8 @@ class Op:
     function: bool = True  # callable as name(...)
     method: bool = True  # callable as x.name(...)
     reduction: bool = False  # takes dim= and keepdim=
+    # Non-tensor arguments after the operands, in PyTorch's positional order, with defaults.
+    params: tuple[tuple[str, Any], ...] = ()
     domain: str = ""  # where the op is defined (real inputs)
     infer_shape: Callable[..., Shape] | None = None  # non-elementwise ops
     pick_grad_fn: Callable[[Sequence[str], Sequence[Shape], dict], str] | None = None
@@ -708,6 +710,7 @@ OPS: tuple[Op, ...] = (
         saves_tensors=False,
         elementwise=False,
         reduction=True,
+        params=(("dim", None), ("keepdim", False)),
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: "SumBackward1" if _dim_overload(attrs) else "SumBackward0",
         step=(lambda shapes, attrs: _unsqueezed("{g}", shapes[0], attrs),),
@@ -724,6 +727,7 @@ OPS: tuple[Op, ...] = (
         saves_tensors=False,
         elementwise=False,
         reduction=True,
+        params=(("dim", None), ("keepdim", False)),
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "MeanBackward1" if _dim_overload(attrs) else "MeanBackward0"
@@ -766,6 +770,80 @@ OPS: tuple[Op, ...] = (
 )
 
 REGISTRY: dict[str, Op] = {op.name: op for op in OPS}
+
+
+# ---------------------------------------------------------------- spellings
+# How PyTorch, NumPy and JAX users write the registry's ops. Every spelling leads to a
+# record: `torch.square(x)` and `x.square()` are pow(x, 2), recorded as PyTorch records
+# them (PowBackward0); the infix operators have function and method names too.
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """A name as written, the op it means, and what the name itself fixes."""
+
+    op: str
+    numbers: tuple[float, ...] = ()  # number operands appended: square(x) is pow(x, 2)
+    renames: tuple[tuple[str, str], ...] = ()  # NumPy's axis= is PyTorch's dim=
+
+
+_NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+# name -> spelling, for functions (bare, torch., F.) and methods alike.
+_TORCH_ALIASES: dict[str, Spelling] = {
+    "add": Spelling("add"),
+    "sub": Spelling("sub"),
+    "subtract": Spelling("sub"),
+    "mul": Spelling("mul"),
+    "multiply": Spelling("mul"),
+    "div": Spelling("div"),
+    "divide": Spelling("div"),
+    "true_divide": Spelling("div"),
+    "neg": Spelling("neg"),
+    "negative": Spelling("neg"),
+    "square": Spelling("pow", numbers=(2.0,)),
+    "absolute": Spelling("abs"),
+    "arcsin": Spelling("asin"),
+    "arccos": Spelling("acos"),
+    "arctan": Spelling("atan"),
+    "arcsinh": Spelling("asinh"),
+    "arccosh": Spelling("acosh"),
+    "arctanh": Spelling("atanh"),
+    "dot": Spelling("matmul"),
+    "mm": Spelling("matmul"),
+    "mv": Spelling("matmul"),
+}
+# NumPy and JAX: the same names where they mean the same thing, and NumPy's own.
+_NUMPY_ALIASES: dict[str, Spelling] = {
+    **_TORCH_ALIASES,
+    "power": Spelling("pow"),
+    "transpose": Spelling("T"),
+}
+
+
+def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, Spelling]:
+    table = {op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method}
+    table.update({name: Spelling(op.name, renames=renames) for op in OPS for name in op.aliases})
+    for name, spelling in aliases.items():
+        if spelling.op in REGISTRY:
+            table[name] = Spelling(spelling.op, spelling.numbers, renames or spelling.renames)
+    return table
+
+
+TORCH_SPELLINGS = _spellings(_TORCH_ALIASES)
+NUMPY_SPELLINGS = _spellings(_NUMPY_ALIASES, _NUMPY_NAMES)
+# Module prefixes, as users import them, and which table they read.
+MODULES: dict[str, dict[str, Spelling]] = {
+    "torch": TORCH_SPELLINGS,
+    "F": TORCH_SPELLINGS,
+    "torch.nn.functional": TORCH_SPELLINGS,
+    "nn.functional": TORCH_SPELLINGS,
+    "torch.special": TORCH_SPELLINGS,
+    "np": NUMPY_SPELLINGS,
+    "numpy": NUMPY_SPELLINGS,
+    "jnp": NUMPY_SPELLINGS,
+    "jax.numpy": NUMPY_SPELLINGS,
+    "math": NUMPY_SPELLINGS,
+}
 # Names callable as f(...) in a program, and as x.f(...).
 FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
 METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}

@@ -14,10 +14,11 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from . import limits
 from .errors import LimitError, ParseError
-from .ops import BINARY, CONSTANTS, FUNCTIONS, METHODS, REGISTRY
+from .ops import BINARY, CONSTANTS, FUNCTIONS, MODULES, REGISTRY, TORCH_SPELLINGS
 
 
 @dataclass(frozen=True)
@@ -41,14 +42,13 @@ class Ref:
 
 @dataclass(frozen=True)
 class Apply:
-    """An op applied to operand expressions; `dim`/`keepdim` only for reductions."""
+    """An op applied to operand expressions, with its non-tensor arguments (dim=, keepdim=)."""
 
     op: str
     args: tuple[Expr, ...]
     line: int
     column: int
-    dim: int | None = None
-    keepdim: bool = False
+    attrs: tuple[tuple[str, Any], ...] = ()  # the op's params, every one given or defaulted
 
 
 Expr = Num | Ref | Apply
@@ -59,6 +59,7 @@ class Statement:
     target: str | None  # None for a bare expression
     expr: Expr
     line: int
+    in_place: bool = False  # `c += 1`: PyTorch's in-place op on the tensor `c` names
 
 
 @dataclass(frozen=True)
@@ -100,14 +101,43 @@ _FRIENDLY = {
     "FunctionDef": "function definition",
     "ClassDef": "class definition",
 }
-# Prefixes PyTorch and NumPy users type out of habit: torch.sin(x) means sin(x) here.
-_MODULE_PREFIXES = {"torch", "np", "numpy", "math", "F", "jnp", "jax", "sympy", "sp", "nn"}
-# Names from other tools that mean one of ours.
-_SYNONYMS = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "square": "pow(x, 2)"}
+_MODULE_ROOTS = {"torch", "np", "numpy", "math", "F", "jnp", "jax", "nn"}
+_MODULES_HINT = "known module prefixes: " + ", ".join(sorted(MODULES))
+# Names from other tools that mean one of ours, for "did you mean" hints.
+_SYNONYMS = {"ln": "log"}
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """`torch.nn.functional` for that attribute chain of plain names; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def _guess(name: str) -> str:
+    import difflib  # only for this hint: a parse that succeeds never needs it
+
+    known = sorted(TORCH_SPELLINGS)
+    close = difflib.get_close_matches(name, known + list(_SYNONYMS), n=1)
+    listed = "see 'gradcli ops' for the list"
+    return f"did you mean {_SYNONYMS.get(close[0], close[0])}? {listed}" if close else listed
+
+
 # Every BinOp, Call and unary minus has one of these characters of its own (`^` is read
 # as `**` before parsing), so their count bounds the number of operations from above.
 _OPERATION_CHARACTERS = "+-*/@%<>|&("
+_IN_PLACE = {"Add", "Sub", "Mult", "Div", "Pow"}  # +=, -=, *=, /=, **= (PyTorch has no in-place @)
 _OPERATORS = {
+    "MatMult": "@",
     "FloorDiv": "//",
     "Mod": "%",
     "LShift": "<<",
@@ -215,9 +245,11 @@ class _Source:
 
 
 class _Parser:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, names: frozenset[str] = frozenset()) -> None:
         self.src = _Source(source)
         self.operations = 0  # Apply nodes made so far, checked against MAX_NODES
+        # Names the user bound (inputs, assignments so far) that hide a constant: `e`, `pi`.
+        self.shadowed: set[str] = set(names)
 
     def error(self, message: str, node: ast.AST | None = None, hint: str | None = None) -> ParseError:
         line, column = self.src.node_position(node) if node is not None else (None, None)
@@ -271,11 +303,9 @@ class _Parser:
         if isinstance(node, ast.Name):
             name = node.id
             self.check_name(name, node)
-            if name in CONSTANTS:
+            if name in CONSTANTS and name not in self.shadowed:
                 return [], lambda: Num(CONSTANTS[name], name, line, col)
-            if name in FUNCTIONS:
-                raise self.error(f"'{name}' is a function; call it, as in {name}(x)", node)
-            return [], lambda: Ref(name, line, col)
+            return [], lambda: Ref(name, line, col)  # `t` or `e` as a variable, as Python allows
         if isinstance(node, ast.BinOp):
             kind = type(node.op).__name__
             if kind not in BINARY:
@@ -290,9 +320,11 @@ class _Parser:
             raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
         if isinstance(node, ast.Attribute):
             self.check_name(node.attr, node)
+            if _dotted(node.value) in MODULES and node.attr in CONSTANTS:  # math.pi, np.e
+                return [], lambda: Num(CONSTANTS[node.attr], node.attr, line, col)
             if node.attr == "T":
                 return [node.value], lambda a: Apply("T", (a,), line, col)
-            if node.attr in METHODS:
+            if node.attr in TORCH_SPELLINGS:
                 raise self.error(f"'.{node.attr}' is a method; call it, as in x.{node.attr}()", node)
             raise self.error(
                 f"unknown attribute '.{node.attr}' (only .T and the methods in 'gradcli ops')", node
@@ -303,65 +335,68 @@ class _Parser:
         raise self.error(f"{_FRIENDLY.get(kind, kind)} is not allowed in a gradcli program", node)
 
     def plan_call(self, node: ast.Call, line: int, col: int):
+        """A call as PyTorch, NumPy or JAX users write it: f(x), torch.f(x), F.f(x), x.f()."""
         func = node.func
+        receiver: list[ast.AST] = []
         if isinstance(func, ast.Name):
             self.check_name(func.id, func)
-            name, receiver = func.id, []
-            if name not in FUNCTIONS:
-                import difflib  # only for this hint: a parse that succeeds never needs it
-
-                known = ", ".join(sorted(FUNCTIONS))
-                close = difflib.get_close_matches(name, list(FUNCTIONS) + list(_SYNONYMS), n=1)
-                guess = _SYNONYMS.get(close[0], close[0]) if close else None
-                hint = (
-                    f"did you mean {guess}? known functions: {known}"
-                    if guess
-                    else f"known functions: {known}"
-                )
-                raise self.error(f"unknown function '{name}'", func, hint=hint)
+            table, name, written = TORCH_SPELLINGS, func.id, func.id
         elif isinstance(func, ast.Attribute):
             self.check_name(func.attr, func)
-            name, receiver = func.attr, [func.value]
-            prefix = func.value.id if isinstance(func.value, ast.Name) else None
-            if prefix in _MODULE_PREFIXES and node.args:  # torch.sin(x), not an input's x.sin()
-                bare = func.attr if func.attr in FUNCTIONS else "the bare function"
-                raise self.error(
-                    f"'{prefix}.{func.attr}' needs no module prefix here",
-                    func,
-                    hint=f"write {bare}(...): gradcli's functions stand alone, as in sin(x)",
-                )
-            if name not in METHODS:
-                known = ", ".join(sorted(METHODS))
-                raise self.error(f"unknown method '.{name}()'", node, hint=f"known methods: {known}")
+            prefix = _dotted(func.value)
+            if prefix in MODULES:  # torch.sin(x), F.relu(x), np.sin(x)
+                table, name, written = MODULES[prefix], func.attr, f"{prefix}.{func.attr}"
+            elif prefix is not None and prefix.split(".")[0] in _MODULE_ROOTS and "." in prefix:
+                raise self.error(f"unknown module '{prefix}'", func.value, hint=_MODULES_HINT)
+            else:  # x.sin(), (a*b).sum(dim=0)
+                table, name, written = TORCH_SPELLINGS, func.attr, f".{func.attr}()"
+                receiver = [func.value]
         else:
             raise self.error("only gradcli's functions and methods can be called", node)
-        op = REGISTRY[name]
+        spelling = table.get(name)
+        if spelling is None:
+            raise self.error(
+                f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=_guess(name)
+            )
+        op = REGISTRY[spelling.op]
         positional = receiver + list(node.args)
         for arg in positional:
             if isinstance(arg, ast.Starred):
                 raise self.error("starred arguments are not allowed", arg)
-        operands = positional[: op.arity]
-        extra = positional[op.arity :]
-        given = len(positional)
-        if len(operands) < op.arity or (extra and not op.reduction) or len(extra) > 2:
-            expected = f"{op.arity}" + (" to 3" if op.reduction else "")
-            raise self.error(f"{name}() takes {expected} argument(s) ({given} given)", node)
-        attrs: dict = {}
-        if op.reduction:
-            keys = ["dim", "keepdim"]
-            for key, value in zip(keys, extra):
-                attrs[key] = value
+        tensors = op.arity - len(spelling.numbers)
+        operands, extra = positional[:tensors], positional[tensors:]
+        params = dict(op.params)
+        if len(operands) < tensors or len(extra) > len(params):
+            given = len(positional)
+            most = tensors + len(params)
+            expected = f"{tensors}" + (f" to {most}" if most > tensors else "")
+            shown = written if receiver else f"{written}()"
+            raise self.error(f"{shown} takes {expected} argument(s) ({given} given)", node)
+        given_attrs: dict[str, ast.AST] = dict(zip(params, extra))
+        renames = dict(spelling.renames)
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.error("'**' arguments are not allowed", kw.value)
-            if not op.reduction or kw.arg not in ("dim", "keepdim"):
-                raise self.error(f"{name}() got an unexpected keyword argument '{kw.arg}'", kw.value)
-            if kw.arg in attrs:
-                raise self.error(f"{name}() got multiple values for argument '{kw.arg}'", kw.value)
-            attrs[kw.arg] = kw.value
-        dim = self.int_literal(attrs["dim"], "dim") if "dim" in attrs else None
-        keepdim = self.bool_literal(attrs["keepdim"], "keepdim") if "keepdim" in attrs else False
-        return operands, lambda *args: Apply(name, tuple(args), line, col, dim, keepdim)
+            key = renames.get(kw.arg, kw.arg)
+            if key not in params:
+                raise self.error(f"{written} got an unexpected keyword argument '{kw.arg}'", kw.value)
+            if key in given_attrs:
+                raise self.error(f"{written} got multiple values for argument '{kw.arg}'", kw.value)
+            given_attrs[key] = kw.value
+        attrs = dict(params)
+        for key, value_node in given_attrs.items():
+            attrs[key] = self.attribute(key, value_node)
+        numbers = tuple(Num(v, _number_text(v), line, col) for v in spelling.numbers)
+        frozen = tuple(attrs.items())
+        return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def attribute(self, key: str, node: ast.AST) -> Any:
+        """A non-tensor argument: a literal of the kind PyTorch takes there."""
+        if key == "dim":
+            return self.int_literal(node, "dim")
+        if key == "keepdim":
+            return self.bool_literal(node, "keepdim")
+        raise self.error(f"argument '{key}' is not supported here", node)  # pragma: no cover - registry bug
 
     def convert(self, root: ast.AST) -> tuple[Expr, list[str]]:
         """The expression, and the names it uses in order of appearance.
@@ -474,48 +509,52 @@ class _Parser:
             raise ParseError("the program has only comments", hint='give an expression such as "(2*x)**3"')
         self.screen(module)
         statements: list[Statement] = []
-        assigned: dict[str, int] = {}
+        assigned: set[str] = set()
         inputs: dict[str, None] = {}
         for stmt in module.body:
+            in_place = False
             if isinstance(stmt, ast.Assign):
                 if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
                     raise self.error("assign to one plain name, as in y = 2*x", stmt)
-                target = stmt.targets[0].id
-                self.check_name(target, stmt.targets[0])
-                if target in CONSTANTS or target in FUNCTIONS:
-                    raise self.error(f"'{target}' is a built-in name and cannot be assigned", stmt.targets[0])
-                if target in assigned:
-                    raise self.error(
-                        f"'{target}' is assigned twice; give each result its own name", stmt.targets[0]
-                    )
-                if target in inputs:
-                    raise self.error(
-                        f"'{target}' is used as an input before this assignment; rename one of them",
-                        stmt.targets[0],
-                    )
+                target_node = stmt.targets[0]
                 expr_node = stmt.value
+            elif isinstance(stmt, ast.AugAssign):
+                target_node = stmt.target
+                if not isinstance(target_node, ast.Name):
+                    raise self.error("augmented assignment works on a plain name, as in c += 1", stmt)
+                kind = type(stmt.op).__name__
+                if kind not in _IN_PLACE:
+                    raise self.error(
+                        f"in-place '{_OPERATORS.get(kind, kind)}=' is not supported; use + - * / or **",
+                        stmt,
+                    )
+                # c += v is PyTorch's c.add_(v): the same op, applied to the tensor c names.
+                in_place = True
+                expr_node = ast.BinOp(
+                    left=ast.Name(id=target_node.id, ctx=ast.Load()), op=stmt.op, right=stmt.value
+                )
+                ast.copy_location(expr_node, stmt)
+                ast.copy_location(expr_node.left, target_node)
             elif isinstance(stmt, ast.Expr):
-                target, expr_node = None, stmt.value
+                target_node, expr_node = None, stmt.value
             else:
                 kind = type(stmt).__name__
                 raise self.error(
                     f"{_FRIENDLY.get(kind, kind + ' statement')} is not allowed; use NAME = EXPR or EXPR",
                     stmt,
                 )
+            target = None
+            if target_node is not None:
+                target = target_node.id
+                self.check_name(target, target_node)
             expr, names = self.convert(expr_node)
             for name in names:
                 if name not in assigned:
                     inputs.setdefault(name)
-            if target is not None and target in inputs:  # x = 2*x: one name, two nodes
-                raise self.error(
-                    f"'{target}' is both an input and the result of this assignment; "
-                    "give the result its own name",
-                    stmt.targets[0],
-                    hint=f"{target}2 = ...",
-                )
-            if target is not None:
-                assigned[target] = len(statements)
-            statements.append(Statement(target, expr, stmt.lineno))
+            if target is not None:  # later uses of the name see this result (Python's rebinding)
+                assigned.add(target)
+                self.shadowed.add(target)
+            statements.append(Statement(target, expr, stmt.lineno, in_place))
         return Program(self.src.text, tuple(statements), tuple(inputs), self.src.multiline)
 
 
@@ -557,11 +596,13 @@ def _prescan(text: str, src: _Source) -> None:
     limits.check(statements, limits.MAX_STATEMENTS, "number of statements", "MAX_STATEMENTS")
 
 
-def parse_program(source: str) -> Program:
-    """Parse and validate a program; raises ParseError/LimitError, never executes anything."""
+def parse_program(source: str, names: frozenset[str] | set[str] = frozenset()) -> Program:
+    """Parse and validate a program; raises ParseError/LimitError, never executes anything.
+
+    `names` are the inputs the caller will bind: such a name shadows a constant (`e`, `pi`)."""
     if not isinstance(source, str):
         raise ParseError(f"the program must be text, not {type(source).__name__}")
     limits.check(len(source), limits.MAX_PROGRAM_CHARS, "program length in characters", "MAX_PROGRAM_CHARS")
     if "\x00" in source:
         raise ParseError("the program contains a NUL byte")
-    return _Parser(source).parse()
+    return _Parser(source, frozenset(names)).parse()

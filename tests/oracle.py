@@ -21,7 +21,6 @@ torch = pytest.importorskip(
 )
 F = torch.nn.functional
 
-from gradcli.ops import REGISTRY  # noqa: E402
 from gradcli.parse import Apply, Num, Ref, parse_program  # noqa: E402
 
 TORCH_OPS = {
@@ -124,7 +123,7 @@ def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> T
             return env[expr.name]
         assert isinstance(expr, Apply)
         args = [evaluate(a, None) for a in expr.args]
-        attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if REGISTRY[expr.op].reduction else {}
+        attrs = dict(expr.attrs)
         if all(isinstance(a, float) for a in args):
             return fold_in_torch(expr.op, args, attrs)
         result = TORCH_OPS[expr.op](*args, **attrs)

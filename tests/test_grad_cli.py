@@ -271,10 +271,12 @@ def test_a_long_program_table_is_summarised(run):
 @pytest.mark.parametrize(
     ("program", "fragment"),
     [
-        ("torch.sin(x)", "'torch.sin' needs no module prefix here"),
-        ("np.exp(x) + 1", "'np.exp' needs no module prefix here"),
+        ("torch.sinn(x)", "unknown function 'torch.sinn' (hint: did you mean sin?"),
+        ("np.expp(x) + 1", "unknown function 'np.expp'"),
         ("ln(x)", "did you mean log?"),
         ("sinn(x)", "did you mean sin?"),
+        ("x.sinn()", "unknown method '.sinn()'"),
+        ("torch.nn.functionl.relu(x)", "unknown module 'torch.nn.functionl'"),
     ],
 )
 def test_habits_from_other_tools_get_a_pointed_hint(run, program, fragment):

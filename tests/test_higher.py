@@ -37,7 +37,7 @@ def _torch_function(program: str, names: list[str], const: dict):
                 return env[expr.name]
             assert isinstance(expr, Apply)
             args = [evaluate(a) for a in expr.args]
-            attrs = {"dim": expr.dim, "keepdim": expr.keepdim} if REGISTRY[expr.op].reduction else {}
+            attrs = dict(expr.attrs)
             if all(isinstance(a, float) for a in args):
                 return fold(REGISTRY[expr.op], args, attrs)
             return TORCH_OPS[expr.op](*args, **attrs)

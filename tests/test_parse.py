@@ -130,10 +130,13 @@ def test_decimal_literal_past_pythons_digit_limit_is_a_syntax_error() -> None:
         parse_program("x * 1" + "0" * 5000)
 
 
-def test_assigning_an_input_to_itself_is_refused() -> None:
-    """Regression: `x = 2*x` made a leaf and an op both named x."""
-    with pytest.raises(ParseError, match="'x' is both an input and the result"):
-        parse_program("x = 2*x")
+def test_rebinding_a_name_makes_a_new_node_with_a_name_of_its_own() -> None:
+    """`x = 2*x` is Python's rebinding: the leaf x stays x, the new tensor is x_2."""
+    from gradcli import grad
+
+    result = grad("x = 2*x; x = x + 1; y = x*x", at={"x": 3.0}, symbolic=False)
+    assert [n.name for n in result.nodes] == ["x", "x_2", "x_3", "y"]
+    assert result.grads["x"] == 2 * 7 * 2
 
 
 def test_comment_only_program_is_refused() -> None:

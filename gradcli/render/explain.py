@@ -49,7 +49,7 @@ def rebuild_graph(result: GradResult) -> Graph:
     from ..parse import parse_program
 
     specs = {n.name: InputSpec(n.kind, n.shape) for n in result.nodes if n.kind != "op"}
-    graph = build_graph(parse_program(result.expression), specs)
+    graph = build_graph(parse_program(result.expression, names=set(specs)), specs)
     if [n.name for n in graph.nodes] != [n.name for n in result.nodes]:
         raise GradcliError("internal error: the rebuilt graph does not match the result")
     return graph
