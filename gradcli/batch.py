@@ -66,6 +66,9 @@ def _read(lines: Iterable[bytes | str], leaves: tuple[str, ...]) -> Iterator[_Po
         except (json.JSONDecodeError, RecursionError) as exc:
             yield _Point(number, None, f"not JSON: {exc.msg if hasattr(exc, 'msg') else exc}")
             continue
+        except ValueError:  # an integer past Python's 4,300-digit conversion limit
+            yield _Point(number, None, "a number has more digits than a float can use (4,300 at most)")
+            continue
         if not isinstance(point, dict):
             yield _Point(number, None, 'each line must be a JSON object such as {"x": 2}')
             continue

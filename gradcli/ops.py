@@ -113,6 +113,7 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
     keep = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     if keep:
         grad = grad.sum(axis=keep, keepdims=True)
+    grad = np.asarray(grad)  # a full sum of an object array (higher.py's duals) is one Dual
     return np.broadcast_to(grad, shape) if grad.shape != tuple(shape) else grad
 
 

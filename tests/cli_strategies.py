@@ -466,6 +466,12 @@ NAMED = {
     "gradients": lambda draw, param, program: draw(_gradient_pieces(param)),
     "gradient": lambda draw, param, program: draw(_gradient_pieces(param)),
     "batch": lambda draw, param, program: draw(weighted((85, st.just([])), (15, batch_pieces(program)))),
+    "nodes": lambda draw, param, program: [
+        _valued(draw, _spelling(draw, param), "nodes", name)
+        for name in draw(
+            st.lists(st.sampled_from(["x", "y", "t1", "t2", "out", "nope", "", "\u00e9"]), max_size=2)
+        )
+    ],
     "output": lambda draw, param, program: draw(
         weighted((60, st.just([])), (40, output_pieces(_spelling(draw, param))))
     ),
@@ -501,6 +507,12 @@ def has_strategy(param: click.Parameter) -> bool:
 # What a parameter gives when a test requires it: never nothing.
 REQUIRED = {
     "batch": lambda draw, param, program: draw(batch_pieces(program)),
+    "nodes": lambda draw, param, program: [
+        _valued(draw, _spelling(draw, param), "nodes", name)
+        for name in draw(
+            st.lists(st.sampled_from(["x", "y", "t1", "t2", "out", "nope", "", "\u00e9"]), max_size=2)
+        )
+    ],
     "output": lambda draw, param, program: draw(output_pieces(_spelling(draw, param))),
 }
 

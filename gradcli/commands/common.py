@@ -36,7 +36,7 @@ def assignments(ctx: click.Context, param: click.Parameter, items: tuple[str, ..
 _PATH = re.compile(r"[\w.~-]*[/\\][\w./\\~-]*|[\w~-][\w.~-]*\.(py|txt|expr|grad|jsonl?)")
 
 
-class FiniteFloat(click.ParamType):
+class FiniteFloat(click.types.FloatParamType):
     """A finite number above a bound; nan, inf and out-of-range values are usage errors (exit 2)."""
 
     name = "number"
