@@ -1,0 +1,136 @@
+"""THE registry of primitives: one record per op, holding all four of its meanings.
+
+Each record states the op's NumPy forward, its vector-Jacobian product (one rule per
+operand, HIPS/autograd style: ``g`` is the incoming gradient, ``out`` the forward
+result), its sympy form (for an elementwise op also as text, so big programs need no
+sympy) and its PyTorch ``grad_fn`` name. The parser, the engine, the symbolic layer,
+``gradcli ops`` and the registry-parametrised tests all read it, so adding an op means
+adding one record here (and its tests).
+
+VJP formulas follow PyTorch's ``derivatives.yaml`` so float64 results agree to the
+last bits, including its conventions at singular points (relu'(0)=0, abs'(0)=0,
+sqrt'(0)=inf, x**0 has grad 0 everywhere).
+
+The records live in family modules (arithmetic.py, elementwise.py, reductions.py,
+layout.py, ...); adding an op means adding a record to its family (and its tests).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from . import arithmetic, elementwise, layout, reductions
+from .core import (
+    NUMBER,
+    TENSOR,
+    Op,
+    Shape,
+    broadcast_dims,
+    broadcast_shapes,
+    unbroadcast,
+)
+
+OPS: tuple[Op, ...] = arithmetic.OPS + elementwise.OPS + reductions.OPS + layout.OPS
+REGISTRY: dict[str, Op] = {op.name: op for op in OPS}
+
+
+# ---------------------------------------------------------------- spellings
+# How PyTorch, NumPy and JAX users write the registry's ops. Every spelling leads to a
+# record: `torch.square(x)` and `x.square()` are pow(x, 2), recorded as PyTorch records
+# them (PowBackward0); the infix operators have function and method names too.
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """A name as written, the op it means, and what the name itself fixes."""
+
+    op: str
+    numbers: tuple[float, ...] = ()  # number operands appended: square(x) is pow(x, 2)
+    renames: tuple[tuple[str, str], ...] = ()  # NumPy's axis= is PyTorch's dim=
+
+
+_NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+# name -> spelling, for functions (bare, torch., F.) and methods alike.
+_TORCH_ALIASES: dict[str, Spelling] = {
+    "add": Spelling("add"),
+    "sub": Spelling("sub"),
+    "subtract": Spelling("sub"),
+    "mul": Spelling("mul"),
+    "multiply": Spelling("mul"),
+    "div": Spelling("div"),
+    "divide": Spelling("div"),
+    "true_divide": Spelling("div"),
+    "neg": Spelling("neg"),
+    "negative": Spelling("neg"),
+    "square": Spelling("pow", numbers=(2.0,)),
+    "absolute": Spelling("abs"),
+    "arcsin": Spelling("asin"),
+    "arccos": Spelling("acos"),
+    "arctan": Spelling("atan"),
+    "arcsinh": Spelling("asinh"),
+    "arccosh": Spelling("acosh"),
+    "arctanh": Spelling("atanh"),
+    "dot": Spelling("matmul"),
+    "mm": Spelling("matmul"),
+    "mv": Spelling("matmul"),
+}
+# NumPy and JAX: the same names where they mean the same thing, and NumPy's own.
+_NUMPY_ALIASES: dict[str, Spelling] = {
+    **_TORCH_ALIASES,
+    "power": Spelling("pow"),
+    "transpose": Spelling("T"),
+}
+
+
+def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, Spelling]:
+    table = {op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method}
+    table.update({name: Spelling(op.name, renames=renames) for op in OPS for name in op.aliases})
+    for name, spelling in aliases.items():
+        if spelling.op in REGISTRY:
+            table[name] = Spelling(spelling.op, spelling.numbers, renames or spelling.renames)
+    return table
+
+
+TORCH_SPELLINGS = _spellings(_TORCH_ALIASES)
+NUMPY_SPELLINGS = _spellings(_NUMPY_ALIASES, _NUMPY_NAMES)
+# Module prefixes, as users import them, and which table they read.
+MODULES: dict[str, dict[str, Spelling]] = {
+    "torch": TORCH_SPELLINGS,
+    "F": TORCH_SPELLINGS,
+    "torch.nn.functional": TORCH_SPELLINGS,
+    "nn.functional": TORCH_SPELLINGS,
+    "torch.special": TORCH_SPELLINGS,
+    "np": NUMPY_SPELLINGS,
+    "numpy": NUMPY_SPELLINGS,
+    "jnp": NUMPY_SPELLINGS,
+    "jax.numpy": NUMPY_SPELLINGS,
+    "math": NUMPY_SPELLINGS,
+}
+# Names callable as f(...) in a program, and as x.f(...).
+FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
+METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}
+# Infix operators of Python's ast, by node class name.
+BINARY = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "Pow": "pow", "MatMult": "matmul"}
+CONSTANTS = {"pi": math.pi, "e": math.e}
+
+
+__all__ = [
+    "BINARY",
+    "CONSTANTS",
+    "FUNCTIONS",
+    "METHODS",
+    "MODULES",
+    "NUMBER",
+    "NUMPY_SPELLINGS",
+    "OPS",
+    "REGISTRY",
+    "TENSOR",
+    "TORCH_SPELLINGS",
+    "Op",
+    "Shape",
+    "Spelling",
+    "broadcast_dims",
+    "broadcast_shapes",
+    "unbroadcast",
+]

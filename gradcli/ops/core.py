@@ -1,0 +1,377 @@
+"""The op record and what records share: shapes, broadcasting, reductions' dims, helpers.
+
+Family modules (arithmetic, elementwise, reductions, layout, ...) hold the records; the
+package's __init__ assembles them into the one registry.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+
+Shape = tuple[int, ...]
+# An operand is either a tensor node or a plain Python number folded from literals.
+TENSOR, NUMBER = "tensor", "number"
+
+
+@dataclass(frozen=True)
+class Op:
+    """One primitive: forward, VJP, sympy form and PyTorch name, side by side."""
+
+    name: str  # as written in a program: "sin", "matmul"; "add" for "+"
+    syntax: str  # how a user writes it
+    forward: Callable[..., Any]  # NumPy: (*operands, **attrs) -> array
+    vjp: tuple[Callable[..., Any], ...]  # per operand: (g, out, *operands, **attrs) -> grad
+    sympy: Callable[..., Any]  # (sp, *operand_forms, **attrs) -> sympy expression
+    grad_fn: str  # PyTorch's grad_fn name in the common case
+    derivative: str  # the rule, for `gradcli ops`
+    saves_tensors: bool = True  # PyTorch frees these at backward: 2nd pass needs retain_graph
+    elementwise: bool = True  # result shape = broadcast of operand shapes
+    function: bool = True  # callable as name(...)
+    method: bool = True  # callable as x.name(...)
+    reduction: bool = False  # takes dim= and keepdim=
+    # Non-tensor arguments after the operands, in PyTorch's positional order, with defaults.
+    params: tuple[tuple[str, Any], ...] = ()
+    domain: str = ""  # where the op is defined (real inputs)
+    infer_shape: Callable[..., Shape] | None = None  # non-elementwise ops
+    pick_grad_fn: Callable[[Sequence[str], Sequence[Shape], dict], str] | None = None
+    sym_deriv: tuple[Callable[..., Any], ...] | None = None  # local d(form)/d(operand) override
+    sym_vjp: tuple[Callable[..., Any], ...] | None = None  # symbolic VJP of non-elementwise ops
+    aliases: tuple[str, ...] = field(default=())
+    # Elementwise ops only: the sympy form and each local derivative as sympy prints them,
+    # with {0}, {1} for the operands. Big programs write their per-node adjoints from these
+    # without importing sympy; a test checks each against what sympy prints.
+    text: str | None = None
+    deriv_text: tuple[str, ...] = ()
+    # One chain-rule step per operand as a learner writes it, in node names: {g} is the
+    # consumer's adjoint (adj_h), {out} the node itself, {0} {1} the operands; `{1:-1}` is
+    # operand 1 minus one. A callable gets (shapes, attrs) and returns the template, for ops
+    # whose step depends on ranks (matmul) or dim (sum). gradcli.local_steps renders these,
+    # and tests/test_local_steps.py evaluates each against the numeric VJP.
+    step: tuple[str | Callable[..., str], ...] = ()
+
+    @property
+    def arity(self) -> int:
+        return len(self.vjp)
+
+    def grad_fn_for(self, kinds: Sequence[str], shapes: Sequence[Shape], attrs: dict) -> str:
+        """PyTorch's grad_fn name for this use (it can depend on operand kinds and shapes)."""
+        return self.pick_grad_fn(kinds, shapes, attrs) if self.pick_grad_fn else self.grad_fn
+
+    def shape(self, shapes: Sequence[Shape], attrs: dict) -> Shape:
+        """Result shape, or ShapeError in PyTorch's words, before anything is computed."""
+        if self.infer_shape is not None:
+            return self.infer_shape(*shapes, **attrs)
+        return broadcast_shapes(*shapes)
+
+
+# ---------------------------------------------------------------- shape helpers
+
+
+def broadcast_shapes(*shapes: Shape) -> Shape:
+    """NumPy/PyTorch broadcasting, failing with PyTorch's message."""
+    first = shapes[0]
+    if all(shape == first for shape in shapes):  # the common case: nothing to broadcast
+        return tuple(first)
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    result = []
+    for dim in range(ndim):
+        sizes = {p[dim] for p in padded} - {1}
+        if len(sizes) > 1:
+            a, b = padded[0][dim], padded[1][dim]
+            raise ShapeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                f"at non-singleton dimension {dim}"
+            )
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
+    """The adjoint of broadcasting is a sum over the broadcast dimensions."""
+    grad = np.asarray(grad)
+    if grad.shape == tuple(shape):
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    keep = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if keep:
+        grad = grad.sum(axis=keep, keepdims=True)
+    grad = np.asarray(grad)  # a full sum of an object array (higher.py's duals) is one Dual
+    return np.broadcast_to(grad, shape) if grad.shape != tuple(shape) else grad
+
+
+def broadcast_dims(operand: Shape, result: Shape) -> tuple[int, ...]:
+    """Dimensions of `result` that broadcasting added or stretched for `operand`."""
+    if operand == result:
+        return ()
+    extra = len(result) - len(operand)
+    stretched = [extra + i for i, n in enumerate(operand) if n == 1 and result[extra + i] != 1]
+    return tuple(range(extra)) + tuple(stretched)
+
+
+def _normalise_dim(dim: int | None, ndim: int) -> int | None:
+    if dim is None:
+        return None
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not low <= dim <= high:
+        raise ShapeError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+        )
+    return dim % max(ndim, 1)
+
+
+def _reduce_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
+    d = _normalise_dim(dim, len(shape))
+    if not shape:
+        return ()
+    if d is None:
+        return (1,) * len(shape) if keepdim else ()
+    return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1 :]
+
+
+def _reduced_count(shape: Shape, dim: int | None) -> int:
+    d = _normalise_dim(dim, len(shape))
+    if d is None or not shape:
+        return math.prod(shape) if d is None else 1
+    return shape[d]
+
+
+def _matmul_shape(a: Shape, b: Shape) -> Shape:
+    if len(a) == 0 or len(b) == 0:
+        raise ShapeError(
+            f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and {len(b)}D"
+        )
+    if len(a) > 2 or len(b) > 2:
+        raise ShapeError(f"matmul takes 1-D and 2-D operands here, but they are {len(a)}D and {len(b)}D")
+    if len(a) == 1 and len(b) == 1:
+        if a[0] != b[0]:
+            raise ShapeError(
+                f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+                f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
+            )
+        return ()
+    if len(a) == 2 and len(b) == 1:
+        if a[1] != b[0]:
+            raise ShapeError(f"size mismatch, got input ({a[0]}), mat ({a[0]}x{a[1]}), vec ({b[0]})")
+        return (a[0],)
+    rows_a = (1, a[0]) if len(a) == 1 else a
+    if rows_a[1] != b[0]:
+        raise ShapeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows_a[0]}x{rows_a[1]} and {b[0]}x{b[1]})"
+        )
+    return (b[1],) if len(a) == 1 else (a[0], b[1])
+
+
+def _transpose_shape(a: Shape) -> Shape:
+    if len(a) > 2:
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(a)}D")
+    return tuple(reversed(a))
+
+
+# ---------------------------------------------------------------- numeric helpers
+
+
+def _power(a, b):
+    """a**b; a number exponent of 2 or 3 is multiplied out, as PyTorch's pow kernel does."""
+    if isinstance(b, float) and isinstance(a, np.ndarray):
+        if b == 2:
+            return a * a
+        if b == 3:
+            return a * a * a
+    return np.power(a, b)
+
+
+def _pow_grad_base(g, out, a, b):
+    # PyTorch pow_backward_self: exponent 0 gives grad 0 even where a**-1 is inf.
+    if isinstance(b, float):  # a number exponent: no mask needed unless it is 0
+        return np.zeros_like(g * a) if b == 0 else g * (b * _power(a, b - 1))
+    return np.where(np.equal(b, 0), 0.0, g * (b * np.power(a, b - 1)))
+
+
+def _pow_grad_exponent(g, out, a, b):
+    # PyTorch pow_backward_exponent: 0**b with b >= 0 gives grad 0, not nan.
+    return np.where(np.logical_and(np.equal(a, 0), np.greater_equal(b, 0)), 0.0, g * (out * np.log(a)))
+
+
+def _sgn(a):
+    """torch.sgn: -1, 0 or 1, and 0 for nan (NumPy's sign gives nan).
+
+    Object arrays (the dual numbers of higher.py) take the comparison route: their
+    elements compare by value, and a sign is a constant to every derivative, so
+    abs'' = 0 as in PyTorch.
+    """
+    if np.asarray(a).dtype == object:
+        return np.greater(a, 0).astype(float) - np.less(a, 0)
+    return np.where(np.isnan(a), 0.0, np.sign(a))
+
+
+def _softplus(a):
+    # PyTorch's softplus(beta=1, threshold=20): linear above the threshold.
+    return np.where(a > 20, a, np.log1p(np.exp(a)))
+
+
+def _softplus_grad(g, out, a):
+    z = np.exp(a)
+    return np.where(a > 20, g, g * z / (z + 1))
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def _expand_reduced(g, a, dim, keepdim):
+    """Undo a reduction's shape change so `g` broadcasts against the operand."""
+    a = np.asarray(a)
+    g = np.asarray(g)
+    if dim is not None and not keepdim and a.ndim > 0:
+        g = np.expand_dims(g, _normalise_dim(dim, a.ndim))
+    return np.broadcast_to(g, a.shape)
+
+
+def _dim_overload(attrs: dict) -> bool:
+    """PyTorch's x.sum()/x.mean() is overload 0; any dim= or keepdim=True is overload 1."""
+    return attrs.get("dim") is not None or bool(attrs.get("keepdim"))
+
+
+def _sum(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.copy()
+    axis = _normalise_dim(dim, a.ndim)
+    return np.sum(a, axis=axis, keepdims=keepdim)
+
+
+def _mean(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.copy()
+    axis = _normalise_dim(dim, a.ndim)
+    return np.mean(a, axis=axis, keepdims=keepdim)
+
+
+def _mean_grad(g, out, a, dim=None, keepdim=False):
+    count = _reduced_count(np.shape(a), dim)
+    return _expand_reduced(g, a, dim, keepdim) / count
+
+
+def _matmul_grad_a(g, out, a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b
+    if a.ndim == 2 and b.ndim == 1:
+        return np.outer(g, b)
+    return np.matmul(g, b.T)
+
+
+def _matmul_grad_b(g, out, a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 1 and b.ndim == 1:
+        return g * a
+    if a.ndim == 1 and b.ndim == 2:
+        return np.outer(a, g)
+    return np.matmul(a.T, g)
+
+
+def _matmul_grad_fn(kinds, shapes, attrs) -> str:
+    a, b = len(shapes[0]), len(shapes[1])
+    return {(2, 2): "MmBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4"}.get(
+        (a, b), "DotBackward0"
+    )
+
+
+# ---------------------------------------------------------------- symbolic helpers
+
+
+def _fn(sp, name: str):
+    """An opaque sympy function for tensor-level ops (elementwise notation elsewhere)."""
+    return sp.Function(name)
+
+
+def _sym_reduce(name):
+    def form(sp, a, shapes=((),), dim=None, keepdim=False):
+        if not shapes[0]:
+            return a
+        return _fn(sp, name)(a) if dim is None else _fn(sp, name)(a, dim)
+
+    return form
+
+
+def _sym_mean_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
+    count = _reduced_count(shapes[0], dim)
+    return g / count if count else sp.nan  # the mean of no elements is nan, and so is its slope
+
+
+def _sym_transpose(sp, a, shapes=((),)):
+    return _fn(sp, "t")(a) if len(shapes[0]) == 2 else a
+
+
+def _sym_transpose_vjp(sp, g, a, shapes=((),)):
+    return _fn(sp, "t")(g) if len(shapes[0]) == 2 else g
+
+
+def _sym_matmul(sp, a, b, shapes=((), ())):
+    return _fn(sp, "matmul")(a, b)
+
+
+# ---------------------------------------------------------------- chain-rule step templates
+
+
+def _matmul_step_a(shapes, attrs) -> str:
+    ranks = (len(shapes[0]), len(shapes[1]))
+    return {(1, 1): "{g} * {1}", (2, 1): "outer({g}, {1})", (1, 2): "{1} @ {g}"}.get(ranks, "{g} @ {1}.T")
+
+
+def _matmul_step_b(shapes, attrs) -> str:
+    ranks = (len(shapes[0]), len(shapes[1]))
+    return {(1, 1): "{g} * {0}", (1, 2): "outer({0}, {g})"}.get(ranks, "{0}.T @ {g}")
+
+
+def _unsqueezed(g: str, shape: Shape, attrs: dict) -> str:
+    """A reduced adjoint broadcast back over the operand: a dropped dim comes back first."""
+    dim = _normalise_dim(attrs.get("dim"), len(shape))
+    if dim is None or attrs.get("keepdim") or not shape:
+        return g
+    return f"{g}.unsqueeze({dim})"
+
+
+def _mean_step(shapes, attrs) -> str:
+    return _unsqueezed("{g}", shapes[0], attrs) + f" / {_reduced_count(shapes[0], attrs.get('dim'))}"
+
+
+def _unary(
+    name: str,
+    forward: Callable,
+    vjp: Callable,
+    sympy: Callable,
+    grad_fn: str,
+    derivative: str,
+    domain: str = "all reals",
+    *,
+    text: str,
+    deriv_text: str,
+    step: str,
+    **extra: Any,
+) -> Op:
+    return Op(
+        name=name,
+        syntax=f"{name}(x) or x.{name}()",
+        forward=forward,
+        vjp=(vjp,),
+        sympy=sympy,
+        grad_fn=grad_fn,
+        derivative=derivative,
+        domain=domain,
+        text=text,
+        deriv_text=(deriv_text,),
+        step=(step,),
+        **extra,
+    )

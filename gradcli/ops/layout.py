@@ -1,0 +1,47 @@
+"""Layout: transposes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import (
+    Op,
+    _sym_transpose,
+    _sym_transpose_vjp,
+    _transpose_shape,
+)
+
+OPS: tuple[Op, ...] = (
+    Op(
+        "t",
+        "t(A) or A.t()",
+        forward=lambda a: np.transpose(a),
+        vjp=(lambda g, out, a: np.transpose(g),),
+        sympy=_sym_transpose,
+        grad_fn="TBackward0",
+        derivative="grad is the transpose of g",
+        domain="tensors with <= 2 dimensions",
+        saves_tensors=False,
+        elementwise=False,
+        infer_shape=_transpose_shape,
+        sym_vjp=(_sym_transpose_vjp,),
+        step=(lambda shapes, attrs: "{g}.T" if len(shapes[0]) == 2 else "{g}",),
+    ),
+    Op(
+        "T",
+        "A.T",
+        forward=lambda a: np.transpose(a),
+        vjp=(lambda g, out, a: np.transpose(g),),
+        sympy=_sym_transpose,
+        grad_fn="PermuteBackward0",
+        derivative="grad is the transpose of g",
+        domain="tensors with <= 2 dimensions",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        infer_shape=_transpose_shape,
+        sym_vjp=(_sym_transpose_vjp,),
+        step=(lambda shapes, attrs: "{g}.T" if len(shapes[0]) == 2 else "{g}",),
+    ),
+)

@@ -1,0 +1,56 @@
+"""Reductions: sum and mean over all elements or one dim."""
+
+from __future__ import annotations
+
+from .core import (
+    Op,
+    _dim_overload,
+    _expand_reduced,
+    _mean,
+    _mean_grad,
+    _mean_step,
+    _reduce_shape,
+    _sum,
+    _sym_mean_vjp,
+    _sym_reduce,
+    _unsqueezed,
+)
+
+OPS: tuple[Op, ...] = (
+    Op(
+        "sum",
+        "sum(x), sum(x, dim, keepdim) or x.sum(dim=0, keepdim=True)",
+        forward=_sum,
+        vjp=(lambda g, out, a, dim=None, keepdim=False: _expand_reduced(g, a, dim, keepdim),),
+        sympy=_sym_reduce("sum_over"),  # symbolic.SUM: sympy parses `sum` as Python's
+        grad_fn="SumBackward0",
+        derivative="d(sum x)/dx_i = 1",
+        saves_tensors=False,
+        elementwise=False,
+        reduction=True,
+        params=(("dim", None), ("keepdim", False)),
+        infer_shape=_reduce_shape,
+        pick_grad_fn=lambda kinds, shapes, attrs: "SumBackward1" if _dim_overload(attrs) else "SumBackward0",
+        step=(lambda shapes, attrs: _unsqueezed("{g}", shapes[0], attrs),),
+        sym_vjp=(lambda sp, g, a, shapes, dim=None, keepdim=False: g,),
+    ),
+    Op(
+        "mean",
+        "mean(x), mean(x, dim, keepdim) or x.mean(dim=0)",
+        forward=_mean,
+        vjp=(_mean_grad,),
+        sympy=_sym_reduce("mean"),
+        grad_fn="MeanBackward0",
+        derivative="d(mean x)/dx_i = 1/n",
+        saves_tensors=False,
+        elementwise=False,
+        reduction=True,
+        params=(("dim", None), ("keepdim", False)),
+        infer_shape=_reduce_shape,
+        pick_grad_fn=lambda kinds, shapes, attrs: (
+            "MeanBackward1" if _dim_overload(attrs) else "MeanBackward0"
+        ),
+        sym_vjp=(_sym_mean_vjp,),
+        step=(_mean_step,),
+    ),
+)
