@@ -85,8 +85,47 @@ class _ReaderGone(Exception):
     """stdout's reader closed the pipe, carried past click (which would exit 1)."""
 
 
+def _program_first(args: list[str], command: click.Command) -> list[str]:
+    """`gradcli grad "-log(p)" --at p=0.3`: a program that starts with a minus sign is not an
+    option. The first such argument (not a known option, not an option's value, not a
+    `--name`) is moved behind `--`, where click reads it as EXPR."""
+    if "--" in args or not any(isinstance(p, click.Argument) and p.name == "expr" for p in command.params):
+        return args
+    takes_value, known = set(), set()
+    for param in command.params:
+        if isinstance(param, click.Option):
+            names = param.opts + param.secondary_opts
+            known.update(names)
+            if not param.is_flag and not param.count:
+                takes_value.update(names)
+    known.update(["-h", "--help"])
+    skip = False
+    for index, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg in takes_value:
+            skip = True
+            continue
+        if not arg.startswith("-") or arg == "-":
+            return args  # EXPR came first, as usual
+        name = arg.split("=", 1)[0]
+        if arg in known or (arg.startswith("--") and (name in known or name[2:].replace("-", "").isalnum())):
+            continue  # an option (or an unknown --name, which click reports)
+        if len(name) > 2 and name[:2] in takes_value and name[2:3].isalpha():
+            continue  # -ograph.svg: a short option with its value attached
+        return args[:index] + args[index + 1 :] + ["--", arg]
+    return args
+
+
 class GradcliGroup(click.Group):
     """A click group whose main() is the error boundary for every command."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            rest = _program_first(list(rest), command)
+        return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -134,6 +173,8 @@ class GradcliGroup(click.Group):
             message = exc.format_message()
             if "unexpected extra argument" in message:  # --at x=[1, 2] split by the shell
                 message += '; quote VALUEs that contain spaces, as in --at "x=[1, 2]"'
+            elif "No such option" in message and where != "gradcli":
+                message += f"; a program that looks like an option goes after --, as in {where} -- \"--x\""
             _fail(f"{message} (see '{where} --help')")
             code = ExitCode.USAGE
         except click.ClickException as exc:

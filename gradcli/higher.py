@@ -11,6 +11,7 @@ at 0, ...) rather than a symbolic rewrite. Nested duals give any order.
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -147,6 +148,19 @@ class Dual:
     def _chain(self, value: Any, derivative: Any) -> Dual:
         return Dual(value, _scale(derivative, self.t))
 
+    def __getattr__(self, name: str) -> Any:
+        """np.<ufunc>(obj) for a registry op without a method below: its own VJP rule, run
+        with g = 1 on duals, is the derivative, so a new elementwise record needs nothing here."""
+        op = _unary_ufunc_ops().get(name)
+        if op is None:
+            raise AttributeError(name)
+
+        def apply() -> Dual:
+            value = getattr(np, name)(self.v)
+            return self._chain(value, op.vjp[0](np.float64(1.0), value, self.v))
+
+        return apply
+
     def sin(self) -> Dual:
         return self._chain(np.sin(self.v), np.cos(self.v))
 
@@ -189,6 +203,13 @@ class Dual:
     def sqrt(self) -> Dual:
         value = np.sqrt(self.v)
         return self._chain(value, 1 / (2 * value))
+
+
+@cache
+def _unary_ufunc_ops() -> dict[str, Any]:
+    from .ops import OPS
+
+    return {op.forward.__name__: op for op in OPS if isinstance(op.forward, np.ufunc) and op.arity == 1}
 
 
 def _lift(array: Any) -> np.ndarray:

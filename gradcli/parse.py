@@ -18,7 +18,7 @@ from typing import Any
 
 from . import limits
 from .errors import LimitError, ParseError
-from .ops import BINARY, CONSTANTS, FUNCTIONS, MODULES, REGISTRY, TORCH_SPELLINGS
+from .ops import BINARY, CONSTANTS, FUNCTIONS, MODULES, REGISTRY, TORCH_SPELLINGS, Param
 
 
 @dataclass(frozen=True)
@@ -365,7 +365,7 @@ class _Parser:
                 raise self.error("starred arguments are not allowed", arg)
         tensors = op.arity - len(spelling.numbers)
         operands, extra = positional[:tensors], positional[tensors:]
-        params = dict(op.params)
+        params = {param.name: param for param in op.params}
         if len(operands) < tensors or len(extra) > len(params):
             given = len(positional)
             most = tensors + len(params)
@@ -383,20 +383,38 @@ class _Parser:
             if key in given_attrs:
                 raise self.error(f"{written} got multiple values for argument '{kw.arg}'", kw.value)
             given_attrs[key] = kw.value
-        attrs = dict(params)
+        attrs = {param.name: param.default for param in op.params}
         for key, value_node in given_attrs.items():
-            attrs[key] = self.attribute(key, value_node)
+            attrs[key] = self.attribute(params[key], value_node, written)
         numbers = tuple(Num(v, _number_text(v), line, col) for v in spelling.numbers)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
 
-    def attribute(self, key: str, node: ast.AST) -> Any:
-        """A non-tensor argument: a literal of the kind PyTorch takes there."""
-        if key == "dim":
-            return self.int_literal(node, "dim")
-        if key == "keepdim":
-            return self.bool_literal(node, "keepdim")
-        raise self.error(f"argument '{key}' is not supported here", node)  # pragma: no cover - registry bug
+    def attribute(self, param: Param, node: ast.AST, written: str) -> Any:
+        """A non-tensor argument: a literal of the kind PyTorch takes there (never evaluated)."""
+        if param.kind == "bool":
+            return self.bool_literal(node, param.name)
+        if param.kind == "choice":
+            if isinstance(node, ast.Constant) and node.value in param.choices:
+                return node.value
+            allowed = ", ".join(repr(c) for c in param.choices)
+            raise self.error(f"{written}: {param.name} must be one of {allowed}", node)
+        if isinstance(node, ast.Constant) and node.value is None and param.default is None:
+            return None
+        if param.kind in ("dim", "int"):
+            value = self.int_literal(node, param.name)
+            if value is None or abs(value) > limits.MAX_ELEMENTS:
+                raise self.error(f"{param.name} must be an integer literal", node)
+            return value
+        sign, inner = 1.0, node  # "number": 0.2, -1, 1e-3
+        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, (ast.USub, ast.UAdd)):
+            sign = -sign if isinstance(inner.op, ast.USub) else sign
+            inner = inner.operand
+        if isinstance(inner, ast.Name) and inner.id in ("inf", "pi", "e") and inner.id not in self.shadowed:
+            return sign * (math.inf if inner.id == "inf" else CONSTANTS[inner.id])
+        if isinstance(inner, ast.Constant) and type(inner.value) in (int, float):
+            return sign * float(inner.value)
+        raise self.error(f"{param.name} must be a number literal", node)
 
     def convert(self, root: ast.AST) -> tuple[Expr, list[str]]:
         """The expression, and the names it uses in order of appearance.

@@ -21,6 +21,7 @@ torch = pytest.importorskip(
 )
 F = torch.nn.functional
 
+from gradcli.ops import REGISTRY  # noqa: E402
 from gradcli.parse import Apply, Num, Ref, parse_program  # noqa: E402
 
 TORCH_OPS = {
@@ -63,6 +64,22 @@ def _reduce(name):
 
 TORCH_OPS["sum"] = _reduce("sum")
 TORCH_OPS["mean"] = _reduce("mean")
+
+
+class _ByRecord(dict):
+    """TORCH_OPS, falling back on the record's own PyTorch spelling (`torch.nn.functional.gelu`):
+    an op whose torch function takes the same operands and keyword attrs needs no entry above."""
+
+    def __missing__(self, name: str):
+        spelled = REGISTRY[name].torch
+        assert spelled.startswith("torch."), f"give the op '{name}' a torch= spelling or a TORCH_OPS entry"
+        function = torch
+        for part in spelled.split(".")[1:]:
+            function = getattr(function, part)
+        return function
+
+
+TORCH_OPS = _ByRecord(TORCH_OPS)
 
 
 def fold_in_torch(op_name: str, numbers: Sequence[float], attrs: dict) -> float:

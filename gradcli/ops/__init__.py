@@ -25,6 +25,7 @@ from .core import (
     NUMBER,
     TENSOR,
     Op,
+    Param,
     Shape,
     broadcast_dims,
     broadcast_shapes,
@@ -85,6 +86,7 @@ _NUMPY_ALIASES: dict[str, Spelling] = {
 
 def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, Spelling]:
     table = {op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method}
+    table.update({op.torch.rsplit(".", 1)[-1]: Spelling(op.name, renames=renames) for op in OPS if op.torch.startswith("torch.")})
     table.update({name: Spelling(op.name, renames=renames) for op in OPS for name in op.aliases})
     for name, spelling in aliases.items():
         if spelling.op in REGISTRY:
@@ -128,6 +130,7 @@ __all__ = [
     "TENSOR",
     "TORCH_SPELLINGS",
     "Op",
+    "Param",
     "Shape",
     "Spelling",
     "broadcast_dims",

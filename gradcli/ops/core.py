@@ -21,6 +21,24 @@ TENSOR, NUMBER = "tensor", "number"
 
 
 @dataclass(frozen=True)
+class Param:
+    """A non-tensor argument as PyTorch names it, its default, and what a program may write there.
+
+    kind: "dim" (an int or None), "bool", "int", "number" (an int or float literal; None too
+    when that is the default) or "choice" (one of `choices`, a string such as reduction='sum').
+    """
+
+    name: str
+    default: Any
+    kind: str
+    choices: tuple[str, ...] = ()
+
+
+DIM = Param("dim", None, "dim")
+KEEPDIM = Param("keepdim", False, "bool")
+
+
+@dataclass(frozen=True)
 class Op:
     """One primitive: forward, VJP, sympy form and PyTorch name, side by side."""
 
@@ -37,7 +55,8 @@ class Op:
     method: bool = True  # callable as x.name(...)
     reduction: bool = False  # takes dim= and keepdim=
     # Non-tensor arguments after the operands, in PyTorch's positional order, with defaults.
-    params: tuple[tuple[str, Any], ...] = ()
+    params: tuple[Param, ...] = ()
+    torch: str = ""  # PyTorch's spelling, for `gradcli ops` and the tests' oracle: "torch.sin"
     domain: str = ""  # where the op is defined (real inputs)
     infer_shape: Callable[..., Shape] | None = None  # non-elementwise ops
     pick_grad_fn: Callable[[Sequence[str], Sequence[Shape], dict], str] | None = None
@@ -361,6 +380,7 @@ def _unary(
     step: str,
     **extra: Any,
 ) -> Op:
+    extra.setdefault("torch", f"torch.{name}")
     return Op(
         name=name,
         syntax=f"{name}(x) or x.{name}()",

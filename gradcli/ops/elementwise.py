@@ -205,6 +205,7 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.log(1 + sp.exp(a)),
         "SoftplusBackward0",
         "sigmoid(x) (linear above x = 20, as PyTorch)",
+        torch="torch.nn.functional.softplus",
         text="log(exp({0}) + 1)",
         deriv_text="exp({0})/(exp({0}) + 1)",
         step="{g} * sigmoid({0})",

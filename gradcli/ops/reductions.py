@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .core import (
+    DIM,
+    KEEPDIM,
     Op,
     _dim_overload,
     _expand_reduced,
@@ -24,11 +26,12 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a, dim=None, keepdim=False: _expand_reduced(g, a, dim, keepdim),),
         sympy=_sym_reduce("sum_over"),  # symbolic.SUM: sympy parses `sum` as Python's
         grad_fn="SumBackward0",
+        torch="torch.sum",
         derivative="d(sum x)/dx_i = 1",
         saves_tensors=False,
         elementwise=False,
         reduction=True,
-        params=(("dim", None), ("keepdim", False)),
+        params=(DIM, KEEPDIM),
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: "SumBackward1" if _dim_overload(attrs) else "SumBackward0",
         step=(lambda shapes, attrs: _unsqueezed("{g}", shapes[0], attrs),),
@@ -41,11 +44,12 @@ OPS: tuple[Op, ...] = (
         vjp=(_mean_grad,),
         sympy=_sym_reduce("mean"),
         grad_fn="MeanBackward0",
+        torch="torch.mean",
         derivative="d(mean x)/dx_i = 1/n",
         saves_tensors=False,
         elementwise=False,
         reduction=True,
-        params=(("dim", None), ("keepdim", False)),
+        params=(DIM, KEEPDIM),
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "MeanBackward1" if _dim_overload(attrs) else "MeanBackward0"
