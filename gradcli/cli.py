@@ -174,7 +174,7 @@ class GradcliGroup(click.Group):
             if "unexpected extra argument" in message:  # --at x=[1, 2] split by the shell
                 message += '; quote VALUEs that contain spaces, as in --at "x=[1, 2]"'
             elif "No such option" in message and where != "gradcli":
-                message += f"; a program that looks like an option goes after --, as in {where} -- \"--x\""
+                message += f'; a program that looks like an option goes after --, as in {where} -- "--x"'
             _fail(f"{message} (see '{where} --help')")
             code = ExitCode.USAGE
         except click.ClickException as exc:

@@ -18,7 +18,17 @@ from typing import Any
 
 from . import limits
 from .errors import LimitError, ParseError
-from .ops import BINARY, CONSTANTS, FUNCTIONS, MODULES, REGISTRY, TORCH_SPELLINGS, Param
+from .ops import (
+    BINARY,
+    COMPOSITES,
+    CONSTANTS,
+    FUNCTIONS,
+    MODULES,
+    REGISTRY,
+    TORCH_SPELLINGS,
+    Composite,
+    Param,
+)
 
 
 @dataclass(frozen=True)
@@ -358,7 +368,7 @@ class _Parser:
             raise self.error(
                 f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=_guess(name)
             )
-        op = REGISTRY[spelling.op]
+        op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
         positional = receiver + list(node.args)
         for arg in positional:
             if isinstance(arg, ast.Starred):
@@ -366,6 +376,11 @@ class _Parser:
         tensors = op.arity - len(spelling.numbers)
         operands, extra = positional[:tensors], positional[tensors:]
         params = {param.name: param for param in op.params}
+        last = op.params[-1] if op.params else None
+        if last is not None and last.kind == "ints" and len(extra) > len(params):
+            # x.reshape(2, 3), x.permute(1, 0): the last param takes the remaining ints
+            tail = len(params) - 1
+            extra = [*extra[:tail], ast.Tuple(elts=extra[tail:], ctx=ast.Load(), lineno=line, col_offset=0)]
         if len(operands) < tensors or len(extra) > len(params):
             given = len(positional)
             most = tensors + len(params)
@@ -387,8 +402,26 @@ class _Parser:
         for key, value_node in given_attrs.items():
             attrs[key] = self.attribute(params[key], value_node, written)
         numbers = tuple(Num(v, _number_text(v), line, col) for v in spelling.numbers)
+        if isinstance(op, Composite):
+            return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def composed(self, composite: Composite, args: tuple, attrs: dict, line: int, col: int) -> Expr:
+        """A composite call's expression: the nodes PyTorch records for it."""
+
+        def apply(name: str, *operands: Any, **given: Any) -> Apply:
+            op = REGISTRY[name]
+            values = {param.name: param.default for param in op.params}
+            values.update(given)
+            exprs = tuple(
+                Num(float(o), _number_text(float(o)), line, col) if isinstance(o, (int, float)) else o
+                for o in operands
+            )
+            self.count_operation()
+            return Apply(name, exprs, line, col, tuple(values.items()))
+
+        return composite.build(apply, *args, **attrs)
 
     def attribute(self, param: Param, node: ast.AST, written: str) -> Any:
         """A non-tensor argument: a literal of the kind PyTorch takes there (never evaluated)."""
@@ -401,6 +434,12 @@ class _Parser:
             raise self.error(f"{written}: {param.name} must be one of {allowed}", node)
         if isinstance(node, ast.Constant) and node.value is None and param.default is None:
             return None
+        if param.kind == "ints":
+            items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
+            values = tuple(self.int_literal(item, param.name) for item in items)
+            if any(v is None or abs(v) > limits.MAX_ELEMENTS for v in values):
+                raise self.error(f"{param.name} must be integer literals", node)
+            return values
         if param.kind in ("dim", "int"):
             value = self.int_literal(node, param.name)
             if value is None or abs(value) > limits.MAX_ELEMENTS:

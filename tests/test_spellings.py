@@ -131,3 +131,30 @@ def test_wrong_arguments_are_clear_errors(program, fragment):
     with pytest.raises(GradcliError) as raised:
         grad(program, at={"x": [[1.0, 2.0]]})
     assert fragment in str(raised.value)
+
+
+def test_a_composite_call_records_the_nodes_it_is_made_of(monkeypatch):
+    """The mechanism cross_entropy and friends use: one call, several registry nodes."""
+    from gradcli.ops import COMPOSITES, TORCH_SPELLINGS, Composite, Param, Spelling
+
+    scaled_sin = Composite(
+        "scaled_sin",
+        arity=1,
+        params=(Param("scale", 2.0, "number"),),
+        build=lambda apply, x, scale: apply("mul", apply("sin", x), scale),
+        torch="",
+    )
+    monkeypatch.setitem(COMPOSITES, "scaled_sin", scaled_sin)
+    monkeypatch.setitem(TORCH_SPELLINGS, "scaled_sin", Spelling("scaled_sin"))
+    result = grad("x.scaled_sin(scale=3).sum()", at={"x": X})
+    assert [n.grad_fn for n in result.nodes if n.grad_fn] == ["SinBackward0", "MulBackward0", "SumBackward0"]
+    np.testing.assert_allclose(result.grads["x"], 3 * np.cos(X), rtol=1e-15)
+
+
+def test_positional_params_bind_in_order_and_extra_ones_are_refused():
+    from gradcli.parse import parse_program
+
+    program = parse_program("x.sum(0)")
+    assert dict(program.statements[0].expr.attrs) == {"dim": 0, "keepdim": False}
+    with pytest.raises(GradcliError, match="takes 1 to 3"):
+        parse_program("x.sum(0, True, 1)")

@@ -24,6 +24,7 @@ from . import arithmetic, elementwise, layout, reductions
 from .core import (
     NUMBER,
     TENSOR,
+    Composite,
     Op,
     Param,
     Shape,
@@ -32,8 +33,14 @@ from .core import (
     unbroadcast,
 )
 
-OPS: tuple[Op, ...] = arithmetic.OPS + elementwise.OPS + reductions.OPS + layout.OPS
+# A new family module joins here; it holds OPS (records) and may hold COMPOSITES.
+_FAMILIES = (arithmetic, elementwise, reductions, layout)
+OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 REGISTRY: dict[str, Op] = {op.name: op for op in OPS}
+# Calls that PyTorch records as several nodes, by the name a program calls them.
+COMPOSITES: dict[str, Composite] = {
+    c.name: c for family in _FAMILIES for c in getattr(family, "COMPOSITES", ())
+}
 
 
 # ---------------------------------------------------------------- spellings
@@ -86,10 +93,17 @@ _NUMPY_ALIASES: dict[str, Spelling] = {
 
 def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, Spelling]:
     table = {op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method}
-    table.update({op.torch.rsplit(".", 1)[-1]: Spelling(op.name, renames=renames) for op in OPS if op.torch.startswith("torch.")})
+    table.update(
+        {
+            op.torch.rsplit(".", 1)[-1]: Spelling(op.name, renames=renames)
+            for op in OPS
+            if op.torch.startswith("torch.")
+        }
+    )
+    table.update({name: Spelling(name, renames=renames) for name in COMPOSITES})
     table.update({name: Spelling(op.name, renames=renames) for op in OPS for name in op.aliases})
     for name, spelling in aliases.items():
-        if spelling.op in REGISTRY:
+        if spelling.op in REGISTRY or spelling.op in COMPOSITES:
             table[name] = Spelling(spelling.op, spelling.numbers, renames or spelling.renames)
     return table
 
@@ -119,6 +133,8 @@ CONSTANTS = {"pi": math.pi, "e": math.e}
 
 __all__ = [
     "BINARY",
+    "COMPOSITES",
+    "Composite",
     "CONSTANTS",
     "FUNCTIONS",
     "METHODS",

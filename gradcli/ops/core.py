@@ -35,7 +35,26 @@ class Param:
 
 
 DIM = Param("dim", None, "dim")
+# kind "ints" (a shape or dims: `x.reshape(2, 3)`, `x.view(-1)`, `x.permute((1, 0))`) takes
+# an int or a tuple/list of ints; as an op's last param, also the remaining positional ints.
 KEEPDIM = Param("keepdim", False, "bool")
+
+
+@dataclass(frozen=True)
+class Composite:
+    """A call PyTorch records as several nodes, written as a composition of registry ops.
+
+    `build(apply, *operands, **attrs)` returns the expression; `apply(op_name, *operands,
+    **attrs)` makes one node (a float operand is a number). F.cross_entropy(x, y) is
+    apply("nll_loss", apply("log_softmax", x, dim=1), y), as torch records it.
+    """
+
+    name: str
+    arity: int  # tensor operands
+    params: tuple[Param, ...]
+    build: Callable[..., Any]
+    torch: str
+    derivative: str = ""  # for `gradcli ops`: what it is made of
 
 
 @dataclass(frozen=True)
