@@ -10,46 +10,16 @@ test_every_registered_op_has_cases, so a new record cannot slip past these check
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pytest
+from op_cases import FAMILY_CASES, Case, away_from_zero, uniform
 from oracle import TORCH_OPS, close, torch
 
-from gradcli.ops import NUMBER, REGISTRY, TENSOR, unbroadcast
+from gradcli.ops import REGISTRY, unbroadcast
 
 # Tensor.T on 0-D/1-D tensors is deprecated in torch (a warning, once per process); gradcli
 # accepts it as PyTorch still does.
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
-RNG = np.random.default_rng(20261122)
-
-
-def uniform(low: float, high: float, shape: tuple[int, ...]) -> np.ndarray:
-    return RNG.uniform(low, high, shape)
-
-
-def away_from_zero(shape: tuple[int, ...]) -> np.ndarray:
-    """Values with |v| in [0.3, 2]: the kinks of relu and abs stay out of finite differences."""
-    return RNG.uniform(0.3, 2.0, shape) * RNG.choice([-1.0, 1.0], shape)
-
-
-@dataclass(frozen=True)
-class Case:
-    op: str
-    label: str
-    operands: tuple[np.ndarray | float, ...]  # a float is a Python number operand
-    attrs: dict = field(default_factory=dict)
-
-    @property
-    def kinds(self) -> list[str]:
-        return [NUMBER if isinstance(o, float) else TENSOR for o in self.operands]
-
-    @property
-    def shapes(self) -> list[tuple[int, ...]]:
-        return [() if isinstance(o, float) else o.shape for o in self.operands]
-
-    def __str__(self) -> str:
-        return f"{self.op}-{self.label}"
 
 
 def _unary_cases() -> list[Case]:
@@ -115,12 +85,14 @@ def _tensor_cases() -> list[Case]:
     return cases
 
 
-CASES = _unary_cases() + _binary_cases() + _tensor_cases()
+CASES = _unary_cases() + _binary_cases() + _tensor_cases() + FAMILY_CASES
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_registered_op_has_cases(name: str) -> None:
-    assert any(case.op == name for case in CASES), f"add a Case for the op '{name}' in tests/test_ops.py"
+    assert any(case.op == name for case in CASES), (
+        f"add a Case for the op '{name}' in tests/test_ops.py or tests/op_cases/"
+    )
 
 
 def run_in_torch(case: Case):

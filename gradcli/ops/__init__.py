@@ -18,7 +18,6 @@ layout.py, ...); adding an op means adding a record to its family (and its tests
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from . import arithmetic, elementwise, layout, reductions
 from .core import (
@@ -28,6 +27,7 @@ from .core import (
     Op,
     Param,
     Shape,
+    Spelling,
     broadcast_dims,
     broadcast_shapes,
     unbroadcast,
@@ -47,15 +47,6 @@ COMPOSITES: dict[str, Composite] = {
 # How PyTorch, NumPy and JAX users write the registry's ops. Every spelling leads to a
 # record: `torch.square(x)` and `x.square()` are pow(x, 2), recorded as PyTorch records
 # them (PowBackward0); the infix operators have function and method names too.
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """A name as written, the op it means, and what the name itself fixes."""
-
-    op: str
-    numbers: tuple[float, ...] = ()  # number operands appended: square(x) is pow(x, 2)
-    renames: tuple[tuple[str, str], ...] = ()  # NumPy's axis= is PyTorch's dim=
 
 
 _NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
@@ -108,6 +99,11 @@ def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, S
     return table
 
 
+# A family module may hold TORCH_ALIASES and NUMPY_ALIASES of its own (name -> Spelling).
+for _family in _FAMILIES:
+    _TORCH_ALIASES.update(getattr(_family, "TORCH_ALIASES", {}))
+    _NUMPY_ALIASES.update(getattr(_family, "TORCH_ALIASES", {}))
+    _NUMPY_ALIASES.update(getattr(_family, "NUMPY_ALIASES", {}))
 TORCH_SPELLINGS = _spellings(_TORCH_ALIASES)
 NUMPY_SPELLINGS = _spellings(_NUMPY_ALIASES, _NUMPY_NAMES)
 # Module prefixes, as users import them, and which table they read.

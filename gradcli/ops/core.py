@@ -41,6 +41,15 @@ KEEPDIM = Param("keepdim", False, "bool")
 
 
 @dataclass(frozen=True)
+class Spelling:
+    """A name as written, the op it means, and what the name itself fixes."""
+
+    op: str
+    numbers: tuple[float, ...] = ()  # number operands appended: square(x) is pow(x, 2)
+    renames: tuple[tuple[str, str], ...] = ()  # NumPy's axis= is PyTorch's dim=
+
+
+@dataclass(frozen=True)
 class Composite:
     """A call PyTorch records as several nodes, written as a composition of registry ops.
 

@@ -1,0 +1,55 @@
+"""Cases for tests/test_ops.py: the operands each registry op is tried on.
+
+A family of ops keeps its cases in a module of its own here (`CASES = [...]`); every
+module of this folder is collected, so adding a family touches no shared test file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gradcli.ops import NUMBER, TENSOR
+
+RNG = np.random.default_rng(20261122)
+
+
+def uniform(low: float, high: float, shape: tuple[int, ...]) -> np.ndarray:
+    return RNG.uniform(low, high, shape)
+
+
+def away_from_zero(shape: tuple[int, ...]) -> np.ndarray:
+    """Values with |v| in [0.3, 2]: the kinks of relu and abs stay out of finite differences."""
+    return RNG.uniform(0.3, 2.0, shape) * RNG.choice([-1.0, 1.0], shape)
+
+
+@dataclass(frozen=True)
+class Case:
+    op: str
+    label: str
+    operands: tuple[np.ndarray | float, ...]  # a float is a Python number operand
+    attrs: dict = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [NUMBER if isinstance(o, float) else TENSOR for o in self.operands]
+
+    @property
+    def shapes(self) -> list[tuple[int, ...]]:
+        return [() if isinstance(o, float) else o.shape for o in self.operands]
+
+    def __str__(self) -> str:
+        return f"{self.op}-{self.label}"
+
+
+def _family_cases() -> list[Case]:
+    cases: list[Case] = []
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        cases += importlib.import_module(f"{__name__}.{module.name}").CASES
+    return cases
+
+
+FAMILY_CASES = _family_cases()
