@@ -62,17 +62,16 @@ def _operand(graph: Graph, operand: Operand) -> _Slot:
 
 def written_form(op: Op, operands: list[str], attrs: dict[str, Any]) -> str:
     """The op applied to the operands as a program writes it: `X @ W1`, `relu(t2)`, `sum(t1, dim=0)`."""
+    if op.written is not None:
+        return op.written(operands, attrs)
     first = re.split(r", | or ", op.syntax)[0]  # "a ** b, a ^ b, pow(a, b) ..." -> "a ** b"
     order: list[str] = []
     for letter in _PLACEHOLDER.findall(first):
         if letter not in order:
             order.append(letter)
     text = _PLACEHOLDER.sub(lambda m: operands[order.index(m.group())], first).replace(" ** ", "**")
-    extra = ""
-    if attrs.get("dim") is not None:
-        extra += f", dim={attrs['dim']}"
-    if attrs.get("keepdim"):
-        extra += ", keepdim=True"
+    defaults = {param.name: param.default for param in op.params}
+    extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if k in defaults and v != defaults[k])
     return text[:-1] + extra + ")" if extra and text.endswith(")") else text
 
 

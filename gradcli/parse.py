@@ -88,7 +88,6 @@ _FRIENDLY = {
     "SetComp": "set comprehension",
     "DictComp": "dict comprehension",
     "GeneratorExp": "generator expression",
-    "Subscript": "subscript (indexing)",
     "Slice": "slice",
     "JoinedStr": "f-string",
     "FormattedValue": "f-string",
@@ -341,6 +340,8 @@ class _Parser:
             )
         if isinstance(node, ast.Call):
             return self.plan_call(node, line, col)
+        if isinstance(node, ast.Subscript):
+            return self.plan_subscript(node, line, col)
         kind = type(node).__name__
         raise self.error(f"{_FRIENDLY.get(kind, kind)} is not allowed in a gradcli program", node)
 
@@ -406,6 +407,109 @@ class _Parser:
             return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def plan_subscript(self, node: ast.Subscript, line: int, col: int):
+        """x[0, 1:3], x[..., -1], x[:, [2, 0]], x[range(3), y]: the nodes PyTorch records.
+
+        Basic indices become select/slice nodes in order (a full `:` inside a tuple records
+        nothing, as in torch); integer lists, range(n) and index tensors become one index
+        node applied after them. Indices after `...` count from the end."""
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        single = not isinstance(node.slice, ast.Tuple)
+        ellipsis = [i for i, e in enumerate(elements) if isinstance(e, ast.Constant) and e.value is Ellipsis]
+        if len(ellipsis) > 1:
+            raise self.error("an index can only have a single ellipsis ('...')", node)
+        steps: list[tuple] = []  # ("select", dim, i) / ("slice", dim, a, b, c) / ("advanced", dim, entry)
+        tensors: list[ast.AST] = []
+        after = ellipsis[0] if ellipsis else len(elements)
+        consuming = [not (isinstance(e, ast.Constant) and e.value is None) for e in elements]
+        dim = 0
+        for position, element in enumerate(elements):
+            if position == after:
+                continue
+            if position > after:  # after `...`: count the dims from the end
+                dim = -sum(consuming[position:])
+            if isinstance(element, ast.Constant) and element.value is None:
+                raise self.error(
+                    "indexing with None (a new axis) is not supported yet; use unsqueeze", element
+                )
+            if isinstance(element, ast.Slice):
+                start, end, step = (
+                    None if part is None else self.int_literal(part, "a slice bound")
+                    for part in (element.lower, element.upper, element.step)
+                )
+                if step is not None and step <= 0:
+                    raise self.error("step must be greater than zero", element)
+                full = start is None and end is None and step in (None, 1)
+                if not full or single:
+                    steps.append(("slice", dim, start, end, 1 if step is None else step))
+                dim = dim + 1 if dim >= 0 else dim
+                continue
+            literal = self.index_literal(element)
+            if isinstance(literal, int):
+                steps.append(("select", dim, literal))
+                continue
+            if position > after and dim < 0:
+                raise self.error("list and tensor indices after '...' are not supported", element)
+            if literal is not None:
+                steps.append(("advanced", dim, ("list", literal)))
+            else:
+                steps.append(("advanced", dim, ("tensor", len(tensors))))
+                tensors.append(element)
+            dim += 1
+
+        def build(value: Expr, *index_exprs: Expr) -> Expr:
+            result = value
+            advanced: dict[int, tuple] = {}
+            for step in steps:
+                if step[0] == "select":
+                    attrs = (("dim", step[1]), ("index", step[2]))
+                    result = Apply("select", (result,), line, col, attrs)
+                elif step[0] == "slice":
+                    attrs = (("dim", step[1]), ("start", step[2]), ("end", step[3]), ("step", step[4]))
+                    result = Apply("slice", (result,), line, col, attrs)
+                else:
+                    advanced[step[1]] = step[2]
+                    continue
+                self.count_operation()
+            if advanced:
+                key = tuple(advanced.get(d, ("all",)) for d in range(max(advanced) + 1))
+                name = "index" if not index_exprs else f"index{len(index_exprs)}"
+                if name not in REGISTRY:
+                    raise self.error("one index tensor per subscript is supported; index in two steps", node)
+                result = Apply(name, (result, *index_exprs), line, col, (("key", key),))
+            return result
+
+        return [node.value, *tensors], build
+
+    def index_literal(self, node: ast.AST) -> int | tuple | None:
+        """An int, or a (nested) list of ints / range(...) as a tuple; None for a tensor expression."""
+        if (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, ast.USub)
+            and isinstance(node.operand, ast.Constant)
+        ):
+            node_value = node.operand.value
+            if type(node_value) is int:
+                return -node_value
+        if isinstance(node, ast.Constant):
+            if type(node.value) is int:
+                return node.value
+            raise self.error(f"{node.value!r} cannot index a tensor; use integers, slices or lists", node)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [self.index_literal(item) for item in node.elts]
+            if any(item is None for item in items):
+                raise self.error("a list index holds integer literals", node)
+            limits.check(len(items), limits.MAX_ELEMENTS, "index list length", "MAX_ELEMENTS")
+            return tuple(items)  # type: ignore[arg-type]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            bounds = [self.int_literal(arg, "range()'s arguments") for arg in node.args]
+            if not 1 <= len(bounds) <= 3 or node.keywords or any(b is None for b in bounds):
+                raise self.error("range() takes 1 to 3 integer literals here", node)
+            span = range(*bounds)  # type: ignore[arg-type]
+            limits.check(len(span), limits.MAX_ELEMENTS, "range() length", "MAX_ELEMENTS")
+            return tuple(span)
+        return None
 
     def composed(self, composite: Composite, args: tuple, attrs: dict, line: int, col: int) -> Expr:
         """A composite call's expression: the nodes PyTorch records for it."""

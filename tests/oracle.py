@@ -62,6 +62,26 @@ def _reduce(name):
     return run
 
 
+def _slice(a, dim=0, start=None, end=None, step=1):
+    return a[(slice(None),) * (dim % a.dim()) + (slice(start, end, step),)]
+
+
+def _torch_key(key, tensors):
+    parts = []
+    for entry in key:
+        if entry[0] == "all":
+            parts.append(slice(None))
+        elif entry[0] == "list":
+            parts.append(list(entry[1]))
+        else:
+            parts.append(tensors[entry[1]].long())
+    return tuple(parts)
+
+
+TORCH_OPS["select"] = lambda a, dim=0, index=0: torch.select(a, dim, index)
+TORCH_OPS["slice"] = _slice
+TORCH_OPS["index"] = lambda a, key=(): a[_torch_key(key, ())]
+TORCH_OPS["index1"] = lambda a, t, key=(): a[_torch_key(key, (t,))]
 TORCH_OPS["sum"] = _reduce("sum")
 TORCH_OPS["mean"] = _reduce("mean")
 

@@ -50,8 +50,19 @@ def test_linear_layer_is_pinned(run):
     assert_golden("latex_linear.tex", result.stdout)
 
 
+INDEXING = {
+    "select": "(x * y).select(0, 1).sum()",
+    "slice": "(x * y)[0:1].sum()",
+    "index": "(x * y)[[1, 0, 1]].sum()",
+    "index1": "(x * y)[idx].sum()",
+}
+IDX = {"idx": [1, 0]}
+
+
 def _program(op) -> str:
-    """A program that uses the op on tensors of a shape it accepts."""
+    """A program that uses the op on tensors of a shape it accepts (idx: an index const)."""
+    if op.name in INDEXING:
+        return INDEXING[op.name]
     if op.name in ("matmul",):
         return "matmul(x, y).sum()"
     if op.name == "t":
@@ -70,7 +81,8 @@ def _program(op) -> str:
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_every_op_gives_balanced_latex(op):
-    result = grad(_program(op), at={"x": [[0.5, 0.25], [0.125, 0.75]], "y": [[0.5, 0.3], [0.2, 0.1]]})
+    at = {"x": [[0.5, 0.25], [0.125, 0.75]], "y": [[0.5, 0.3], [0.2, 0.1]]}
+    result = grad(_program(op), at=at, const=IDX if "idx" in _program(op) else None)
     latex = render(result)
     assert_balanced(latex)
     assert latex.count(r"\frac{\partial") == 2
@@ -78,7 +90,8 @@ def test_every_op_gives_balanced_latex(op):
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_symbolic_text_reads_back_to_the_same_expression(op):
-    result = grad(_program(op), at={"x": [[1, 2], [3, 4]], "y": [[2, 3], [4, 5]]})
+    at = {"x": [[1, 2], [3, 4]], "y": [[2, 3], [4, 5]]}
+    result = grad(_program(op), at=at, const=IDX if "idx" in _program(op) else None)
     for text in [*result.grad_symbolic.values(), *(n.symbolic for n in result.nodes)]:
         if text is None:
             continue

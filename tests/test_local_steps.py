@@ -164,11 +164,15 @@ def test_the_steps_read_as_a_learner_writes_them():
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_every_written_form_parses_back_to_its_op(op):
     operands = ["p", "q"][: op.arity]
-    attrs = {"dim": 0, "keepdim": True} if op.reduction else {}
+    attrs = {param.name: param.default for param in op.params}
+    if op.reduction:
+        attrs = {"dim": 0, "keepdim": True}
+    if "key" in attrs:  # advanced indexing: a literal list, or the index tensor q
+        attrs["key"] = (("list", (1, 0)),) if op.arity == 1 else (("tensor", 0),)
     text = written_form(op, operands, attrs)
     root = parse_program(text).statements[-1].expr
     assert isinstance(root, Apply) and root.op == op.name, text
     assert [a.name for a in root.args] == operands
-    if op.reduction:
-        assert dict(root.attrs) == {"dim": 0, "keepdim": True}
+    if op.params:
+        assert dict(root.attrs) == attrs
     assert REGISTRY[root.op] is op

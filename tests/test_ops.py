@@ -98,9 +98,11 @@ def test_every_registered_op_has_cases(name: str) -> None:
 def run_in_torch(case: Case):
     """The op in torch on fresh leaves: (output, the leaves, the torch-side operands)."""
     args, leaves = [], []
-    for operand in case.operands:
+    for position, operand in enumerate(case.operands):
         if isinstance(operand, float):
             args.append(operand)
+        elif position in case.integers:
+            args.append(torch.tensor(operand, dtype=torch.long))
         else:
             leaf = torch.tensor(operand, dtype=torch.float64, requires_grad=True)
             leaves.append(leaf)
@@ -119,7 +121,7 @@ def gradcli_vjps(case: Case, g: np.ndarray) -> list[np.ndarray]:
     out = np.asarray(op.forward(*case.operands, **case.attrs))
     grads = []
     for position, operand in enumerate(case.operands):
-        if isinstance(operand, float):
+        if isinstance(operand, float) or position in case.integers:
             continue
         rule = op.vjp[position]
         grads.append(unbroadcast(rule(g, out, *case.operands, **case.attrs), operand.shape))
@@ -153,7 +155,9 @@ def test_vjp_equals_central_finite_differences(case: Case) -> None:
     def objective(operands) -> float:
         return float(np.sum(g * np.asarray(op.forward(*operands, **case.attrs))))
 
-    tensor_positions = [i for i, o in enumerate(case.operands) if not isinstance(o, float)]
+    tensor_positions = [
+        i for i, o in enumerate(case.operands) if not isinstance(o, float) and i not in case.integers
+    ]
     for position, analytic in zip(tensor_positions, gradcli_vjps(case, g), strict=True):
         base = case.operands[position]
         numeric = np.zeros_like(base)

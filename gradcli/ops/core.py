@@ -85,6 +85,8 @@ class Op:
     # Non-tensor arguments after the operands, in PyTorch's positional order, with defaults.
     params: tuple[Param, ...] = ()
     torch: str = ""  # PyTorch's spelling, for `gradcli ops` and the tests' oracle: "torch.sin"
+    # How the node table writes a use, when `syntax` cannot say it: (operand texts, attrs) -> "x[0, 1:3]"
+    written: Callable[[list[str], dict], str] | None = None
     domain: str = ""  # where the op is defined (real inputs)
     infer_shape: Callable[..., Shape] | None = None  # non-elementwise ops
     pick_grad_fn: Callable[[Sequence[str], Sequence[Shape], dict], str] | None = None

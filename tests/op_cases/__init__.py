@@ -32,6 +32,7 @@ class Case:
     label: str
     operands: tuple[np.ndarray | float, ...]  # a float is a Python number operand
     attrs: dict = field(default_factory=dict)
+    integers: tuple[int, ...] = ()  # operand positions holding class or index integers (no grad)
 
     @property
     def kinds(self) -> list[str]:

@@ -1,0 +1,265 @@
+"""Indexing: what `x[...]` records in PyTorch, one node per basic index, one for the advanced ones.
+
+`x[0, 1:3]` is select(x, 0, 0) then slice(dim 0, 1, 3) (SelectBackward0, SliceBackward0);
+`x[[0, 2]]`, `x[:, idx]` and `x[range(3), y]` are one IndexBackward0 whose index tensors are
+integer-valued consts. Gradients scatter back; repeated indices accumulate (np.add.at).
+The parser turns a subscript into these records (parse._Parser.subscript).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from .core import Op, Param, Shape, _fn, _normalise_dim
+
+
+def _select_shape(shape: Shape, dim: int = 0, index: int = 0) -> Shape:
+    if not shape:
+        raise ShapeError("select() cannot be applied to a 0-dim tensor.")
+    d = _normalise_dim(dim, len(shape))
+    size = shape[d]
+    if not -size <= index < size:
+        raise ShapeError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    return shape[:d] + shape[d + 1 :]
+
+
+def _select(a, dim: int = 0, index: int = 0):
+    a = np.asarray(a)
+    return np.take(a, index, axis=_normalise_dim(dim, a.ndim))
+
+
+def _select_grad(g, out, a, dim: int = 0, index: int = 0):
+    a = np.asarray(a)
+    d = _normalise_dim(dim, a.ndim)
+    grad = np.zeros(a.shape, dtype=np.result_type(g))
+    key = (slice(None),) * d + (index,)
+    grad[key] = g
+    return grad
+
+
+def _slice_key(ndim: int, dim: int, start: int | None, end: int | None, step: int) -> tuple:
+    return (slice(None),) * _normalise_dim(dim, ndim) + (slice(start, end, step),)
+
+
+def _slice_shape(shape: Shape, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1):
+    if not shape:
+        raise ShapeError("slice() cannot be applied to a 0-dim tensor.")
+    if step <= 0:
+        raise ShapeError("step must be greater than zero")
+    d = _normalise_dim(dim, len(shape))
+    count = len(range(*slice(start, end, step).indices(shape[d])))
+    return shape[:d] + (count,) + shape[d + 1 :]
+
+
+def _slice(a, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1):
+    a = np.asarray(a)
+    return a[_slice_key(a.ndim, dim, start, end, step)]
+
+
+def _slice_grad(g, out, a, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1):
+    a = np.asarray(a)
+    grad = np.zeros(a.shape, dtype=np.result_type(g))
+    grad[_slice_key(a.ndim, dim, start, end, step)] = g
+    return grad
+
+
+# ---------------------------------------------------------------- advanced indexing
+# attrs["key"]: one entry per indexed dim, ("all",), ("list", nested ints) or ("tensor", k)
+# for the k-th index operand after the tensor itself.
+
+
+def _integers(value: Any, dim: int, size: int) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype.kind == "f":
+        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
+            raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
+        if array.size and (array.max() >= size or array.min() < -size):  # before the cast: 1e30 is no int64
+            bad = array.max() if array.max() >= size else array.min()
+            raise ShapeError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+        array = array.astype(np.int64)
+    elif array.dtype.kind not in "iu":
+        raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
+    if array.size and (array.max() >= size or array.min() < -size):
+        bad = int(array.max()) if array.max() >= size else int(array.min())
+        raise ShapeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return array
+
+
+def _index_key(shape: Shape, key: tuple, tensors: tuple) -> tuple:
+    if len(key) > len(shape):
+        raise ShapeError(f"too many indices for tensor of dimension {len(shape)}")
+    parts: list[Any] = []
+    for dim, entry in enumerate(key):
+        if entry[0] == "all":
+            parts.append(slice(None))
+        elif entry[0] == "list":
+            parts.append(_integers(entry[1], dim, shape[dim]))
+        else:
+            parts.append(_integers(tensors[entry[1]], dim, shape[dim]))
+    return tuple(parts)
+
+
+def _index_shape(shape: Shape, *index_shapes: Shape, key: tuple = ()) -> Shape:
+    if len(key) > len(shape):
+        raise ShapeError(f"too many indices for tensor of dimension {len(shape)}")
+    dummies = tuple(np.zeros(s, dtype=np.int64) for s in index_shapes)
+    parts = []
+    for dim, entry in enumerate(key):
+        if entry[0] == "list":
+            _integers(entry[1], dim, shape[dim])  # bounds of a literal list, before any work
+        parts.append(slice(None) if entry[0] == "all" else None)
+    advanced = [
+        np.asarray(entry[1]) if entry[0] == "list" else dummies[entry[1]]
+        for entry in key
+        if entry[0] != "all"
+    ]
+    try:
+        broadcast = np.broadcast_shapes(*(a.shape for a in advanced))
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in advanced)
+        raise ShapeError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
+    positions = [i for i, entry in enumerate(key) if entry[0] != "all"]
+    rest = list(shape[len(key) :])
+    kept = [shape[i] for i, entry in enumerate(key) if entry[0] == "all"]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    if adjacent:
+        before = [shape[i] for i in range(positions[0]) if key[i][0] == "all"]
+        after = [shape[i] for i in range(positions[-1] + 1, len(key)) if key[i][0] == "all"]
+        result = (*before, *broadcast, *after, *rest)
+    else:  # NumPy and PyTorch move separated advanced indices to the front
+        result = (*broadcast, *kept, *rest)
+    return tuple(int(n) for n in result)
+
+
+def _index(a, *tensors, key: tuple = ()):
+    a = np.asarray(a)
+    return a[_index_key(a.shape, key, tensors)]
+
+
+def _index_grad(g, out, a, *tensors, key: tuple = ()):
+    a = np.asarray(a)
+    grad = np.zeros(a.shape, dtype=np.result_type(g))
+    np.add.at(grad, _index_key(a.shape, key, tensors), g)  # repeated indices accumulate
+    return grad
+
+
+def _no_grad(position: int):
+    """Index tensors hold integers: they get no gradient (torch's index has no formula for them)."""
+    return lambda g, out, a, *tensors, key=(): np.zeros(np.shape(tensors[position]))
+
+
+def _index_vjps(count: int) -> tuple:
+    return (_index_grad, *(_no_grad(k) for k in range(count)))
+
+
+def _key_text(key: tuple, operands: list[str]) -> str:
+    parts = []
+    for entry in key:
+        if entry[0] == "all":
+            parts.append(":")
+        elif entry[0] == "list":
+            parts.append(str(list(np.asarray(entry[1]).tolist())))
+        else:
+            parts.append(operands[1 + entry[1]])
+    return ", ".join(parts)
+
+
+def _slice_text(start: int | None, end: int | None, step: int) -> str:
+    text = f"{'' if start is None else start}:{'' if end is None else end}"
+    return text + (f":{step}" if step != 1 else "")
+
+
+def _sym_slice(sp, a, shapes=((),), dim=0, start=None, end=None, step=1):
+    """slice(x, dim, start, end, step) with the bounds Python's slice resolves them to."""
+    size = shapes[0][_normalise_dim(dim, len(shapes[0]))] if shapes[0] else 0
+    first, last, _ = slice(start, end, step).indices(size)
+    return _fn(sp, "slice")(a, dim, first, last, step)
+
+
+def index_op(count: int) -> Op:
+    """The advanced-indexing record for `count` index tensors (0 when every index is a literal list)."""
+    return _INDEX_OPS[count]
+
+
+def _make_index(count: int) -> Op:
+    return Op(
+        "index" if count == 0 else f"index{count}",
+        "x[[0, 2]], x[:, idx], x[range(3), y]",
+        forward=_index,
+        vjp=_index_vjps(count),
+        sympy=lambda sp, a, *tensors, shapes=(), key=(): _fn(sp, "index")(a, *tensors),
+        grad_fn="IndexBackward0",
+        torch="Tensor.__getitem__",
+        derivative="grad scatters g back to the indexed elements (repeats accumulate)",
+        saves_tensors=True,
+        elementwise=False,
+        function=False,
+        method=False,
+        params=(Param("key", (), "key"),),
+        infer_shape=_index_shape,
+        sym_vjp=(lambda sp, g, a, *tensors, shapes=(), key=(): _fn(sp, "index_backward")(g, *tensors),)
+        + (lambda sp, g, a, *tensors, shapes=(), key=(): sp.S.Zero,) * count,
+        step=(lambda shapes, attrs: "index_backward({g})",) + ("0",) * count,
+        written=lambda operands, attrs: f"{operands[0]}[{_key_text(attrs['key'], operands)}]",
+    )
+
+
+_INDEX_OPS = {count: _make_index(count) for count in range(2)}  # literal lists; one index tensor
+
+OPS: tuple[Op, ...] = (
+    Op(
+        "select",
+        "x[i], x[:, i] or x.select(dim, index)",
+        forward=_select,
+        vjp=(_select_grad,),
+        sympy=lambda sp, a, shapes=(), dim=0, index=0: _fn(sp, "select")(a, dim, index),
+        grad_fn="SelectBackward0",
+        torch="torch.select",
+        derivative="grad is g placed at the index, zeros elsewhere",
+        saves_tensors=False,
+        elementwise=False,
+        params=(Param("dim", 0, "int"), Param("index", 0, "int")),
+        infer_shape=_select_shape,
+        sym_vjp=(lambda sp, g, a, shapes=(), dim=0, index=0: _fn(sp, "select_backward")(g, dim, index),),
+        step=(lambda shapes, attrs: f"select_backward({{g}}, {attrs['dim']}, {attrs['index']})",),
+        written=lambda operands, attrs: f"{operands[0]}.select({attrs['dim']}, {attrs['index']})",
+    ),
+    Op(
+        "slice",
+        "x[a:b:c], x[:, a:b]",
+        forward=_slice,
+        vjp=(_slice_grad,),
+        sympy=_sym_slice,
+        grad_fn="SliceBackward0",
+        torch="Tensor.__getitem__",
+        derivative="grad is g placed in the slice, zeros elsewhere",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        params=(
+            Param("dim", 0, "int"),
+            Param("start", None, "int"),
+            Param("end", None, "int"),
+            Param("step", 1, "int"),
+        ),
+        infer_shape=_slice_shape,
+        sym_vjp=(
+            lambda sp, g, a, shapes=(), dim=0, start=None, end=None, step=1: _fn(sp, "slice_backward")(
+                g, dim
+            ),
+        ),
+        step=(lambda shapes, attrs: f"slice_backward({{g}}, {attrs['dim']})",),
+        written=lambda operands, attrs: (
+            f"{operands[0]}[{':, ' * (attrs['dim'] if attrs['dim'] >= 0 else 0)}"
+            f"{'..., ' if attrs['dim'] < 0 else ''}{_slice_text(attrs['start'], attrs['end'], attrs['step'])}"
+            f"{', ' + ', '.join([':'] * (-attrs['dim'] - 1)) if attrs['dim'] < -1 else ''}]"
+        ),
+    ),
+    *_INDEX_OPS.values(),
+)
