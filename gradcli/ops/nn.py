@@ -61,8 +61,7 @@ def _softmax_shape(name: str) -> Callable[..., Shape]:
         if dim is None:
             raise ShapeError(
                 f"{name}() needs dim: PyTorch's implicit choice of dimension is deprecated "
-                "and gradcli does not guess it",
-                hint=f"write {name}(x, dim=1) (or dim=-1 for the last dimension)",
+                f"and gradcli does not guess it; write {name}(x, dim=1) (or dim=-1 for the last one)"
             )
         _normalise_dim(dim, len(a))
         return tuple(a)
@@ -264,14 +263,8 @@ def _nll_shape(x: Shape, t: Shape, ignore_index: int = -100, reduction: str = "m
     if len(x) < 1:
         raise ShapeError(f"Expected 1 or more dimensions (got {len(x)})")
     if len(x) != 1 and x[0] != (t[0] if t else 0):
-        hint = None
-        if tuple(x) == tuple(t):
-            hint = (
-                "gradcli's nll_loss and cross_entropy take class indices (one integer per row); "
-                "class probabilities are not supported yet"
-            )
         raise ShapeError(
-            f"Expected input batch_size ({x[0]}) to match target batch_size ({t[0] if t else 0}).", hint=hint
+            f"Expected input batch_size ({x[0]}) to match target batch_size ({t[0] if t else 0})."
         )
     if len(x) > 2:
         raise ShapeError(
@@ -279,7 +272,16 @@ def _nll_shape(x: Shape, t: Shape, ignore_index: int = -100, reduction: str = "m
             hint="reshape the input to (N, C) and the target to (N,)",
         )
     if len(t) > 1:
-        raise ShapeError("0D or 1D target tensor expected, multi-target not supported")
+        # graph.py keeps only a ShapeError's message, so the explanation goes there.
+        probabilities = tuple(x) == tuple(t)
+        raise ShapeError(
+            "0D or 1D target tensor expected, multi-target not supported"
+            + (
+                " (gradcli takes class indices only; class probabilities are not supported yet)"
+                if probabilities
+                else ""
+            )
+        )
     if len(x) == 1 and len(t) == 1 and t[0] != 1:
         raise ShapeError(f"For 1D input, 1D target must have size 1, but got target size: {t[0]}")
     return (x[0],) if reduction == "none" and len(x) == 2 else ()
