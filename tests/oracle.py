@@ -51,6 +51,8 @@ TORCH_OPS = {
     "softplus": F.softplus,
     "t": lambda a: a.t(),
     "T": lambda a: a.T,
+    # gradcli's class indices are floats holding integers; torch takes them as int64.
+    "nll_loss": lambda x, t, **attrs: F.nll_loss(x, torch.as_tensor(t).detach().long(), **attrs),
 }
 
 

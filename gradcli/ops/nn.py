@@ -1,0 +1,587 @@
+"""torch.nn.functional: softmax, log_softmax, the losses, and linear.
+
+Each primitive records the one node PyTorch records (MseLossBackward0, NllLossBackward0,
+...); calls PyTorch records as several nodes (l1_loss, cross_entropy, linear) are
+Composites of registry ops. VJPs follow derivatives.yaml and the CPU kernels it names
+(mse_loss_backward, smooth_l1_loss_backward, nll_loss_backward, ...), including which
+branch wins at a kink. Forwards and VJPs use NumPy calls that also work on the object
+arrays of dual numbers higher.py passes, so hessian and --order work on them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import GradcliError, ShapeError
+from .core import (
+    Composite,
+    Op,
+    Param,
+    Shape,
+    _fn,
+    _normalise_dim,
+    _sgn,
+    _sigmoid,
+    broadcast_shapes,
+)
+
+REDUCTION = Param("reduction", "mean", "choice", ("mean", "sum", "none"))
+IGNORE_INDEX = Param("ignore_index", -100, "int")
+SOFTMAX_DIM = Param("dim", None, "dim")
+_SUM = "sum_over"  # symbolic.SUM: the opaque tensor sum
+
+
+def _torch_size(shape: Shape) -> str:
+    return f"torch.Size([{', '.join(map(str, shape))}])"
+
+
+def _plain(a: Any) -> np.ndarray:
+    """Float values of an array that may hold higher.py's dual numbers (value checks only)."""
+    a = np.asarray(a)
+    if a.dtype != object:
+        return a.astype(np.float64)
+
+    def value(v: Any) -> float:
+        while hasattr(v, "v"):
+            v = v.v
+        return float(v)
+
+    return np.vectorize(value, otypes=[np.float64])(a) if a.size else np.zeros(a.shape)
+
+
+# ---------------------------------------------------------------- softmax, log_softmax
+
+
+def _softmax_shape(name: str) -> Callable[..., Shape]:
+    def infer(a: Shape, dim: int | None = None) -> Shape:
+        if dim is None:
+            raise ShapeError(
+                f"{name}() needs dim: PyTorch's implicit choice of dimension is deprecated "
+                f"and gradcli does not guess it; write {name}(x, dim=1) (or dim=-1 for the last one)"
+            )
+        _normalise_dim(dim, len(a))
+        return tuple(a)
+
+    return infer
+
+
+def _axis(a: np.ndarray, dim: int | None) -> int | None:
+    return _normalise_dim(dim, a.ndim) if a.ndim else None
+
+
+def _shifted(a: Any, dim: int | None) -> tuple[np.ndarray, int | None]:
+    a = np.asarray(a)
+    axis = _axis(a, dim)
+    return a - np.max(a, axis=axis, keepdims=True), axis
+
+
+def _softmax(a: Any, dim: int | None = None) -> np.ndarray:
+    shifted, axis = _shifted(a, dim)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(a: Any, dim: int | None = None) -> np.ndarray:
+    shifted, axis = _shifted(a, dim)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _softmax_grad(g, out, a, dim=None):
+    # _softmax_backward_data: out * (g - sum(g * out, dim))
+    axis = _axis(np.asarray(a), dim)
+    return out * (g - np.sum(g * out, axis=axis, keepdims=True))
+
+
+def _log_softmax_grad(g, out, a, dim=None):
+    # _log_softmax_backward_data: g - exp(out) * sum(g, dim)
+    axis = _axis(np.asarray(a), dim)
+    return g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)
+
+
+def _dim_text(shapes, attrs) -> str:
+    return str(_normalise_dim(attrs.get("dim"), len(shapes[0])) if shapes[0] else None)
+
+
+# ---------------------------------------------------------------- pointwise losses
+
+
+def _numel(a: Any, b: Any) -> int:
+    return math.prod(broadcast_shapes(np.shape(a), np.shape(b)))
+
+
+def _norm(a: Any, b: Any, reduction: str) -> float:
+    """The reduction's factor in the *_backward kernels: 1/numel for 'mean', else 1."""
+    if reduction != "mean":
+        return 1.0
+    count = _numel(a, b)
+    return 1.0 / count if count else math.nan
+
+
+def _reduce(loss: Any, reduction: str) -> Any:
+    loss = np.asarray(loss)
+    if reduction == "none":
+        return loss
+    if loss.size == 0:
+        return np.float64(math.nan if reduction == "mean" else 0.0)
+    return np.sum(loss) if reduction == "sum" else np.mean(loss)
+
+
+def _loss_shape(a: Shape, b: Shape, reduction: str = "mean", **_: Any) -> Shape:
+    shape = broadcast_shapes(a, b)
+    return shape if reduction == "none" else ()
+
+
+def _mse(a, b, reduction="mean"):
+    d = np.subtract(a, b)
+    return _reduce(d * d, reduction)
+
+
+def _mse_grad(g, out, a, b, reduction="mean"):
+    # mse_loss_backward(grad, self, target): norm * (self - target) * grad, norm = 2 (/numel)
+    norm = 2.0 * _norm(a, b, reduction)
+    return norm * np.subtract(a, b) * g
+
+
+def _smooth_l1(a, b, reduction="mean", beta=1.0):
+    z = np.abs(np.subtract(a, b))
+    if beta == 0:  # F.smooth_l1_loss calls l1_loss for beta=0
+        return _reduce(z, reduction)
+    return _reduce(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+def _smooth_l1_backward(g, a, b, reduction="mean", beta=1.0):
+    """smooth_l1_loss_backward(grad, self, target): x <= -beta, x >= beta, else x/beta."""
+    norm = _norm(a, b, reduction)
+    x = np.subtract(a, b)
+    if beta == 0:  # l1_loss: abs'(0) = 0
+        return norm * _sgn(x) * g
+    return np.where(x <= -beta, -norm * g, np.where(x >= beta, norm * g, norm * x * g / beta))
+
+
+def _smooth_l1_shape(a: Shape, b: Shape, reduction: str = "mean", beta: float = 1.0) -> Shape:
+    if beta < 0:
+        raise ShapeError("smooth_l1_loss does not support negative values for beta.")
+    return _loss_shape(a, b, reduction)
+
+
+def _huber(a, b, reduction="mean", delta=1.0):
+    z = np.abs(np.subtract(a, b))
+    return _reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+
+
+def _huber_backward(g, a, b, reduction="mean", delta=1.0):
+    """huber_loss_backward(grad, self, target): +-delta outside [-delta, delta], x inside."""
+    norm = _norm(a, b, reduction)
+    x = np.subtract(a, b)
+    return np.where(x <= -delta, -norm * g * delta, np.where(x >= delta, norm * g * delta, norm * x * g))
+
+
+def _huber_shape(a: Shape, b: Shape, reduction: str = "mean", delta: float = 1.0) -> Shape:
+    if delta <= 0:
+        raise ShapeError("huber_loss does not support non-positive values for delta.")
+    return _loss_shape(a, b, reduction)
+
+
+def _l1_names(kinds, shapes, attrs) -> str:
+    """smooth_l1_loss with beta=0 is l1_loss, whose last node is its reduction (or abs)."""
+    return {"mean": "MeanBackward0", "sum": "SumBackward0", "none": "AbsBackward0"}[
+        attrs.get("reduction", "mean")
+    ]
+
+
+# ---------------------------------------------------------------- binary cross-entropy
+
+
+def _same_size(message: Callable[[Shape, Shape], str]) -> Callable[..., Shape]:
+    def infer(a: Shape, b: Shape, reduction: str = "mean") -> Shape:
+        if tuple(a) != tuple(b):
+            raise ShapeError(message(a, b))
+        return tuple(a) if reduction == "none" else ()
+
+    return infer
+
+
+def _check_unit_interval(values: Any, what: str) -> None:
+    v = _plain(values)
+    if np.any((v < 0) | (v > 1)):  # nan passes, as in torch's check
+        raise GradcliError(
+            f"all elements of {what} should be between 0 and 1",
+            hint="binary_cross_entropy takes probabilities; for logits use binary_cross_entropy_with_logits",
+        )
+
+
+def _bce(a, b, reduction="mean"):
+    _check_unit_interval(a, "input")
+    _check_unit_interval(b, "target")
+    a, b = np.asarray(a), np.asarray(b)
+    # The CPU kernel clamps both logs at -100, so log(0) gives a finite loss.
+    loss = (b - 1) * np.maximum(np.log1p(-a), -100.0) - b * np.maximum(np.log(a), -100.0)
+    return _reduce(loss, reduction)
+
+
+def _bce_grad_input(g, out, a, b, reduction="mean"):
+    # binary_cross_entropy_backward: grad * (input - target) / max((1 - input) * input, 1e-12)
+    a, b = np.asarray(a), np.asarray(b)
+    grad = g * (a - b) / np.maximum((1 - a) * a, 1e-12)
+    return grad / a.size if reduction == "mean" else grad
+
+
+def _bce_grad_target(g, out, a, b, reduction="mean"):
+    # binary_cross_entropy_target_backward: -logit(input) * grad
+    a = np.asarray(a)
+    grad = -np.log(a / (1 - a)) * g
+    return grad / a.size if reduction == "mean" else grad
+
+
+def _bce_logits(a, b, reduction="mean"):
+    a, b = np.asarray(a), np.asarray(b)
+    # (1 - target) * input - log_sigmoid(input); log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))
+    log_sigmoid = np.minimum(a, 0.0) - np.log1p(np.exp(-np.abs(a)))
+    return _reduce((1 - b) * a - log_sigmoid, reduction)
+
+
+def _bce_logits_grad_input(g, out, a, b, reduction="mean"):
+    a = np.asarray(a)
+    grad = (_sigmoid(a) - b) * g
+    return grad / a.size if reduction == "mean" else grad
+
+
+def _bce_logits_grad_target(g, out, a, b, reduction="mean"):
+    a = np.asarray(a)
+    grad = -a * g
+    return grad / a.size if reduction == "mean" else grad
+
+
+# ---------------------------------------------------------------- nll_loss
+
+
+def _nll_shape(x: Shape, t: Shape, ignore_index: int = -100, reduction: str = "mean") -> Shape:
+    if len(x) < 1:
+        raise ShapeError(f"Expected 1 or more dimensions (got {len(x)})")
+    if len(x) != 1 and x[0] != (t[0] if t else 0):
+        raise ShapeError(
+            f"Expected input batch_size ({x[0]}) to match target batch_size ({t[0] if t else 0})."
+        )
+    if len(x) > 2:
+        raise ShapeError(
+            f"gradcli's nll_loss takes 1-D (C) or 2-D (N, C) input, not {len(x)}-D",
+            hint="reshape the input to (N, C) and the target to (N,)",
+        )
+    if len(t) > 1:
+        # graph.py keeps only a ShapeError's message, so the explanation goes there.
+        probabilities = tuple(x) == tuple(t)
+        raise ShapeError(
+            "0D or 1D target tensor expected, multi-target not supported"
+            + (
+                " (gradcli takes class indices only; class probabilities are not supported yet)"
+                if probabilities
+                else ""
+            )
+        )
+    if len(x) == 1 and len(t) == 1 and t[0] != 1:
+        raise ShapeError(f"For 1D input, 1D target must have size 1, but got target size: {t[0]}")
+    return (x[0],) if reduction == "none" and len(x) == 2 else ()
+
+
+def _class_indices(t: Any, classes: int, ignore_index: int) -> np.ndarray:
+    """The target as integers, refused as torch refuses a float target or a bad class."""
+    values = _plain(t).reshape(-1)
+    if not np.all(np.isfinite(values) & (values == np.round(values))):
+        bad = values[~(np.isfinite(values) & (values == np.round(values)))][0]
+        raise GradcliError(
+            "expected target dtype to be Long or Byte, but got Float",
+            hint=f"the target holds class indices: give whole numbers such as --const y=[2,0,1] (not {bad:g})",
+        )
+    indices = values.astype(np.int64)
+    for index in indices:
+        if index != ignore_index and not 0 <= index < classes:
+            raise GradcliError(f"Target {index} is out of bounds.")
+    return indices
+
+
+def _nll_rows(x: Any, t: Any, ignore_index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Input as (N, C), the class of each row (0 where ignored) and which rows count."""
+    x = np.asarray(x)
+    rows = x.reshape(1, -1) if x.ndim == 1 else x
+    indices = _class_indices(t, rows.shape[1], ignore_index)
+    keep = indices != ignore_index
+    return rows, np.where(keep, indices, 0), keep
+
+
+def _nll(x, t, ignore_index=-100, reduction="mean"):
+    rows, classes, keep = _nll_rows(x, t, ignore_index)
+    picked = rows[np.arange(rows.shape[0]), classes]
+    losses = np.where(keep, -picked, 0.0)
+    if reduction == "none":
+        return losses if np.ndim(x) == 2 else losses.reshape(())
+    total = np.sum(losses)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore"):  # every row ignored: 0/0 = nan, as in torch
+        return total / np.float64(np.count_nonzero(keep))
+
+
+def _nll_grad(g, out, x, t, ignore_index=-100, reduction="mean"):
+    # nll_loss_backward: -grad at each counted row's class (/ total_weight for 'mean'), 0 elsewhere
+    rows, classes, keep = _nll_rows(x, t, ignore_index)
+    mask = (np.arange(rows.shape[1]) == classes[:, None]) & keep[:, None]
+    if reduction == "none":
+        scale = -np.reshape(g, (-1, 1))
+    elif reduction == "sum":
+        scale = -g
+    else:
+        count = np.count_nonzero(keep)
+        scale = -g / np.float64(count) if count else 0.0 * g
+    return (mask * scale).reshape(np.shape(x))
+
+
+def _no_grad_for_class_indices(g, out, x, t, **attrs):
+    raise GradcliError(
+        "Only Tensors of floating point and complex dtype can require gradients",
+        hint="the target of nll_loss holds class indices (torch.long): pass it with --const, not --at",
+    )
+
+
+# ---------------------------------------------------------------- records
+
+
+def _loss(
+    name: str,
+    forward: Callable,
+    vjp: tuple[Callable, ...],
+    grad_fn: str,
+    derivative: str,
+    *,
+    params: tuple[Param, ...] = (REDUCTION,),
+    infer_shape: Callable[..., Shape] = _loss_shape,
+    step: tuple[Any, ...],
+    **extra: Any,
+) -> Op:
+    """A loss of (input, target): one node, a choice of reduction, opaque symbolic form."""
+    extra.setdefault("sym_vjp", tuple(_sym_backward(name, i) for i in range(len(vjp))))
+    return Op(
+        name,
+        f"{name}(a,b) or F.{name}(x, y, reduction='sum')",
+        forward=forward,
+        vjp=vjp,
+        sympy=lambda sp, a, b, shapes=((), ()), **attrs: _fn(sp, name)(a, b),
+        grad_fn=grad_fn,
+        torch=f"torch.nn.functional.{name}",
+        derivative=derivative,
+        elementwise=False,
+        method=False,
+        params=params,
+        infer_shape=infer_shape,
+        step=step,
+        **extra,
+    )
+
+
+def _sym_backward(name: str, position: int) -> Callable[..., Any]:
+    """An opaque symbolic VJP, named after the op and the operand: mse_loss_backward_input(g, x, y)."""
+    which = ("input", "target")[position]
+
+    def rule(sp, g, *args, shapes=(), **attrs):
+        return _fn(sp, f"{name}_backward_{which}")(g, *args)
+
+    return rule
+
+
+def _mean_text(shapes, attrs) -> str:
+    if attrs.get("reduction", "mean") != "mean":
+        return ""
+    return f" / {math.prod(broadcast_shapes(tuple(shapes[0]), tuple(shapes[1])))}"
+
+
+def _sym_mse(sign: int) -> Callable[..., Any]:
+    def rule(sp, g, a, b, shapes=((), ()), reduction="mean"):
+        count = math.prod(broadcast_shapes(tuple(shapes[0]), tuple(shapes[1])))
+        norm = sp.Integer(2) / count if reduction == "mean" else sp.Integer(2)
+        return sign * norm * (a - b) * g
+
+    return rule
+
+
+OPS: tuple[Op, ...] = (
+    Op(
+        "softmax",
+        "softmax(x) or F.softmax(x, dim=1) or x.softmax(1)",
+        forward=_softmax,
+        vjp=(_softmax_grad,),
+        sympy=lambda sp, a, shapes=((),), dim=None: _fn(sp, "softmax")(a, dim),
+        grad_fn="SoftmaxBackward0",
+        torch="torch.softmax",
+        derivative="s * (g - sum(g * s, dim)), s = softmax(x)",
+        elementwise=False,
+        params=(SOFTMAX_DIM,),
+        infer_shape=_softmax_shape("softmax"),
+        sym_vjp=(lambda sp, g, a, shapes=((),), dim=None: _fn(sp, "softmax_backward")(g, a, dim),),
+        step=(
+            lambda shapes, attrs: (
+                f"{{out}} * ({{g}} - sum({{g}} * {{out}}, {_dim_text(shapes, attrs)}, keepdim=True))"
+            ),
+        ),
+    ),
+    Op(
+        "log_softmax",
+        "log_softmax(x) or F.log_softmax(x, dim=1) or x.log_softmax(1)",
+        forward=_log_softmax,
+        vjp=(_log_softmax_grad,),
+        sympy=lambda sp, a, shapes=((),), dim=None: _fn(sp, "log_softmax")(a, dim),
+        grad_fn="LogSoftmaxBackward0",
+        torch="torch.log_softmax",
+        derivative="g - exp(out) * sum(g, dim)",
+        elementwise=False,
+        params=(SOFTMAX_DIM,),
+        infer_shape=_softmax_shape("log_softmax"),
+        sym_vjp=(lambda sp, g, a, shapes=((),), dim=None: _fn(sp, "log_softmax_backward")(g, a, dim),),
+        step=(
+            lambda shapes, attrs: (
+                f"{{g}} - exp({{out}}) * sum({{g}}, {_dim_text(shapes, attrs)}, keepdim=True)"
+            ),
+        ),
+    ),
+    _loss(
+        "mse_loss",
+        _mse,
+        (_mse_grad, lambda g, out, a, b, reduction="mean": _mse_grad(g, out, b, a, reduction)),
+        "MseLossBackward0",
+        "2 * (x - y) * g (/ numel for 'mean'); the target gets the negative",
+        step=(
+            lambda shapes, attrs: "{g} * 2*({0} - {1})" + _mean_text(shapes, attrs),
+            lambda shapes, attrs: "{g} * 2*({1} - {0})" + _mean_text(shapes, attrs),
+        ),
+        sym_vjp=(_sym_mse(1), _sym_mse(-1)),
+    ),
+    _loss(
+        "smooth_l1_loss",
+        _smooth_l1,
+        (
+            lambda g, out, a, b, reduction="mean", beta=1.0: _smooth_l1_backward(g, a, b, reduction, beta),
+            lambda g, out, a, b, reduction="mean", beta=1.0: _smooth_l1_backward(g, b, a, reduction, beta),
+        ),
+        "SmoothL1LossBackward0",
+        "g * clamp((x - y) / beta, -1, 1) (/ numel for 'mean'); beta=0 is l1_loss",
+        params=(REDUCTION, Param("beta", 1.0, "number")),
+        infer_shape=_smooth_l1_shape,
+        pick_grad_fn=lambda kinds, shapes, attrs: (
+            _l1_names(kinds, shapes, attrs) if attrs.get("beta", 1.0) == 0 else "SmoothL1LossBackward0"
+        ),
+        step=(
+            lambda shapes, attrs: "{g} * clamp(({0} - {1}) / beta, -1, 1)" + _mean_text(shapes, attrs),
+            lambda shapes, attrs: "{g} * clamp(({1} - {0}) / beta, -1, 1)" + _mean_text(shapes, attrs),
+        ),
+    ),
+    _loss(
+        "huber_loss",
+        _huber,
+        (
+            lambda g, out, a, b, reduction="mean", delta=1.0: _huber_backward(g, a, b, reduction, delta),
+            lambda g, out, a, b, reduction="mean", delta=1.0: _huber_backward(g, b, a, reduction, delta),
+        ),
+        "HuberLossBackward0",
+        "g * clamp(x - y, -delta, delta) (/ numel for 'mean')",
+        params=(REDUCTION, Param("delta", 1.0, "number")),
+        infer_shape=_huber_shape,
+        step=(
+            lambda shapes, attrs: "{g} * clamp({0} - {1}, -delta, delta)" + _mean_text(shapes, attrs),
+            lambda shapes, attrs: "{g} * clamp({1} - {0}, -delta, delta)" + _mean_text(shapes, attrs),
+        ),
+    ),
+    _loss(
+        "binary_cross_entropy",
+        _bce,
+        (_bce_grad_input, _bce_grad_target),
+        "BinaryCrossEntropyBackward0",
+        "g * (p - y) / max(p * (1 - p), 1e-12) for p; -g * logit(p) for y (/ numel for 'mean')",
+        infer_shape=_same_size(
+            lambda a, b: (
+                f"Using a target size ({_torch_size(b)}) that is different to the input size "
+                f"({_torch_size(a)}) is deprecated. Please ensure they have the same size."
+            )
+        ),
+        domain="0 <= input <= 1 and 0 <= target <= 1 (logs clamped at -100)",
+        step=(
+            lambda shapes, attrs: "{g} * ({0} - {1}) / ({0}*(1 - {0}))" + _mean_text(shapes, attrs),
+            lambda shapes, attrs: "-{g} * log({0}/(1 - {0}))" + _mean_text(shapes, attrs),
+        ),
+    ),
+    _loss(
+        "binary_cross_entropy_with_logits",
+        _bce_logits,
+        (_bce_logits_grad_input, _bce_logits_grad_target),
+        "BinaryCrossEntropyWithLogitsBackward0",
+        "g * (sigmoid(x) - y) for x; -g * x for y (/ numel for 'mean')",
+        infer_shape=_same_size(
+            lambda a, b: f"Target size ({_torch_size(b)}) must be the same as input size ({_torch_size(a)})"
+        ),
+        step=(
+            lambda shapes, attrs: "{g} * (sigmoid({0}) - {1})" + _mean_text(shapes, attrs),
+            lambda shapes, attrs: "-{g} * {0}" + _mean_text(shapes, attrs),
+        ),
+    ),
+    _loss(
+        "nll_loss",
+        _nll,
+        (_nll_grad, _no_grad_for_class_indices),
+        "NllLossBackward0",
+        "-g at each row's target class (/ rows counted for 'mean'); the target has no gradient",
+        params=(IGNORE_INDEX, REDUCTION),
+        infer_shape=_nll_shape,
+        domain="target: class indices 0 <= y < C (or ignore_index), given with --const",
+        step=(
+            lambda shapes, attrs: (
+                "-{g} * one_hot({1})" + (" / rows" if attrs.get("reduction", "mean") == "mean" else "")
+            ),
+            "no gradient: class indices",
+        ),
+    ),
+)
+
+
+# ---------------------------------------------------------------- composites
+
+
+def _l1_loss(apply, x, y, reduction="mean"):
+    """l1_loss is CompositeImplicit in ATen: (x - y).abs(), then the reduction."""
+    loss = apply("abs", apply("sub", x, y))
+    return loss if reduction == "none" else apply(reduction, loss)
+
+
+def _cross_entropy(apply, x, y, ignore_index=-100, reduction="mean"):
+    # torch uses dim 1 (dim 0 for a 1-D input): dim=-1 is both for the 1-D and 2-D inputs nll_loss takes.
+    log_probs = apply("log_softmax", x, dim=-1)
+    return apply("nll_loss", log_probs, y, ignore_index=ignore_index, reduction=reduction)
+
+
+COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "l1_loss",
+        arity=2,
+        params=(REDUCTION,),
+        build=_l1_loss,
+        torch="torch.nn.functional.l1_loss",
+        derivative="abs(x - y), then mean or sum: SubBackward0 -> AbsBackward0 -> MeanBackward0",
+    ),
+    Composite(
+        "cross_entropy",
+        arity=2,
+        params=(IGNORE_INDEX, REDUCTION),
+        build=_cross_entropy,
+        torch="torch.nn.functional.cross_entropy",
+        derivative="nll_loss(log_softmax(x, 1), y) with class indices: LogSoftmaxBackward0 -> NllLossBackward0",
+    ),
+    Composite(
+        "linear",
+        arity=3,
+        params=(),
+        build=lambda apply, x, w, b: apply("add", apply("matmul", x, apply("t", w)), b),
+        torch="torch.nn.functional.linear",
+        # torch fuses the last two into AddmmBackward0 (TBackward0 -> AddmmBackward0).
+        derivative="x @ W.t() + b: TBackward0 -> MmBackward0 -> AddBackward0",
+    ),
+)

@@ -1,0 +1,480 @@
+"""torch.nn.functional programs end to end (issue 13): softmax, the losses, cross_entropy, linear.
+
+Each program runs through gradcli's API (and a few through the CLI) and in live torch 2.x,
+written as a torch user writes it; values, leaf grads, the grad_fn chain torch records
+(walked through `next_functions`), Hessians and error texts are compared.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from oracle import close
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+from gradcli import GradcliError, grad, hessian  # noqa: E402
+
+RNG = np.random.default_rng(13)
+X = RNG.uniform(-2, 2, (3, 4)).round(3).tolist()
+Y = RNG.uniform(-2, 2, (3, 4)).round(3).tolist()
+P = RNG.uniform(0.05, 0.95, (3, 4)).round(3).tolist()
+Y01 = RNG.uniform(0, 1, (3, 4)).round(3).tolist()
+CLASSES = [2, 0, 3]
+G = RNG.uniform(-1, 1, (3, 4)).round(3).tolist()
+
+
+def chain(out) -> list[str]:
+    """torch's recorded nodes, operands before users (post-order over next_functions)."""
+    names: list[str] = []
+    seen: set[int] = set()
+    stack = [(out.grad_fn, False)]
+    while stack:
+        fn, ready = stack.pop()
+        if fn is None or (not ready and id(fn) in seen) or fn.name().endswith("AccumulateGrad"):
+            continue
+        if ready:
+            names.append(fn.name())
+            continue
+        seen.add(id(fn))
+        stack.append((fn, True))
+        stack.extend((child, False) for child, _ in reversed(fn.next_functions))
+    return names
+
+
+def in_torch(function, at: dict, const: dict, indices: tuple[str, ...], dtype, gradient=None):
+    """Run `function(**inputs)` in torch: leaves as `dtype` with grad, class indices as int64."""
+    leaves = {n: torch.tensor(v, dtype=dtype, requires_grad=True) for n, v in at.items()}
+    consts = {n: torch.tensor(v, dtype=torch.int64 if n in indices else dtype) for n, v in const.items()}
+    out = function(**leaves, **consts)
+    out.backward(None if gradient is None else torch.tensor(gradient, dtype=dtype))
+    return out, {n: t.grad.numpy() for n, t in leaves.items()}
+
+
+# (gradcli program, the torch function, at, const, names holding class indices, gradient)
+PROGRAMS = [
+    ("F.softmax(x, dim=1)", lambda x: F.softmax(x, dim=1), {"x": X}, {}, (), G),
+    ("torch.softmax(x, 0)", lambda x: torch.softmax(x, 0), {"x": X}, {}, (), G),
+    ("x.softmax(-1)", lambda x: x.softmax(-1), {"x": X}, {}, (), G),
+    ("F.log_softmax(x, dim=1)", lambda x: F.log_softmax(x, dim=1), {"x": X}, {}, (), G),
+    ("torch.log_softmax(x, dim=0)", lambda x: torch.log_softmax(x, dim=0), {"x": X}, {}, (), G),
+    ("x.log_softmax(1).square().mean()", lambda x: x.log_softmax(1).square().mean(), {"x": X}, {}, (), None),
+    ("F.mse_loss(x, y)", lambda x, y: F.mse_loss(x, y), {"x": X}, {"y": Y}, (), None),
+    (
+        "F.mse_loss(x, y, reduction='sum')",
+        lambda x, y: F.mse_loss(x, y, reduction="sum"),
+        {"x": X, "y": Y},
+        {},
+        (),
+        None,
+    ),
+    (
+        "F.mse_loss(x, y, reduction='none')",
+        lambda x, y: F.mse_loss(x, y, reduction="none"),
+        {"x": X, "y": Y},
+        {},
+        (),
+        G,
+    ),
+    ("torch.nn.functional.l1_loss(x, y)", lambda x, y: F.l1_loss(x, y), {"x": X, "y": Y}, {}, (), None),
+    (
+        "F.l1_loss(x, y, reduction='sum')",
+        lambda x, y: F.l1_loss(x, y, reduction="sum"),
+        {"x": X},
+        {"y": Y},
+        (),
+        None,
+    ),
+    (
+        "F.l1_loss(x, y, reduction='none')",
+        lambda x, y: F.l1_loss(x, y, reduction="none"),
+        {"x": X},
+        {"y": Y},
+        (),
+        G,
+    ),
+    ("F.smooth_l1_loss(x, y)", lambda x, y: F.smooth_l1_loss(x, y), {"x": X, "y": Y}, {}, (), None),
+    (
+        "F.smooth_l1_loss(x, y, beta=0.5)",
+        lambda x, y: F.smooth_l1_loss(x, y, beta=0.5),
+        {"x": X},
+        {"y": Y},
+        (),
+        None,
+    ),
+    (
+        "F.smooth_l1_loss(x, y, beta=0)",
+        lambda x, y: F.smooth_l1_loss(x, y, beta=0.0),
+        {"x": X},
+        {"y": Y},
+        (),
+        None,
+    ),
+    ("F.huber_loss(x, y)", lambda x, y: F.huber_loss(x, y), {"x": X, "y": Y}, {}, (), None),
+    (
+        "F.huber_loss(x, y, 'sum', 0.5)",
+        lambda x, y: F.huber_loss(x, y, "sum", 0.5),
+        {"x": X},
+        {"y": Y},
+        (),
+        None,
+    ),
+    (
+        "F.binary_cross_entropy(torch.sigmoid(x), y)",
+        lambda x, y: F.binary_cross_entropy(torch.sigmoid(x), y),
+        {"x": X},
+        {"y": Y01},
+        (),
+        None,
+    ),
+    (
+        "F.binary_cross_entropy(p, y, reduction='sum')",
+        lambda p, y: F.binary_cross_entropy(p, y, reduction="sum"),
+        {"p": P, "y": Y01},
+        {},
+        (),
+        None,
+    ),
+    (
+        "F.binary_cross_entropy_with_logits(x, y)",
+        lambda x, y: F.binary_cross_entropy_with_logits(x, y),
+        {"x": X, "y": Y01},
+        {},
+        (),
+        None,
+    ),
+    (
+        "F.binary_cross_entropy_with_logits(x, y, reduction='none')",
+        lambda x, y: F.binary_cross_entropy_with_logits(x, y, reduction="none"),
+        {"x": X},
+        {"y": Y01},
+        (),
+        G,
+    ),
+    (
+        "F.nll_loss(F.log_softmax(x, dim=1), y)",
+        lambda x, y: F.nll_loss(F.log_softmax(x, dim=1), y),
+        {"x": X},
+        {"y": CLASSES},
+        ("y",),
+        None,
+    ),
+    (
+        "F.nll_loss(x, y, reduction='none')",
+        lambda x, y: F.nll_loss(x, y, reduction="none"),
+        {"x": X},
+        {"y": CLASSES},
+        ("y",),
+        [1.0, -2.0, 0.5],
+    ),
+    (
+        "F.nll_loss(x, y, ignore_index=0)",
+        lambda x, y: F.nll_loss(x, y, ignore_index=0),
+        {"x": X},
+        {"y": CLASSES},
+        ("y",),
+        None,
+    ),
+    ("F.cross_entropy(x, y)", lambda x, y: F.cross_entropy(x, y), {"x": X}, {"y": CLASSES}, ("y",), None),
+    (
+        "F.cross_entropy(x, y, reduction='sum')",
+        lambda x, y: F.cross_entropy(x, y, reduction="sum"),
+        {"x": X},
+        {"y": CLASSES},
+        ("y",),
+        None,
+    ),
+    (
+        "F.cross_entropy(x, y, reduction='none').mean()",
+        lambda x, y: F.cross_entropy(x, y, reduction="none").mean(),
+        {"x": X},
+        {"y": CLASSES},
+        ("y",),
+        None,
+    ),
+    (
+        "F.cross_entropy(x, y, ignore_index=2)",
+        lambda x, y: F.cross_entropy(x, y, ignore_index=2),
+        {"x": X},
+        {"y": CLASSES},
+        ("y",),
+        None,
+    ),
+    ("F.cross_entropy(v, c)", lambda v, c: F.cross_entropy(v, c), {"v": X[0]}, {"c": 1}, ("c",), None),
+    (
+        "F.linear(x, W, b).sum()",
+        lambda x, W, b: F.linear(x, W, b).sum(),
+        {"W": Y[:2], "b": [0.5, -1.0]},
+        {"x": X},
+        (),
+        None,
+    ),
+]
+IDS = [p[0] for p in PROGRAMS]
+# Where gradcli records other nodes than torch: a 3-operand addmm record and a beta=0 dispatch are missing.
+FUSED = {
+    "F.linear(x, W, b).sum()": (
+        ["TBackward0", "AddmmBackward0", "SumBackward0"],
+        ["TBackward0", "MmBackward0", "AddBackward0", "SumBackward0"],
+    ),
+    # beta=0 is l1_loss in torch; gradcli's one smooth_l1_loss node takes its last node's name.
+    "F.smooth_l1_loss(x, y, beta=0)": (["SubBackward0", "AbsBackward0", "MeanBackward0"], ["MeanBackward0"]),
+}
+
+
+@pytest.mark.parametrize(("program", "function", "at", "const", "indices", "gradient"), PROGRAMS, ids=IDS)
+def test_float64_values_grads_and_grad_fn_chain_equal_torch(program, function, at, const, indices, gradient):
+    result = grad(program, at=at, const=const, gradient=gradient)
+    out, grads = in_torch(function, at, const, indices, torch.float64, gradient)
+    assert close(result.value, out.detach().numpy(), rtol=1e-12, atol=1e-14)
+    for name, want in grads.items():
+        assert close(result.grads[name], want, rtol=1e-12, atol=1e-14), name
+    recorded = [n.grad_fn for n in result.nodes if n.grad_fn]
+    if program in FUSED:
+        theirs, ours = FUSED[program]
+        assert chain(out) == theirs and recorded == ours
+    else:
+        assert recorded == chain(out)
+
+
+@pytest.mark.parametrize(("program", "function", "at", "const", "indices", "gradient"), PROGRAMS, ids=IDS)
+def test_float32_values_and_grads_equal_torch(program, function, at, const, indices, gradient):
+    result = grad(program, at=at, const=const, gradient=gradient, dtype="float32")
+    out, grads = in_torch(function, at, const, indices, torch.float32, gradient)
+    assert result.value.dtype == np.float32
+    assert close(result.value, out.detach().numpy(), rtol=2e-6, atol=1e-6, normwise=True)
+    for name, want in grads.items():
+        assert close(result.grads[name], want, rtol=2e-6, atol=1e-6, normwise=True), name
+
+
+@pytest.mark.parametrize(
+    ("program", "function", "at", "const"),
+    [
+        ("F.mse_loss(x, y)", lambda x, y: F.mse_loss(x, y), {"x": X[0], "y": Y[0]}, {}),
+        (
+            "F.cross_entropy(x, y)",
+            lambda x: F.cross_entropy(x, torch.tensor(CLASSES)),
+            {"x": X},
+            {"y": CLASSES},
+        ),
+        (
+            "(F.log_softmax(x, 1) * w).sum()",
+            lambda x: (F.log_softmax(x, 1) * torch.tensor(Y, dtype=torch.float64)).sum(),
+            {"x": X},
+            {"w": Y},
+        ),
+        (
+            "(F.softmax(x, dim=0) * w).sum()",
+            lambda x: (F.softmax(x, dim=0) * torch.tensor(Y[1], dtype=torch.float64)).sum(),
+            {"x": X[1]},
+            {"w": Y[1]},
+        ),
+        (
+            "F.binary_cross_entropy_with_logits(x, y)",
+            lambda x, y: F.binary_cross_entropy_with_logits(x, y),
+            {"x": X[0], "y": Y01[0]},
+            {},
+        ),
+        (
+            "F.binary_cross_entropy(p, y)",
+            lambda p: F.binary_cross_entropy(p, torch.tensor(Y01[0], dtype=torch.float64)),
+            {"p": P[0]},
+            {"y": Y01[0]},
+        ),
+        (
+            "F.huber_loss(x, y, delta=0.5)",
+            lambda x, y: F.huber_loss(x, y, delta=0.5),
+            {"x": X[2], "y": Y[2]},
+            {},
+        ),
+        (
+            "F.smooth_l1_loss(x, y, beta=1.5)",
+            lambda x, y: F.smooth_l1_loss(x, y, beta=1.5),
+            {"x": X[2], "y": Y[2]},
+            {},
+        ),
+        (
+            "F.l1_loss(x, y, reduction='sum')",
+            lambda x, y: F.l1_loss(x, y, reduction="sum"),
+            {"x": X[2], "y": Y[2]},
+            {},
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_hessian_equals_torch_autograd_functional_hessian(program, function, at, const):
+    result = hessian(program, at=at, const=const)
+    # consts are bound inside `function`, as torch.autograd.functional.hessian differentiates all inputs
+    inputs = tuple(torch.tensor(v, dtype=torch.float64) for v in at.values())
+    want = torch.autograd.functional.hessian(function, inputs)
+    names = list(at)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            assert close(result.hessian[a][b], want[i][j].numpy(), rtol=1e-10, atol=1e-12), (a, b)
+
+
+def _torch_error(function) -> str:
+    with pytest.raises((RuntimeError, ValueError, IndexError)) as raised:
+        function()
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("program", "at", "const", "function"),
+    [
+        (
+            "F.nll_loss(x, y)",
+            {"x": X},
+            {"y": [2, 0, 7]},
+            lambda: F.nll_loss(torch.tensor(X), torch.tensor([2, 0, 7])),
+        ),
+        (
+            "F.cross_entropy(x, y)",
+            {"x": X},
+            {"y": [2, -1, 1]},
+            lambda: F.cross_entropy(torch.tensor(X), torch.tensor([2, -1, 1])),
+        ),
+        (
+            "F.cross_entropy(x, y)",
+            {"x": X},
+            {"y": [2, 0]},
+            lambda: F.cross_entropy(torch.tensor(X), torch.tensor([2, 0])),
+        ),
+        (
+            "F.nll_loss(x, y)",
+            {"x": X[0]},
+            {"y": [1, 2]},
+            lambda: F.nll_loss(torch.tensor(X[0]), torch.tensor([1, 2])),
+        ),
+        (
+            "F.nll_loss(x, y)",
+            {"x": X},
+            {"y": [[1, 2, 0]] * 3},
+            lambda: F.nll_loss(torch.tensor(X), torch.tensor([[1, 2, 0]] * 3)),
+        ),
+        (
+            "F.binary_cross_entropy(x, y)",
+            {"x": X},
+            {"y": Y01},
+            lambda: F.binary_cross_entropy(torch.tensor(X), torch.tensor(Y01)),
+        ),
+        (
+            "F.binary_cross_entropy(p, y)",
+            {"p": P},
+            {"y": Y},
+            lambda: F.binary_cross_entropy(torch.tensor(P), torch.tensor(Y)),
+        ),
+        (
+            "F.binary_cross_entropy(p, y)",
+            {"p": P},
+            {"y": Y01[0]},
+            lambda: F.binary_cross_entropy(torch.tensor(P), torch.tensor(Y01[0])),
+        ),
+        (
+            "F.binary_cross_entropy_with_logits(x, y)",
+            {"x": X},
+            {"y": Y01[0]},
+            lambda: F.binary_cross_entropy_with_logits(torch.tensor(X), torch.tensor(Y01[0])),
+        ),
+        (
+            "F.mse_loss(x, y)",
+            {"x": X},
+            {"y": [1.0, 2.0]},
+            lambda: F.mse_loss(torch.tensor(X), torch.tensor([1.0, 2.0])),
+        ),
+        ("F.softmax(x, dim=2)", {"x": X}, {}, lambda: F.softmax(torch.tensor(X), dim=2)),
+        (
+            "F.smooth_l1_loss(x, y, beta=-1)",
+            {"x": X},
+            {"y": Y},
+            lambda: F.smooth_l1_loss(torch.tensor(X), torch.tensor(Y), beta=-1.0),
+        ),
+    ],
+)
+def test_errors_are_torchs(program, at, const, function):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _torch_error(function)
+    with pytest.raises(GradcliError) as ours:
+        grad(program, at=at, const=const)
+    assert ours.value.message.split(": ", 1)[-1] == expected
+
+
+@pytest.mark.parametrize("program", ["F.softmax(x)", "x.log_softmax()", "torch.softmax(x, dim=None)"])
+def test_softmax_requires_dim_and_says_so(program):
+    with pytest.raises(GradcliError) as raised:
+        grad(program, at={"x": X}, gradient=G)
+    assert "needs dim" in raised.value.message and "dim=1" in raised.value.message
+
+
+@pytest.mark.parametrize(("value", "fragment"), [([2, 0.5, 1], "not 0.5"), ([2, float("nan"), 1], "not nan")])
+def test_class_indices_must_be_whole_numbers(value, fragment):
+    # torch refuses a float target outright; gradcli's targets are floats that hold integers.
+    torch_text = _torch_error(lambda: F.nll_loss(torch.tensor(X), torch.tensor([2.0, 0.0, 1.0])))
+    with pytest.raises(GradcliError) as raised:
+        grad("F.cross_entropy(x, y)", at={"x": X}, const={"y": value})
+    assert raised.value.message == torch_text and fragment in raised.value.hint
+
+
+def test_a_target_of_class_indices_cannot_require_grad():
+    torch_text = _torch_error(lambda: torch.tensor([2, 0, 1], requires_grad=True))
+    with pytest.raises(GradcliError) as raised:
+        grad("F.nll_loss(x, y)", at={"x": X, "y": CLASSES})
+    assert raised.value.message == torch_text and "--const" in raised.value.hint
+
+
+def test_class_probabilities_are_refused_with_a_clear_hint():
+    with pytest.raises(GradcliError) as raised:
+        grad("F.cross_entropy(x, y)", at={"x": X}, const={"y": P})
+    assert "multi-target not supported (gradcli takes class indices only" in raised.value.message
+
+
+def test_every_row_ignored_gives_nan_and_zero_grad_as_torch():
+    at, const = {"x": X}, {"y": [-100, -100, -100]}
+    result = grad("F.cross_entropy(x, y)", at=at, const=const)
+    out, grads = in_torch(lambda x, y: F.cross_entropy(x, y), at, const, ("y",), torch.float64)
+    assert np.isnan(result.value) and np.isnan(out.item())
+    assert close(result.grads["x"], grads["x"])
+
+
+def test_the_cli_prints_the_table_and_json_of_a_cross_entropy(run):
+    args = ["F.cross_entropy(x, y)", "--at", f"x={json.dumps(X)}", "--const", "y=[2,0,3]"]
+    table = run("grad", *args)
+    assert table.exit_code == 0, table.stderr
+    assert "NllLossBackward0" in table.stdout and "LogSoftmaxBackward0" in table.stdout
+    document = json.loads(run("grad", *args, "--format", "json").stdout)
+    out, grads = in_torch(lambda x, y: F.cross_entropy(x, y), {"x": X}, {"y": CLASSES}, ("y",), torch.float64)
+    assert close(document["output"]["value"], out.item(), rtol=1e-12)
+    assert close(document["leaves"]["x"]["grad"], grads["x"], rtol=1e-12)
+    assert document["output"]["grad_fn"] == out.grad_fn.name()
+    hess = run(
+        "hessian", "F.mse_loss(x, y)", "--at", "x=[0.5,-1,2]", "--const", "y=[0,1,1]", "--format", "json"
+    )
+    assert hess.exit_code == 0, hess.stderr
+    want = torch.autograd.functional.hessian(
+        lambda x: F.mse_loss(x, torch.tensor([0.0, 1.0, 1.0], dtype=torch.float64)),
+        torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64),
+    )
+    assert close(json.loads(hess.stdout)["hessian"]["x"]["x"], want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("program", "at", "const"),
+    [
+        ("sum(F.softmax(a, dim=1) * c)", {"a": X}, {"c": Y}),
+        ("sum(F.log_softmax(a, dim=0) * c)", {"a": X}, {"c": Y}),
+        ("F.mse_loss(a, b)", {"a": X, "b": Y}, {}),
+        ("sum(F.mse_loss(a, b, reduction='none') * c)", {"a": X, "b": Y}, {"c": G}),
+        ("F.binary_cross_entropy_with_logits(a, b)", {"a": X, "b": Y01}, {}),
+    ],
+)
+def test_table_steps_give_the_numeric_adjoint(program, at, const, monkeypatch):
+    import test_local_steps
+
+    monkeypatch.setitem(test_local_steps.FUNCTIONS, "exp", np.exp)
+    assert test_local_steps.check_steps(program, at, const) >= 2
