@@ -51,6 +51,10 @@ TORCH_OPS = {
     "softplus": F.softplus,
     "t": lambda a: a.t(),
     "T": lambda a: a.T,
+    # torch.round takes no decimals=None: the one-argument overload is RoundBackward0
+    "round": lambda a, decimals=None: (
+        torch.round(a) if decimals is None else torch.round(a, decimals=decimals)
+    ),
 }
 
 

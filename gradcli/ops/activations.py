@@ -117,7 +117,9 @@ def _gelu_step(shapes, attrs) -> str:
 
 
 def _hardtanh(a, min_val=-1.0, max_val=1.0):
-    return np.minimum(np.maximum(a, min_val), max_val)
+    # the bounds as constants (not np.maximum's pick of x at a tie): on higher.py's dual
+    # numbers the slope at a bound is then 0, as hardtanh_backward's; nan stays nan.
+    return np.where(np.less_equal(a, min_val), min_val, np.where(np.greater_equal(a, max_val), max_val, a))
 
 
 def _hardtanh_grad(g, out, a, min_val=-1.0, max_val=1.0):

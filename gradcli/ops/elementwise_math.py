@@ -42,6 +42,22 @@ def erf(a):
     return np.asarray(_ERF(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
 
 
+def _on_values(function):
+    """A piecewise-constant function that also takes higher.py's dual numbers: math.floor and
+    friends refuse them, and the derivative is 0 anyway, so only the values go through."""
+
+    def forward(a, **attrs):
+        a = np.asarray(a)
+        if a.dtype == object:
+            from ..higher import _base
+
+            a = np.vectorize(_base, otypes=[np.float64])(a)
+        return function(a, **attrs)
+
+    forward.__name__ = function.__name__
+    return forward
+
+
 def _zero_grad(g, out, a, **attrs):
     # derivatives.yaml: sign, floor, ceil, round, trunc all have `self: zeros_like(grad)`.
     return np.zeros_like(np.asarray(g))
@@ -62,7 +78,44 @@ def _max_grad(g, out, a, b, first: bool, larger: bool):
     return np.where(loses, 0.0, half)
 
 
+def _extremum(pick):
+    """np.maximum / np.minimum; on dual numbers a tie's tangent is the mean of both tangents,
+    as the double backward through MaximumBackward0's half-split gradient gives."""
+
+    def forward(a, b):
+        out = pick(a, b)
+        if np.asarray(out).dtype == object:
+            out = np.where(np.equal(a, b), (np.asarray(a, dtype=object) + b) / 2, out)
+        return out
+
+    return forward
+
+
 # ---------------------------------------------------------------- atan2
+
+
+def _atan2_element(y: Any, x: Any) -> Any:
+    """atan2 of floats or of higher.py's dual numbers (np.arctan2 has no object loop)."""
+    from ..higher import Dual
+
+    if not isinstance(y, Dual) and not isinstance(x, Dual):
+        return np.arctan2(y, x)
+    yv, yt = (y.v, y.t) if isinstance(y, Dual) else (y, 0.0)
+    xv, xt = (x.v, x.t) if isinstance(x, Dual) else (x, 0.0)
+    value = _atan2_element(yv, xv)
+    denom = yv * yv + xv * xv
+    if np.all(np.equal(denom, 0)):  # the rule's mask: no slope at the origin
+        return Dual(value, 0.0)
+    return Dual(value, (xv * yt - yv * xt) / denom)
+
+
+_ATAN2_OBJECTS = np.frompyfunc(_atan2_element, 2, 1)
+
+
+def _atan2(a, b):
+    if np.asarray(a).dtype == object or np.asarray(b).dtype == object:
+        return _ATAN2_OBJECTS(a, b)
+    return np.arctan2(a, b)
 
 
 def _atan2_grads(g, a, b):
@@ -135,6 +188,7 @@ def _text(value: float) -> str:
 # ---------------------------------------------------------------- round(decimals=)
 
 
+@_on_values
 def _round(a, decimals=None):
     # round half to even, as torch; with decimals torch rounds a * 10**d and divides back.
     return np.rint(a) if decimals is None else np.round(a, decimals)
@@ -277,7 +331,7 @@ OPS: tuple[Op, ...] = (
     ),
     _unary(
         "floor",
-        np.floor,
+        _on_values(np.floor),
         _zero_grad,
         lambda sp, a: sp.floor(a),
         "FloorBackward0",
@@ -290,7 +344,7 @@ OPS: tuple[Op, ...] = (
     ),
     _unary(
         "ceil",
-        np.ceil,
+        _on_values(np.ceil),
         _zero_grad,
         lambda sp, a: sp.ceiling(a),
         "CeilBackward0",
@@ -303,7 +357,7 @@ OPS: tuple[Op, ...] = (
     ),
     _unary(
         "trunc",
-        np.trunc,
+        _on_values(np.trunc),
         _zero_grad,
         lambda sp, a: sp.Function("trunc")(a),
         "TruncBackward0",
@@ -337,7 +391,7 @@ OPS: tuple[Op, ...] = (
     Op(
         "atan2",
         "atan2(a,b), torch.atan2(a, b) or a.atan2(b)",
-        forward=lambda a, b: np.arctan2(a, b),
+        forward=_atan2,
         vjp=(lambda g, out, a, b: _atan2_grads(g, a, b)[0], lambda g, out, a, b: _atan2_grads(g, a, b)[1]),
         sympy=lambda sp, a, b: sp.atan2(a, b),
         text="atan2({0}, {1})",
@@ -350,7 +404,7 @@ OPS: tuple[Op, ...] = (
     Op(
         "maximum",
         "maximum(a,b), torch.maximum(a, b) or a.maximum(b)",
-        forward=lambda a, b: np.maximum(a, b),
+        forward=_extremum(np.maximum),
         vjp=(
             lambda g, out, a, b: _max_grad(g, out, a, b, first=True, larger=True),
             lambda g, out, a, b: _max_grad(g, out, a, b, first=False, larger=True),
@@ -366,7 +420,7 @@ OPS: tuple[Op, ...] = (
     Op(
         "minimum",
         "minimum(a,b), torch.minimum(a, b) or a.minimum(b)",
-        forward=lambda a, b: np.minimum(a, b),
+        forward=_extremum(np.minimum),
         vjp=(
             lambda g, out, a, b: _max_grad(g, out, a, b, first=True, larger=False),
             lambda g, out, a, b: _max_grad(g, out, a, b, first=False, larger=False),
