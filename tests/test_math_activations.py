@@ -294,3 +294,65 @@ def test_a_choice_outside_gelus_two_is_an_input_error(run):
     result = run("grad", "sum(F.gelu(x, approximate='erf'))", "--at", "x=[1, 2]")
     assert result.exit_code == 1
     assert "approximate must be one of 'none', 'tanh'" in result.stderr
+
+
+# ---------------------------------------------------------------- steps and symbolic forms
+
+POINTS = [-1.7, -0.6, -0.2, 0.3, 0.7, 1.9]  # off every kink and bound used below
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "sum(clamp(x, min=-0.5, max=0.8) * c)",
+        "sum(x.clamp(max=0.1) * c)",
+        "sum(F.leaky_relu(x, 0.2) * c)",
+        "sum(F.elu(x, alpha=0.5) * c)",
+        "sum(F.gelu(x) * c)",
+        "sum(F.gelu(x, approximate='tanh') * c)",
+        "sum(F.hardtanh(x, -0.5, 0.8) * c)",
+        "sum(F.relu6(x * 4) * c)",
+        "sum(x.round(decimals=1) * c)",
+        "sum(F.selu(x) * c) + sum(F.mish(x) * c)",
+    ],
+)
+def test_chain_rule_steps_of_tensor_level_records_give_the_adjoints(program, monkeypatch):
+    import test_local_steps
+
+    from gradcli.ops.elementwise_math import erf
+
+    monkeypatch.setitem(test_local_steps.FUNCTIONS, "erf", erf)
+    c = np.linspace(-1.0, 2.0, len(POINTS)).tolist()
+    assert test_local_steps.check_steps(program, {"x": POINTS}, {"c": c}) >= 3
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "elu(x, alpha=0.5)",
+        "gelu(x)",
+        "gelu(x, approximate='tanh')",
+        "clamp(x, min=-1, max=2) * x",
+        "hardtanh(x, -0.5, 0.8) * x",
+        "leaky_relu(x, 0.2) * x",
+        "selu(x) + silu(x) + mish(x) + logsigmoid(x)",
+        "atan2(x, 2 - x) + maximum(x, 1 - x) + minimum(x, 0.1)",
+        "exp2(x) + expm1(x) + log2(x + 3) + log10(x + 3) + rsqrt(x + 3) + reciprocal(x + 3) + erf(x)",
+        "floor(x) * x + round(x) * x + round(x, decimals=1) + sign(x) * x + trunc(x) + ceil(x)",
+    ],
+)
+@pytest.mark.parametrize("point", [-0.6, 0.3, 0.7])
+def test_symbolic_gradient_is_the_numeric_one(program, point):
+    import sympy as sp
+
+    result = grad(program, at={"x": point})
+    text = result.grad_symbolic["x"]
+    assert text is not None
+    x = sp.Symbol("x", real=True)
+    rounding = {"round": sp.Function("round"), "trunc": sp.Function("trunc")}  # opaque in gradcli's forms
+    expr = sp.parse_expr(text, local_dict={"x": x, "Heaviside": sp.Heaviside, **rounding})  # test-only sympy
+    expr = expr.subs(x, point)
+    for name, function in (("round", np.round), ("trunc", np.trunc)):
+        expr = expr.replace(rounding[name], lambda a, *d, f=function: sp.Float(f(float(a), *map(int, d))))
+    value = complex(expr.evalf(30))
+    assert value.imag == 0 and close(value.real, result.grads["x"], rtol=1e-12), (text, value)

@@ -169,11 +169,11 @@ def _clamp_sym_vjp(sp, g, a, shapes=((),), min=None, max=None):  # noqa: A002
 
 
 def _clamp_step(shapes, attrs) -> str:
-    conditions = []
+    conditions = []  # 1 - (min > x) is x >= min: the bounds pass the gradient
     if attrs.get("min") is not None:
-        conditions.append(f"({{0}} >= {_text(attrs['min'])})")
+        conditions.append(f"(1 - ({_text(attrs['min'])} > {{0}}))")
     if attrs.get("max") is not None:
-        conditions.append(f"({{0}} <= {_text(attrs['max'])})")
+        conditions.append(f"(1 - ({{0}} > {_text(attrs['max'])}))")
     return " * ".join(["{g}", *conditions])
 
 
