@@ -53,6 +53,10 @@ TORCH_OPS = {
     "T": lambda a: a.T,
     # gradcli's class indices are floats holding integers; torch takes them as int64.
     "nll_loss": lambda x, t, **attrs: F.nll_loss(x, torch.as_tensor(t).detach().long(), **attrs),
+    # torch.round takes no decimals=None: the one-argument overload is RoundBackward0
+    "round": lambda a, decimals=None: (
+        torch.round(a) if decimals is None else torch.round(a, decimals=decimals)
+    ),
 }
 
 

@@ -1,0 +1,346 @@
+"""torch.nn.functional activations: leaky_relu, elu, selu, gelu, silu, hardtanh, logsigmoid,
+mish, and the ones PyTorch records as other nodes (relu6 is hardtanh, softsign a division,
+tanhshrink a subtraction). Kinks follow PyTorch's backward kernels: leaky_relu'(0) is the
+slope, elu'(0) is alpha, hardtanh' is 0 at its bounds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from .core import Composite, Op, Param, Shape, _unary
+from .elementwise_math import _number, _text, erf
+
+# SELU's constants, as torch.nn.functional.selu fixes them.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT1_2 = 0.70710678118654752440
+_GELU_PDF = 1.12837916709551257390 * _SQRT1_2 * 0.5  # 1/sqrt(2*pi), as torch's kernel writes it
+_TANH_BETA = 1.41421356237309504880 * 1.12837916709551257390 * 0.5  # sqrt(2/pi)
+_TANH_KAPPA = 0.044715
+
+
+def _same_shape(a: Shape, **attrs) -> Shape:
+    return tuple(a)
+
+
+def _sym_local(form):
+    """A tensor-level record's symbolic VJP: g times d(form)/dx, taken on a placeholder."""
+
+    def rule(sp, g, a, shapes=((),), **attrs):
+        x = sp.Dummy("x", real=True)
+        return g * sp.diff(form(sp, x, **attrs), x).xreplace({x: a})
+
+    return rule
+
+
+# ---------------------------------------------------------------- leaky_relu
+
+
+def _leaky_relu(a, negative_slope=0.01):
+    return np.where(np.greater(a, 0), a, a * negative_slope)
+
+
+def _leaky_relu_grad(g, out, a, negative_slope=0.01):
+    # leaky_relu_backward: self > 0 ? grad : grad * negative_slope (the slope at 0 too).
+    return np.where(np.greater(a, 0), g, g * negative_slope)
+
+
+def _leaky_relu_form(sp, a, shapes=((),), negative_slope=0.01):
+    return sp.Max(0, a) + _number(sp, negative_slope) * sp.Min(0, a)
+
+
+def _leaky_relu_sym_vjp(sp, g, a, shapes=((),), negative_slope=0.01):
+    return g * (sp.Heaviside(a, 0) + _number(sp, negative_slope) * sp.Heaviside(-a, 1))
+
+
+# ---------------------------------------------------------------- elu and selu
+
+
+def _elu(a, alpha=1.0, scale=1.0):
+    return np.where(np.greater(a, 0), a * scale, np.expm1(a) * (alpha * scale))
+
+
+def _elu_grad(g, out, a, alpha=1.0, scale=1.0):
+    # elu_backward (is_result=False): self <= 0 ? grad * alpha * scale * exp(self) : grad * scale.
+    return np.where(np.less_equal(a, 0), g * (alpha * scale) * np.exp(a), g * scale)
+
+
+def _elu_form(sp, a, shapes=((),), alpha=1.0):
+    return sp.Piecewise((a, a > 0), (_number(sp, alpha) * (sp.exp(a) - 1), True))
+
+
+def _elu_sym_vjp(sp, g, a, shapes=((),), alpha=1.0):
+    return g * sp.Piecewise((1, a > 0), (_number(sp, alpha) * sp.exp(a), True))
+
+
+# ---------------------------------------------------------------- gelu
+
+
+def _gelu(a, approximate="none"):
+    if approximate == "tanh":
+        inner = _TANH_BETA * (a + _TANH_KAPPA * (a * a * a))
+        return 0.5 * a * (1 + np.tanh(inner))
+    return a * 0.5 * (1 + erf(a * _SQRT1_2))
+
+
+def _gelu_grad(g, out, a, approximate="none"):
+    # gelu_backward, term for term as torch's kernel computes it.
+    if approximate == "tanh":
+        x_sq = a * a
+        tanh_inner = np.tanh(_TANH_BETA * (a + _TANH_KAPPA * (x_sq * a)))
+        left_derivative = 0.5 * (1 + tanh_inner)
+        inner_derivative = _TANH_BETA * (1 + 3 * _TANH_KAPPA * x_sq)
+        right_derivative = 0.5 * a * (1 - tanh_inner * tanh_inner) * inner_derivative
+        return g * (left_derivative + right_derivative)
+    cdf = 0.5 * (1 + erf(a * _SQRT1_2))
+    pdf = _GELU_PDF * np.exp(a * a * -0.5)
+    return g * (cdf + a * pdf)
+
+
+def _gelu_form(sp, a, shapes=((),), approximate="none"):
+    if approximate == "tanh":
+        inner = sp.sqrt(2 / sp.pi) * (a + sp.Float(_TANH_KAPPA) * a**3)
+        return a * (1 + sp.tanh(inner)) / 2
+    return a * (1 + sp.erf(a / sp.sqrt(2))) / 2
+
+
+def _gelu_step(shapes, attrs) -> str:
+    if attrs.get("approximate") == "tanh":  # x*sigmoid(2u), u = sqrt(2/pi)*(x + 0.044715*x**3)
+        s = "sigmoid(2*sqrt(2/pi)*({0} + 0.044715*{0}**3))"
+        return f"{{g}} * ({s} + {{0}}*{s}*(1 - {s})*2*sqrt(2/pi)*(1 + 0.134145*{{0}}**2))"
+    return "{g} * ((1 + erf({0}/sqrt(2)))/2 + {0}*e**(-{0}**2/2)/sqrt(2*pi))"
+
+
+# ---------------------------------------------------------------- hardtanh
+
+
+def _hardtanh(a, min_val=-1.0, max_val=1.0):
+    # the bounds as constants (not np.maximum's pick of x at a tie): on higher.py's dual
+    # numbers the slope at a bound is then 0, as hardtanh_backward's; nan stays nan.
+    return np.where(np.less_equal(a, min_val), min_val, np.where(np.greater_equal(a, max_val), max_val, a))
+
+
+def _hardtanh_grad(g, out, a, min_val=-1.0, max_val=1.0):
+    # hardtanh_backward: 0 where self <= min_val or self >= max_val (the bounds included).
+    outside = np.logical_or(np.less_equal(a, min_val), np.greater_equal(a, max_val))
+    return np.where(outside, 0.0, g)
+
+
+def _hardtanh_shape(a: Shape, min_val=-1.0, max_val=1.0) -> Shape:
+    if min_val > max_val:
+        raise ShapeError("min_val cannot be greater than max_val")
+    return tuple(a)
+
+
+def _hardtanh_form(sp, a, shapes=((),), min_val=-1.0, max_val=1.0):
+    return sp.Min(sp.Max(a, _number(sp, min_val)), _number(sp, max_val))
+
+
+def _hardtanh_sym_vjp(sp, g, a, shapes=((),), min_val=-1.0, max_val=1.0):
+    # Heaviside(0, 0) = 0: the bounds get no gradient, as hardtanh_backward.
+    return g * sp.Heaviside(a - _number(sp, min_val), 0) * sp.Heaviside(_number(sp, max_val) - a, 0)
+
+
+def _hardtanh_step(shapes, attrs) -> str:
+    low, high = _text(attrs.get("min_val", -1.0)), _text(attrs.get("max_val", 1.0))
+    return f"{{g}} * ({{0}} > {low}) * ({high} > {{0}})"
+
+
+# ---------------------------------------------------------------- logsigmoid, silu, mish
+
+
+def _logsigmoid(a):
+    # log_sigmoid_forward: min(x, 0) - log1p(exp(-|x|)), stable for large |x|.
+    return np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))
+
+
+def _logsigmoid_grad(g, out, a):
+    negative = np.less(a, 0)
+    z = np.exp(-np.abs(a))
+    return g * (np.where(negative, 1.0, 0.0) - np.where(negative, 1.0, -1.0) * (z / (1 + z)))
+
+
+def _silu(a):
+    return a / (1 + np.exp(-a))
+
+
+def _silu_grad(g, out, a):
+    sigmoid = 1 / (1 + np.exp(-a))
+    return g * sigmoid * (1 + a * (1 - sigmoid))
+
+
+def _mish(a):
+    return a * np.tanh(np.log1p(np.exp(a)))
+
+
+def _mish_grad(g, out, a):
+    # mish_backward: tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))**2)
+    tanh_softplus = np.tanh(np.where(np.greater(a, 20), a, np.log1p(np.exp(a))))
+    sigmoid = 1 / (1 + np.exp(-a))
+    return g * (tanh_softplus + a * sigmoid * (1 - tanh_softplus * tanh_softplus))
+
+
+OPS: tuple[Op, ...] = (
+    Op(
+        "leaky_relu",
+        "leaky_relu(x) or leaky_relu(x, 0.2)",
+        forward=_leaky_relu,
+        vjp=(_leaky_relu_grad,),
+        sympy=_leaky_relu_form,
+        grad_fn="LeakyReluBackward0",
+        torch="torch.nn.functional.leaky_relu",
+        derivative="1 if x > 0 else negative_slope (the slope at 0)",
+        method=False,
+        # negative_slope is not part of the elementwise text forms: a tensor-level record
+        elementwise=False,
+        params=(Param("negative_slope", 0.01, "number"),),
+        infer_shape=_same_shape,
+        sym_vjp=(_leaky_relu_sym_vjp,),
+        step=(
+            lambda shapes, attrs: (
+                f"{{g}} * (({{0}} > 0) + {_text(attrs.get('negative_slope', 0.01))} * (1 - ({{0}} > 0)))"
+            ),
+        ),
+    ),
+    Op(
+        "elu",
+        "elu(x) or elu(x, alpha=1.0)",
+        forward=_elu,
+        vjp=(_elu_grad,),
+        sympy=_elu_form,
+        grad_fn="EluBackward0",
+        torch="torch.nn.functional.elu",
+        derivative="1 if x > 0 else alpha*exp(x) (alpha at 0)",
+        method=False,
+        elementwise=False,
+        params=(Param("alpha", 1.0, "number"),),
+        infer_shape=_same_shape,
+        sym_vjp=(_elu_sym_vjp,),
+        step=(
+            lambda shapes, attrs: (
+                f"{{g}} * (({{0}} > 0) + {_text(attrs.get('alpha', 1.0))} * e**{{0}} * (1 - ({{0}} > 0)))"
+            ),
+        ),
+    ),
+    _unary(
+        "selu",
+        lambda a: _elu(a, SELU_ALPHA, SELU_SCALE),
+        lambda g, out, a: _elu_grad(g, out, a, SELU_ALPHA, SELU_SCALE),
+        lambda sp, a: (
+            sp.Float(SELU_SCALE, 17)
+            * sp.Piecewise((a, a > 0), (sp.Float(SELU_ALPHA, 17) * (sp.exp(a) - 1), True))
+        ),
+        "EluBackward0",
+        "scale if x > 0 else scale*alpha*exp(x) (an elu with fixed scale and alpha)",
+        torch="torch.nn.functional.selu",
+        method=False,
+        text="1.0507009873554805*Piecewise(({0}, {0} > 0), (1.6732632423543772*exp({0}) - 1.6732632423543772, True))",
+        deriv_text="1.0507009873554805*Piecewise((1, {0} > 0), (1.6732632423543772*exp({0}), True))",
+        step="{g} * 1.0507009873554805 * (({0} > 0) + 1.6732632423543772 * e**{0} * (1 - ({0} > 0)))",
+    ),
+    Op(
+        "gelu",
+        "gelu(x) or gelu(x, approximate='tanh')",
+        forward=_gelu,
+        vjp=(_gelu_grad,),
+        sympy=_gelu_form,
+        grad_fn="GeluBackward0",
+        torch="torch.nn.functional.gelu",
+        derivative="Phi(x) + x*phi(x) (normal cdf and pdf); approximate='tanh' differentiates the tanh form",
+        method=False,
+        elementwise=False,
+        params=(Param("approximate", "none", "choice", ("none", "tanh")),),
+        infer_shape=_same_shape,
+        sym_vjp=(_sym_local(_gelu_form),),
+        step=(_gelu_step,),
+    ),
+    _unary(
+        "silu",
+        _silu,
+        _silu_grad,
+        lambda sp, a: a / (1 + sp.exp(-a)),
+        "SiluBackward0",
+        "sigmoid(x)*(1 + x*(1 - sigmoid(x)))",
+        torch="torch.nn.functional.silu",
+        method=False,
+        text="{0}/(1 + exp(-{0}))",
+        deriv_text="{0}*exp(-{0})/(1 + exp(-{0}))**2 + 1/(1 + exp(-{0}))",
+        step="{g} * sigmoid({0})*(1 + {0}*(1 - sigmoid({0})))",
+    ),
+    Op(
+        "hardtanh",
+        "hardtanh(x) or hardtanh(x, min_val=-1.0, max_val=1.0)",
+        forward=_hardtanh,
+        vjp=(_hardtanh_grad,),
+        sympy=_hardtanh_form,
+        grad_fn="HardtanhBackward0",
+        torch="torch.nn.functional.hardtanh",
+        derivative="1 if min_val < x < max_val else 0 (0 at the bounds)",
+        method=False,
+        elementwise=False,
+        params=(Param("min_val", -1.0, "number"), Param("max_val", 1.0, "number")),
+        infer_shape=_hardtanh_shape,
+        sym_vjp=(_hardtanh_sym_vjp,),
+        step=(_hardtanh_step,),
+    ),
+    _unary(
+        "logsigmoid",
+        _logsigmoid,
+        _logsigmoid_grad,
+        lambda sp, a: -sp.log(1 + sp.exp(-a)),
+        "LogSigmoidBackward0",
+        "1 - sigmoid(x) = sigmoid(-x)",
+        torch="torch.nn.functional.logsigmoid",
+        method=False,
+        text="-log(1 + exp(-{0}))",
+        deriv_text="exp(-{0})/(1 + exp(-{0}))",
+        step="{g} * (1 - sigmoid({0}))",
+    ),
+    _unary(
+        "mish",
+        _mish,
+        _mish_grad,
+        lambda sp, a: a * sp.tanh(sp.log(1 + sp.exp(a))),
+        "MishBackward0",
+        "tanh(softplus(x)) + x*sigmoid(x)*(1 - tanh(softplus(x))**2)",
+        torch="torch.nn.functional.mish",
+        method=False,
+        text="{0}*tanh(log(exp({0}) + 1))",
+        deriv_text="{0}*(1 - tanh(log(exp({0}) + 1))**2)*exp({0})/(exp({0}) + 1) + tanh(log(exp({0}) + 1))",
+        # tanh(y) = 2*sigmoid(2*y) - 1: the steps use a small vocabulary of functions
+        step=(
+            "{g} * ((2*sigmoid(2*log(1 + e**{0})) - 1)"
+            " + {0}*sigmoid({0})*(1 - (2*sigmoid(2*log(1 + e**{0})) - 1)**2))"
+        ),
+    ),
+)
+
+# Calls PyTorch records as other nodes.
+COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "relu6",
+        1,
+        (),
+        lambda apply, x: apply("hardtanh", x, min_val=0.0, max_val=6.0),
+        torch="torch.nn.functional.relu6",
+        derivative="hardtanh(x, 0, 6) (HardtanhBackward0)",
+    ),
+    Composite(
+        "softsign",
+        1,
+        (),
+        lambda apply, x: apply("div", x, apply("add", apply("abs", x), 1.0)),
+        torch="torch.nn.functional.softsign",
+        derivative="x / (abs(x) + 1) (AbsBackward0, AddBackward0, DivBackward0)",
+    ),
+    Composite(
+        "tanhshrink",
+        1,
+        (),
+        lambda apply, x: apply("sub", x, apply("tanh", x)),
+        torch="torch.nn.functional.tanhshrink",
+        derivative="x - tanh(x) (TanhBackward0, SubBackward0)",
+    ),
+)

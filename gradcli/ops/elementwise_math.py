@@ -1,0 +1,466 @@
+"""Elementwise math beyond the basics: exp2/log2/erf..., rounding (zero gradients), atan2,
+maximum/minimum and clamp, each with PyTorch's derivatives.yaml rule and its conventions
+at ties and bounds (maximum splits a tie's gradient in half, clamp passes it at a bound).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from .core import Op, Param, Shape, Spelling, _fn, _sgn, _unary
+
+_LN2 = 0.6931471805599453  # M_LN2, as derivatives.yaml writes exp2's and log2's rules
+_LN10 = 2.3025850929940456
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+# ---------------------------------------------------------------- erf (NumPy has no ufunc)
+
+
+def _erf_element(x: Any) -> Any:
+    """erf of a float or of a dual number of higher.py (its tangent by erf's own rule)."""
+    from ..higher import Dual  # lazy: higher imports the engine, which imports the registry
+
+    if isinstance(x, Dual):
+        return x._chain(_erf_element(x.v), _TWO_OVER_SQRT_PI * np.exp(-(x.v * x.v)))
+    return math.erf(x)
+
+
+_ERF_OBJECTS = np.frompyfunc(_erf_element, 1, 1)
+
+
+def erf(a):
+    """math.erf element by element (correctly rounded to the last bit or so, like torch's)."""
+    a = np.asarray(a)
+    if a.dtype == object:
+        return _ERF_OBJECTS(a)
+    return np.asarray(_ERF(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
+
+
+def _on_values(function):
+    """A piecewise-constant function that also takes higher.py's dual numbers: math.floor and
+    friends refuse them, and the derivative is 0 anyway, so only the values go through."""
+
+    def forward(a, **attrs):
+        a = np.asarray(a)
+        if a.dtype == object:
+            from ..higher import _base
+
+            a = np.vectorize(_base, otypes=[np.float64])(a)
+        return function(a, **attrs)
+
+    forward.__name__ = function.__name__
+    return forward
+
+
+def _zero_grad(g, out, a, **attrs):
+    # derivatives.yaml: sign, floor, ceil, round, trunc all have `self: zeros_like(grad)`.
+    return np.zeros_like(np.asarray(g))
+
+
+def _zero_sym(sp, a):
+    return sp.Integer(0)
+
+
+# ---------------------------------------------------------------- maximum / minimum
+
+
+def _max_grad(g, out, a, b, first: bool, larger: bool):
+    """derivatives.yaml: where(self == other, grad / 2, grad).masked_fill_(self < other, 0) for
+    maximum's self (> for its other; minimum swaps them): a tie splits the gradient in half."""
+    half = np.where(np.equal(a, b), g / 2, g)
+    loses = np.less(a, b) if first == larger else np.greater(a, b)
+    return np.where(loses, 0.0, half)
+
+
+def _extremum(pick):
+    """np.maximum / np.minimum; on dual numbers a tie's tangent is the mean of both tangents,
+    as the double backward through MaximumBackward0's half-split gradient gives."""
+
+    def forward(a, b):
+        out = pick(a, b)
+        if np.asarray(out).dtype == object:
+            out = np.where(np.equal(a, b), (np.asarray(a, dtype=object) + b) / 2, out)
+        return out
+
+    return forward
+
+
+# ---------------------------------------------------------------- atan2
+
+
+def _atan2_element(y: Any, x: Any) -> Any:
+    """atan2 of floats or of higher.py's dual numbers (np.arctan2 has no object loop)."""
+    from ..higher import Dual
+
+    if not isinstance(y, Dual) and not isinstance(x, Dual):
+        return np.arctan2(y, x)
+    yv, yt = (y.v, y.t) if isinstance(y, Dual) else (y, 0.0)
+    xv, xt = (x.v, x.t) if isinstance(x, Dual) else (x, 0.0)
+    value = _atan2_element(yv, xv)
+    denom = yv * yv + xv * xv
+    if np.all(np.equal(denom, 0)):  # the rule's mask: no slope at the origin
+        return Dual(value, 0.0)
+    return Dual(value, (xv * yt - yv * xt) / denom)
+
+
+_ATAN2_OBJECTS = np.frompyfunc(_atan2_element, 2, 1)
+
+
+def _atan2(a, b):
+    if np.asarray(a).dtype == object or np.asarray(b).dtype == object:
+        return _ATAN2_OBJECTS(a, b)
+    return np.arctan2(a, b)
+
+
+def _atan2_grads(g, a, b):
+    # atan2_backward: recip = 1/(self^2 + other^2), masked to 0 where that is 0.
+    denom = a * a + b * b
+    recip = np.where(np.equal(denom, 0), 0.0, 1 / np.where(np.equal(denom, 0), 1.0, denom))
+    return g * b * recip, g * -a * recip
+
+
+# ---------------------------------------------------------------- clamp (number bounds)
+
+
+def _clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
+    out = np.array(a)  # a copy: the result is a tensor of its own
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    return out
+
+
+def _clamp_grad(g, out, a, min=None, max=None):  # noqa: A002
+    # clamp_backward: grad where min <= self <= max (bounds included; nan gets 0), else 0.
+    passes = np.ones(np.shape(a), dtype=bool)
+    if min is not None:
+        passes = np.logical_and(passes, np.greater_equal(a, min))
+    if max is not None:
+        passes = np.logical_and(passes, np.less_equal(a, max))
+    return np.where(passes, g, 0.0)
+
+
+def _clamp_shape(a: Shape, min=None, max=None) -> Shape:  # noqa: A002
+    if min is None and max is None:
+        raise ShapeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return tuple(a)
+
+
+def _clamp_form(sp, a, shapes=((),), min=None, max=None):  # noqa: A002
+    form = a if min is None else sp.Max(a, _number(sp, min))
+    return form if max is None else sp.Min(form, _number(sp, max))
+
+
+def _clamp_sym_vjp(sp, g, a, shapes=((),), min=None, max=None):  # noqa: A002
+    # Heaviside(0, 1) = 1: the bounds themselves pass the gradient, as clamp_backward does.
+    local = sp.Integer(1)
+    if min is not None:
+        local *= sp.Heaviside(a - _number(sp, min), 1)
+    if max is not None:
+        local *= sp.Heaviside(_number(sp, max) - a, 1)
+    return g * local
+
+
+def _clamp_step(shapes, attrs) -> str:
+    conditions = []  # 1 - (min > x) is x >= min: the bounds pass the gradient
+    if attrs.get("min") is not None:
+        conditions.append(f"(1 - ({_text(attrs['min'])} > {{0}}))")
+    if attrs.get("max") is not None:
+        conditions.append(f"(1 - ({{0}} > {_text(attrs['max'])}))")
+    return " * ".join(["{g}", *conditions])
+
+
+def _number(sp, value: float):
+    return sp.Integer(int(value)) if float(value).is_integer() and abs(value) < 1e15 else sp.Float(value)
+
+
+def _text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
+
+
+# ---------------------------------------------------------------- round(decimals=)
+
+
+@_on_values
+def _round(a, decimals=None):
+    # round half to even, as torch; with decimals torch rounds a * 10**d and divides back.
+    return np.rint(a) if decimals is None else np.round(a, decimals)
+
+
+def _round_form(sp, a, shapes=((),), decimals=None):
+    return _fn(sp, "round")(a) if decimals is None else _fn(sp, "round")(a, decimals)
+
+
+OPS: tuple[Op, ...] = (
+    _unary(
+        "exp2",
+        np.exp2,
+        lambda g, out, a: g * out * _LN2,
+        lambda sp, a: 2**a,
+        "Exp2Backward0",
+        "2**x * log(2)",
+        text="2**{0}",
+        deriv_text="2**{0}*log(2)",
+        step="{g} * {out}*log(2)",
+    ),
+    _unary(
+        "expm1",
+        np.expm1,
+        lambda g, out, a: g * (out + 1),
+        lambda sp, a: sp.exp(a) - 1,
+        "Expm1Backward0",
+        "exp(x) = expm1(x) + 1",
+        text="exp({0}) - 1",
+        deriv_text="exp({0})",
+        step="{g} * ({out} + 1)",
+    ),
+    _unary(
+        "log2",
+        np.log2,
+        lambda g, out, a: g / (a * _LN2),
+        lambda sp, a: sp.log(a) / sp.log(2),
+        "Log2Backward0",
+        "1/(x*log(2))",
+        "x > 0 (log2(0) = -inf)",
+        text="log({0})/log(2)",
+        deriv_text="1/({0}*log(2))",
+        step="{g} / ({0}*log(2))",
+    ),
+    _unary(
+        "log10",
+        np.log10,
+        lambda g, out, a: g / (a * _LN10),
+        lambda sp, a: sp.log(a) / sp.log(10),
+        "Log10Backward0",
+        "1/(x*log(10))",
+        "x > 0 (log10(0) = -inf)",
+        text="log({0})/log(10)",
+        deriv_text="1/({0}*log(10))",
+        step="{g} / ({0}*log(10))",
+    ),
+    _unary(
+        "reciprocal",
+        np.reciprocal,
+        lambda g, out, a: -g * (out * out),
+        lambda sp, a: 1 / a,
+        "ReciprocalBackward0",
+        "-1/x**2 = -reciprocal(x)**2",
+        "x != 0 (1/0 = inf)",
+        text="1/{0}",
+        deriv_text="-1/{0}**2",
+        step="-{g} * {out}**2",
+    ),
+    _unary(
+        "rsqrt",
+        lambda a: 1 / np.sqrt(a),
+        lambda g, out, a: -0.5 * g * (out * out * out),
+        lambda sp, a: 1 / sp.sqrt(a),
+        "RsqrtBackward0",
+        "-rsqrt(x)**3 / 2",
+        "x > 0 (rsqrt(0) = inf)",
+        text="1/sqrt({0})",
+        deriv_text="-1/(2*{0}**(3/2))",
+        step="-{g} * {out}**3 / 2",
+    ),
+    _unary(
+        "erf",
+        erf,
+        lambda g, out, a: _TWO_OVER_SQRT_PI * np.exp(-(a * a)) * g,
+        lambda sp, a: sp.erf(a),
+        "ErfBackward0",
+        "2/sqrt(pi) * exp(-x**2)",
+        text="erf({0})",
+        deriv_text="2*exp(-{0}**2)/sqrt(pi)",
+        # exp written as e**: the steps use a small vocabulary of functions (tests evaluate them)
+        step="{g} * 2/sqrt(pi) * e**(-{0}**2)",
+    ),
+    _unary(
+        "asinh",
+        np.arcsinh,
+        lambda g, out, a: g / np.sqrt(a * a + 1),
+        lambda sp, a: sp.asinh(a),
+        "AsinhBackward0",
+        "1/sqrt(x**2 + 1)",
+        text="asinh({0})",
+        deriv_text="1/sqrt({0}**2 + 1)",
+        step="{g} / sqrt({0}**2 + 1)",
+    ),
+    _unary(
+        "acosh",
+        np.arccosh,
+        lambda g, out, a: g / np.sqrt(a * a - 1),
+        lambda sp, a: sp.acosh(a),
+        "AcoshBackward0",
+        "1/sqrt(x**2 - 1)",
+        "x >= 1",
+        text="acosh({0})",
+        deriv_text="1/(sqrt({0} - 1)*sqrt({0} + 1))",
+        step="{g} / sqrt({0}**2 - 1)",
+    ),
+    _unary(
+        "atanh",
+        np.arctanh,
+        lambda g, out, a: g / (1 - a * a),
+        lambda sp, a: sp.atanh(a),
+        "AtanhBackward0",
+        "1/(1 - x**2)",
+        "-1 < x < 1",
+        text="atanh({0})",
+        deriv_text="1/(1 - {0}**2)",
+        step="{g} / (1 - {0}**2)",
+    ),
+    _unary(
+        "sign",
+        _sgn,  # torch.sign(nan) = 0, NumPy's is nan
+        _zero_grad,
+        lambda sp, a: sp.sign(a),
+        "SignBackward0",
+        "0 (piecewise constant)",
+        saves_tensors=False,
+        sym_deriv=(_zero_sym,),
+        text="sign({0})",
+        deriv_text="0",
+        step="{g} * 0",
+    ),
+    _unary(
+        "floor",
+        _on_values(np.floor),
+        _zero_grad,
+        lambda sp, a: sp.floor(a),
+        "FloorBackward0",
+        "0 (piecewise constant)",
+        saves_tensors=False,
+        sym_deriv=(_zero_sym,),
+        text="floor({0})",
+        deriv_text="0",
+        step="{g} * 0",
+    ),
+    _unary(
+        "ceil",
+        _on_values(np.ceil),
+        _zero_grad,
+        lambda sp, a: sp.ceiling(a),
+        "CeilBackward0",
+        "0 (piecewise constant)",
+        saves_tensors=False,
+        sym_deriv=(_zero_sym,),
+        text="ceiling({0})",
+        deriv_text="0",
+        step="{g} * 0",
+    ),
+    _unary(
+        "trunc",
+        _on_values(np.trunc),
+        _zero_grad,
+        lambda sp, a: sp.Function("trunc")(a),
+        "TruncBackward0",
+        "0 (piecewise constant)",
+        saves_tensors=False,
+        sym_deriv=(_zero_sym,),
+        text="trunc({0})",
+        deriv_text="0",
+        step="{g} * 0",
+    ),
+    Op(
+        "round",
+        "round(x), round(x, decimals=2) or x.round()",
+        forward=_round,
+        vjp=(_zero_grad,),
+        sympy=_round_form,
+        grad_fn="RoundBackward0",
+        torch="torch.round",
+        derivative="0 (piecewise constant); halves round to even",
+        saves_tensors=False,
+        # decimals= is not part of the elementwise text forms, so round is a tensor-level record
+        elementwise=False,
+        params=(Param("decimals", None, "int"),),
+        infer_shape=lambda a, decimals=None: tuple(a),
+        pick_grad_fn=lambda kinds, shapes, attrs: (
+            "RoundBackward0" if attrs.get("decimals") is None else "RoundBackward1"
+        ),
+        sym_vjp=(lambda sp, g, a, shapes, decimals=None: sp.Integer(0),),
+        step=("{g} * 0",),
+    ),
+    Op(
+        "atan2",
+        "atan2(a,b), torch.atan2(a, b) or a.atan2(b)",
+        forward=_atan2,
+        vjp=(lambda g, out, a, b: _atan2_grads(g, a, b)[0], lambda g, out, a, b: _atan2_grads(g, a, b)[1]),
+        sympy=lambda sp, a, b: sp.atan2(a, b),
+        text="atan2({0}, {1})",
+        deriv_text=("{1}/({0}**2 + {1}**2)", "-{0}/({0}**2 + {1}**2)"),
+        step=("{g} * {1}/({0}**2 + {1}**2)", "-{g} * {0}/({0}**2 + {1}**2)"),
+        grad_fn="Atan2Backward0",
+        torch="torch.atan2",
+        derivative="d atan2(a, b) = (b*da - a*db)/(a**2 + b**2); 0 at a = b = 0",
+    ),
+    Op(
+        "maximum",
+        "maximum(a,b), torch.maximum(a, b) or a.maximum(b)",
+        forward=_extremum(np.maximum),
+        vjp=(
+            lambda g, out, a, b: _max_grad(g, out, a, b, first=True, larger=True),
+            lambda g, out, a, b: _max_grad(g, out, a, b, first=False, larger=True),
+        ),
+        sympy=lambda sp, a, b: sp.Max(a, b),
+        text="Max({0}, {1})",
+        deriv_text=("Heaviside({0} - {1})", "Heaviside(-{0} + {1})"),
+        step=("{g} * (1 + sign({0} - {1}))/2", "{g} * (1 - sign({0} - {1}))/2"),
+        grad_fn="MaximumBackward0",
+        torch="torch.maximum",
+        derivative="g to the larger operand; a tie splits it, g/2 each",
+    ),
+    Op(
+        "minimum",
+        "minimum(a,b), torch.minimum(a, b) or a.minimum(b)",
+        forward=_extremum(np.minimum),
+        vjp=(
+            lambda g, out, a, b: _max_grad(g, out, a, b, first=True, larger=False),
+            lambda g, out, a, b: _max_grad(g, out, a, b, first=False, larger=False),
+        ),
+        sympy=lambda sp, a, b: sp.Min(a, b),
+        text="Min({0}, {1})",
+        deriv_text=("Heaviside(-{0} + {1})", "Heaviside({0} - {1})"),
+        step=("{g} * (1 - sign({0} - {1}))/2", "{g} * (1 + sign({0} - {1}))/2"),
+        grad_fn="MinimumBackward0",
+        torch="torch.minimum",
+        derivative="g to the smaller operand; a tie splits it, g/2 each",
+    ),
+    Op(
+        "clamp",
+        "clamp(x), clamp(x, min=0, max=1) or x.clamp(min=0)",
+        forward=_clamp,
+        vjp=(_clamp_grad,),
+        sympy=_clamp_form,
+        grad_fn="ClampBackward1",
+        torch="torch.clamp",
+        derivative="g where min <= x <= max (bounds included), else 0",
+        domain="number bounds; at least one of min, max",
+        # min=/max= are not part of the elementwise text forms, so clamp is a tensor-level record
+        elementwise=False,
+        params=(Param("min", None, "number"), Param("max", None, "number")),
+        infer_shape=_clamp_shape,
+        sym_vjp=(_clamp_sym_vjp,),
+        step=(_clamp_step,),
+    ),
+)
+
+TORCH_ALIASES: dict[str, Spelling] = {
+    "clip": Spelling("clamp"),
+    "fix": Spelling("trunc"),
+    "arctan2": Spelling("atan2"),
+}
+# NumPy's clip(a, a_min, a_max) binds positionally to clamp(x, min, max); rint is round.
+NUMPY_ALIASES: dict[str, Spelling] = {
+    "clip": Spelling("clamp"),
+    "rint": Spelling("round"),
+    "fix": Spelling("trunc"),
+    "arctan2": Spelling("atan2"),
+}
