@@ -64,6 +64,23 @@ def _reduce(name):
 
 TORCH_OPS["sum"] = _reduce("sum")
 TORCH_OPS["mean"] = _reduce("mean")
+# Overloads that refuse dim=None or unbiased=None: pass only what the program gave.
+TORCH_OPS["max"] = lambda a, dim=None, keepdim=False: torch.max(a)
+TORCH_OPS["min"] = lambda a, dim=None, keepdim=False: torch.min(a)
+TORCH_OPS["prod"] = lambda a, dim=None, keepdim=False: (
+    torch.prod(a) if dim is None else torch.prod(a, dim, keepdim=keepdim)
+)
+
+
+def _moment(function):
+    def run(a, **attrs):
+        return function(a, **{k: v for k, v in attrs.items() if v is not None})
+
+    return run
+
+
+TORCH_OPS["var"] = _moment(torch.var)
+TORCH_OPS["std"] = _moment(torch.std)
 
 
 class _ByRecord(dict):
