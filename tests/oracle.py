@@ -90,6 +90,23 @@ TORCH_OPS["index"] = lambda a, key=(): a[_torch_key(key, ())]
 TORCH_OPS["index1"] = lambda a, t, key=(): a[_torch_key(key, (t,))]
 TORCH_OPS["sum"] = _reduce("sum")
 TORCH_OPS["mean"] = _reduce("mean")
+# Overloads that refuse dim=None or unbiased=None: pass only what the program gave.
+TORCH_OPS["max"] = lambda a, dim=None, keepdim=False: torch.max(a)
+TORCH_OPS["min"] = lambda a, dim=None, keepdim=False: torch.min(a)
+TORCH_OPS["prod"] = lambda a, dim=None, keepdim=False: (
+    torch.prod(a) if dim is None else torch.prod(a, dim, keepdim=keepdim)
+)
+
+
+def _moment(function):
+    def run(a, **attrs):
+        return function(a, **{k: v for k, v in attrs.items() if v is not None})
+
+    return run
+
+
+TORCH_OPS["var"] = _moment(torch.var)
+TORCH_OPS["std"] = _moment(torch.std)
 
 
 class _ByRecord(dict):

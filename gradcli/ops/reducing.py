@@ -1,0 +1,674 @@
+"""Reducing ops beyond sum and mean: amax/amin, max/min, prod, logsumexp, var/std, norm, cumsum.
+
+Each VJP follows PyTorch's derivatives.yaml (FunctionsManual.cpp): ties of amax share the
+gradient evenly (scale_grad_by_count), whole-tensor max puts grad/count on every maximum
+(evenly_distribute_backward), prod's zeros take the exclusive-product path, var/std/norm
+keep torch's masks at zero. The rules use only NumPy calls that also work on object arrays
+of higher.py's dual numbers, so hessian and --order run them unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from .core import (
+    KEEPDIM,
+    Composite,
+    Op,
+    Param,
+    Shape,
+    Spelling,
+    _fn,
+    _normalise_dim,
+    _sgn,
+)
+
+DIMS = Param("dim", None, "ints")  # an int or a tuple of ints; None (or ()) reduces every dim
+ONE_DIM = Param("dim", None, "dim")
+INF = math.inf
+
+
+# ---------------------------------------------------------------- dims and shapes
+
+
+def _dims(dim: int | tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
+    """The reduced dims, normalised and sorted; None and () mean all of them, as in torch."""
+    if dim is None:
+        return tuple(range(ndim))
+    given = (dim,) if isinstance(dim, int) else tuple(dim)
+    seen: list[int] = []
+    for d in given:
+        n = _normalise_dim(d, ndim)
+        if n in seen:
+            raise ShapeError(f"dim {n} appears multiple times in the list of dims")
+        seen.append(n)
+    if ndim == 0 or not seen:
+        return tuple(range(ndim))
+    return tuple(sorted(seen))
+
+
+def _reduced(shape: Shape, dim: Any, keepdim: bool) -> Shape:
+    dims = _dims(dim, len(shape))
+    return tuple(1 if i in dims else n for i, n in enumerate(shape) if keepdim or i not in dims)
+
+
+def _restore(g: Any, ndim: int, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """PyTorch's restore_reduced_dims / unsqueeze_multiple: put the reduced dims back as 1s."""
+    g = np.asarray(g)
+    if keepdim or ndim == 0 or not dims:
+        return g
+    return np.expand_dims(g, dims)
+
+
+def _count(shape: Shape, dims: tuple[int, ...]) -> int:
+    return math.prod(shape[d] for d in dims)
+
+
+def _isnan(a: Any) -> Any:
+    """nan test that object arrays of duals pass too (np.isnan refuses object dtype)."""
+    return np.not_equal(a, a)
+
+
+def _extremum_shape(name: str):
+    def infer(shape: Shape, dim: Any = None, keepdim: bool = False) -> Shape:
+        dims = _dims(dim, len(shape))
+        if math.prod(shape) == 0:
+            if dim is None or not _dims_given(dim):
+                raise ShapeError(
+                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                    "Specify the reduction dim with the 'dim' argument."
+                )
+            for d in dims:
+                if shape[d] == 0:
+                    raise ShapeError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return _reduced(shape, dim, keepdim)
+
+    return infer
+
+
+def _dims_given(dim: Any) -> bool:
+    return dim is not None and (isinstance(dim, int) or len(dim) > 0)
+
+
+# ---------------------------------------------------------------- amax, amin, max, min
+
+
+def _amax(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    return np.amax(a, axis=_dims(dim, a.ndim), keepdims=keepdim)
+
+
+def _amin(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    return np.amin(a, axis=_dims(dim, a.ndim), keepdims=keepdim)
+
+
+def _amax_grad(g, out, a, dim=None, keepdim=False):
+    # scale_grad_by_count(restore(grad), restore(result) == self, dim): ties share evenly.
+    a = np.asarray(a)
+    dims = _dims(dim, a.ndim)
+    mask = np.equal(_restore(out, a.ndim, dims, keepdim), a)
+    count = np.sum(mask, axis=dims, keepdims=True)
+    return (_restore(g, a.ndim, dims, keepdim) / count) * mask
+
+
+def _max_all(a, dim=None, keepdim=False):
+    return np.amax(np.asarray(a))
+
+
+def _min_all(a, dim=None, keepdim=False):
+    return np.amin(np.asarray(a))
+
+
+def _evenly_distribute(g, out, a, dim=None, keepdim=False):
+    # evenly_distribute_backward: a nan result gives its gradient to the nans.
+    a = np.asarray(a)
+    mask = _isnan(a) if bool(_isnan(out)) else np.equal(a, out)
+    return np.where(mask, g / np.sum(mask), 0.0)
+
+
+def _max_shape(name: str):
+    whole = _extremum_shape(name)
+
+    def infer(shape: Shape, dim: Any = None, keepdim: bool = False) -> Shape:
+        if dim is not None or keepdim:
+            raise ShapeError(
+                f"{name}(x, dim) returns (values, indices), which gradcli cannot carry yet; "
+                f"use torch.a{name}(x, dim) for the values"
+            )
+        return whole(shape)
+
+    return infer
+
+
+# ---------------------------------------------------------------- prod
+
+
+def _prod(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.copy()
+    return np.prod(a, axis=_normalise_dim(dim, a.ndim), keepdims=keepdim)
+
+
+def _prod_safe_zeros(g, a, axis):
+    """Exclusive products before and after each element (cumprod both ways): no division."""
+    if a.size == 0:
+        return np.broadcast_to(g, a.shape)
+    ones_shape = list(a.shape)
+    ones_shape[axis] = 1
+    ones = np.ones(ones_shape)
+    n = a.shape[axis]
+    before = np.cumprod(np.concatenate([ones, np.take(a, range(n - 1), axis=axis)], axis=axis), axis=axis)
+    after_rev = np.concatenate([ones, np.flip(np.take(a, range(1, n), axis=axis), axis=axis)], axis=axis)
+    after = np.flip(np.cumprod(after_rev, axis=axis), axis=axis)
+    return g * (before * after)
+
+
+def _prod_grad(g, out, a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return g
+    zeros = np.equal(a, 0)
+    if dim is None:
+        if not zeros.any():
+            return g * (out / a)
+        if a.dtype != object and zeros.sum() > 1:
+            return np.zeros_like(a)  # torch's shortcut outside create_graph: two zeros, no grad
+        return _prod_safe_zeros(g, a.reshape(-1), 0).reshape(a.shape)
+    axis = _normalise_dim(dim, a.ndim)
+    g = _restore(g, a.ndim, (axis,), keepdim)
+    out = _restore(out, a.ndim, (axis,), keepdim)
+    if not zeros.any():
+        return g * (out / a)
+    return _prod_safe_zeros(g, a, axis)
+
+
+def _prod_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
+    if dim is None:
+        if keepdim:
+            raise ShapeError(
+                "prod() received an invalid combination of arguments - got (Tensor, keepdim=bool), "
+                "but expected one of: (Tensor input, *, torch.dtype dtype = None) or "
+                "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None)"
+            )
+        return ()
+    return _reduced(shape, dim, keepdim)
+
+
+# ---------------------------------------------------------------- logsumexp
+
+
+def _logsumexp(a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    dims = _dims(dim, a.ndim)
+    if a.size == 0:
+        return np.log(np.sum(np.exp(a), axis=dims, keepdims=keepdim))
+    # ReduceOps.cpp: subtract the max (0 where it is infinite), sum the exps, add it back.
+    maxes = np.amax(a, axis=dims, keepdims=True)
+    maxes = np.where(np.equal(np.abs(maxes), INF), 0.0, maxes)
+    total = np.log(np.sum(np.exp(a - maxes), axis=dims, keepdims=keepdim))
+    return total + (maxes if keepdim or a.ndim == 0 else np.squeeze(maxes, axis=dims))
+
+
+def _logsumexp_grad(g, out, a, dim=None, keepdim=False):
+    a = np.asarray(a)
+    dims = _dims(dim, a.ndim)
+    return _restore(g, a.ndim, dims, keepdim) * np.exp(a - _restore(out, a.ndim, dims, keepdim))
+
+
+def _logsumexp_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
+    if dim is None:
+        raise ShapeError('logsumexp() missing 1 required positional arguments: "dim"')
+    return _reduced(shape, dim, keepdim)
+
+
+# ---------------------------------------------------------------- var, std
+
+
+def _correction(unbiased: bool | None, correction: float | None) -> float:
+    if correction is not None:
+        return float(correction)
+    return 1.0 if unbiased is None or unbiased else 0.0
+
+
+def _mean_over(a, dims):
+    return np.sum(a, axis=dims, keepdims=True) / _count(a.shape, dims)
+
+
+def _var(a, dim=None, unbiased=None, keepdim=False, correction=None):
+    a = np.asarray(a)
+    dims = _dims(dim, a.ndim)
+    centred = a - _mean_over(a, dims)
+    dof = max(0.0, _count(a.shape, dims) - _correction(unbiased, correction))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sum(centred * centred, axis=dims, keepdims=keepdim) / np.float64(dof)
+
+
+def _std(a, dim=None, unbiased=None, keepdim=False, correction=None):
+    return np.sqrt(_var(a, dim, unbiased, keepdim, correction))
+
+
+def _var_grad(g, out, a, dim=None, unbiased=None, keepdim=False, correction=None):
+    # var_backward: without dim, dof <= 0 gives nan where x == mean and inf elsewhere.
+    a = np.asarray(a)
+    c = _correction(unbiased, correction)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if a.ndim == 0 or dim is None:
+            dof = a.size - c
+            mean = _mean_over(a, tuple(range(a.ndim)))
+            if dof <= 0:
+                return g * np.where(np.equal(a, mean), np.nan, INF)
+            return (np.float64(2.0) / dof) * g * (a - mean)
+        given = _dims(dim, a.ndim) if _dims_given(dim) else ()
+        if not keepdim and a.ndim > 1:
+            g = _restore(g, a.ndim, given, keepdim)
+        dof = np.float64(_count(a.shape, given) - c)
+        mean = _mean_over(a, given) if given else _mean_over(a, tuple(range(a.ndim)))
+        return (np.float64(2.0) / dof) * g * (a - mean)
+
+
+def _std_grad(g, out, a, dim=None, unbiased=None, keepdim=False, correction=None):
+    # std_backward: (grad / (2 * std)), 0 where std is 0, then var_backward.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grad_var = np.where(np.equal(out, 0), 0.0, g / (out * 2))
+    return _var_grad(grad_var, out, a, dim, unbiased, keepdim, correction)
+
+
+def _var_shape(shape, dim=None, unbiased=None, keepdim=False, correction=None) -> Shape:
+    if unbiased is not None and correction is not None:
+        raise ShapeError(
+            "var() received an invalid combination of arguments - got both unbiased and correction; "
+            "give one of them"
+        )
+    return _reduced(shape, dim, keepdim)
+
+
+# ---------------------------------------------------------------- norm
+
+
+def _norm(a, p=2.0, dim=None, keepdim=False):
+    a = np.asarray(a)
+    dims = _dims(dim, a.ndim)
+    if p == 2:
+        return np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+    if p == 1:
+        return np.sum(np.abs(a), axis=dims, keepdims=keepdim)
+    if p == INF:
+        return np.amax(np.abs(a), axis=dims, keepdims=keepdim)
+    if p == -INF:
+        return np.amin(np.abs(a), axis=dims, keepdims=keepdim)
+    if p == 0:
+        return np.sum(np.not_equal(a, 0), axis=dims, keepdims=keepdim).astype(np.float64)
+    return np.power(np.sum(np.power(np.abs(a), p), axis=dims, keepdims=keepdim), 1.0 / p)
+
+
+def _norm_grad(g, out, a, p=2.0, dim=None, keepdim=False):
+    """linalg_vector_norm_backward (norm_backward in FunctionsManual.cpp), branch by branch."""
+    a = np.asarray(a)
+    dims = _dims(dim, a.ndim) if _dims_given(dim) else tuple(range(a.ndim))
+    g = _restore(g, a.ndim, dims, keepdim)
+    norm = _restore(out, a.ndim, dims, keepdim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            return np.zeros_like(a * g)  # torch returns no gradient: zeros
+        if p == 1:
+            return _sgn(a) * g
+        if p == 2:
+            return g * np.where(np.equal(norm, 0), 0.0, a / norm)
+        if abs(p) == INF:
+            size = np.abs(a)
+            mask = np.logical_or(np.equal(size, norm), _isnan(size))
+            return _sgn(a) * ((g / np.sum(mask, axis=dims, keepdims=True)) * mask)
+        if p < 1:
+            scaled = _sgn(a) * np.where(np.equal(a, 0), 0.0, np.power(np.abs(a), p - 1))
+            return scaled * g * np.power(norm, 1 - p)
+        scaled = _sgn(a) * np.power(np.abs(a), p - 1) if p < 2 else a * np.power(np.abs(a), p - 2)
+        scale = np.where(np.equal(norm, 0), 0.0, g / np.power(norm, p - 1))
+        return scaled * scale
+
+
+def _norm_shape(shape: Shape, p: float = 2.0, dim: Any = None, keepdim: bool = False) -> Shape:
+    if abs(p) == INF and math.prod(shape) == 0:
+        dims = _dims(dim, len(shape))
+        if not _dims_given(dim) or any(shape[d] == 0 for d in dims):
+            raise ShapeError(
+                "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                "operation does not have an identity"
+            )
+    return _reduced(shape, dim, keepdim)
+
+
+# ---------------------------------------------------------------- cumsum
+
+
+def _cumsum(a, dim=None):
+    a = np.asarray(a)
+    axis = _normalise_dim(dim, a.ndim)
+    return a.copy() if a.ndim == 0 else np.cumsum(a, axis=axis)
+
+
+def _cumsum_grad(g, out, a, dim=None):
+    # cumsum_backward: the reversed cumsum of the gradient (flip, cumsum, flip).
+    g = np.asarray(g)
+    axis = _normalise_dim(dim, g.ndim)
+    if g.size <= 1 or g.shape[axis] == 1:
+        return g
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+def _cumsum_shape(shape: Shape, dim: int | None = None) -> Shape:
+    if dim is None:
+        raise ShapeError('cumsum() missing 1 required positional arguments: "dim"')
+    _normalise_dim(dim, len(shape))
+    return tuple(shape)
+
+
+# ---------------------------------------------------------------- symbolic forms and steps
+
+
+def _dim_args(shape: Shape, dim: Any) -> tuple[int, ...]:
+    return _dims(dim, len(shape)) if _dims_given(dim) else ()
+
+
+def _sym_form(name: str, same_for_0d: bool = True):
+    """An opaque sympy function of the operand and its reduced dims: amax(x, 1)."""
+
+    def form(sp, a, shapes=((),), dim=None, **attrs):
+        if same_for_0d and not shapes[0]:
+            return a
+        return _fn(sp, name)(a, *_dim_args(shapes[0], dim))
+
+    return form
+
+
+def _sym_backward(name: str):
+    """The VJP as PyTorch's backward function, opaque: amax_backward(g, x, 1)."""
+
+    def vjp(sp, g, a, shapes=((),), dim=None, **attrs):
+        return _fn(sp, name)(g, a, *_dim_args(shapes[0], dim))
+
+    return vjp
+
+
+def _sym_var_vjp(sp, g, a, shapes=((),), dim=None, unbiased=None, keepdim=False, correction=None):
+    dims = _dim_args(shapes[0], dim)
+    n = _count(shapes[0], _dims(dim, len(shapes[0])))
+    dof = sp.nsimplify(n - _correction(unbiased, correction))
+    return 2 * g * (a - _fn(sp, "mean")(a, *dims)) / dof if dof else sp.nan
+
+
+def _sym_std_vjp(sp, g, a, shapes=((),), dim=None, unbiased=None, keepdim=False, correction=None):
+    std = _fn(sp, "std_over")(a, *_dim_args(shapes[0], dim))
+    return _sym_var_vjp(sp, g / (2 * std), a, shapes, dim, unbiased, keepdim, correction)
+
+
+def _sym_logsumexp_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
+    return g * sp.exp(a - _sym_form("logsumexp")(sp, a, shapes, dim))
+
+
+def _sym_prod_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
+    if not shapes[0]:
+        return g
+    return g * _sym_form("prod_over")(sp, a, shapes, dim) / a
+
+
+def _sym_norm(sp, a, shapes=((),), p=2.0, dim=None, keepdim=False):
+    order = sp.oo if p == INF else -sp.oo if p == -INF else sp.nsimplify(p)
+    return _fn(sp, "norm")(a, order, *_dim_args(shapes[0], dim))
+
+
+def _sym_norm_vjp(sp, g, a, shapes=((),), p=2.0, dim=None, keepdim=False):
+    if p == 2:
+        return g * a / _sym_norm(sp, a, shapes, p, dim)
+    if p == 1:
+        return g * sp.sign(a)
+    order = sp.oo if p == INF else -sp.oo if p == -INF else sp.nsimplify(p)
+    return _fn(sp, "norm_backward")(g, a, order, *_dim_args(shapes[0], dim))
+
+
+def _unsqueezed(text: str, shape: Shape, dims: tuple[int, ...], keepdim: bool) -> str:
+    if keepdim or not shape or not dims:
+        return text
+    return text + "".join(f".unsqueeze({d})" for d in dims)
+
+
+def _dims_text(dims: tuple[int, ...]) -> str:
+    return str(dims[0]) if len(dims) == 1 else "(" + ", ".join(map(str, dims)) + ")"
+
+
+def _restored_pair(shapes, attrs) -> tuple[str, str, tuple[int, ...]]:
+    shape = shapes[0]
+    dim = attrs.get("dim")
+    dims = _dims(dim, len(shape)) if _dims_given(dim) else ()
+    keepdim = bool(attrs.get("keepdim"))
+    return _unsqueezed("{g}", shape, dims, keepdim), _unsqueezed("{out}", shape, dims, keepdim), dims
+
+
+def _extremum_step(shapes, attrs) -> str:
+    g, out, dims = _restored_pair(shapes, attrs)
+    where = f", {_dims_text(dims)}, keepdim=True" if dims else ""
+    return f"{g} * ({{0}} == {out}) / sum({{0}} == {out}{where})"
+
+
+def _prod_step(shapes, attrs) -> str:
+    g, out, _ = _restored_pair(shapes, attrs)
+    return "{g}" if not shapes[0] else f"{g} * {out} / {{0}}"
+
+
+def _logsumexp_step(shapes, attrs) -> str:
+    g, out, _ = _restored_pair(shapes, attrs)
+    return f"{g} * exp({{0}} - {out})"
+
+
+def _var_step(shapes, attrs, std: bool = False) -> str:
+    shape = shapes[0]
+    dim = attrs.get("dim")
+    dims = _dims(dim, len(shape)) if _dims_given(dim) else ()
+    g = _unsqueezed("{g}", shape, dims, bool(attrs.get("keepdim")))
+    out = _unsqueezed("{out}", shape, dims, bool(attrs.get("keepdim")))
+    n = _count(shape, _dims(dim, len(shape)))
+    c = _correction(attrs.get("unbiased"), attrs.get("correction"))
+    mean = f"mean({{0}}, {_dims_text(dims)}, keepdim=True)" if dims else "mean({0})"
+    dof = format(n - c, "g")
+    if std:
+        return f"{g} * ({{0}} - {mean}) / ({dof} * {out})"
+    return f"{g} * 2 * ({{0}} - {mean}) / {dof}"
+
+
+def _norm_step(shapes, attrs) -> str:
+    g, out, dims = _restored_pair(shapes, attrs)
+    p = attrs.get("p", 2.0)
+    if p == 2:
+        return f"{g} * {{0}} / {out}"
+    if p == 1:
+        return f"{g} * sign({{0}})"
+    if p == 0:
+        return "0"
+    if abs(p) == INF:
+        where = f", {_dims_text(dims)}, keepdim=True" if dims else ""
+        return f"{g} * sign({{0}}) * (abs({{0}}) == {out}) / sum(abs({{0}}) == {out}{where})"
+    q = format(p - 1, "g")
+    return f"{g} * sign({{0}}) * abs({{0}})**{q} / {out}**{q}"
+
+
+def _cumsum_step(shapes, attrs) -> str:
+    d = _normalise_dim(attrs.get("dim"), len(shapes[0]))
+    return "{g}" if not shapes[0] else f"flip(cumsum(flip({{g}}, {d}), {d}), {d})"
+
+
+# ---------------------------------------------------------------- the records
+
+
+def _extremum(name: str, forward, grad_fn: str, pick: str) -> Op:
+    return Op(
+        name,
+        f"{name}(x), {name}(x, dim, keepdim) or x.{name}(dim=(0, 1), keepdim=True)",
+        forward=forward,
+        vjp=(_amax_grad,),
+        sympy=_sym_form(name),
+        grad_fn=grad_fn,
+        torch=f"torch.{name}",
+        derivative=f"d({name} x)/dx_i = [x_i is the {pick}] / (number of ties)",
+        elementwise=False,
+        params=(DIMS, KEEPDIM),
+        infer_shape=_extremum_shape(name),
+        sym_vjp=(_sym_backward(f"{name}_backward"),),
+        step=(_extremum_step,),
+    )
+
+
+def _whole(name: str, forward, grad_fn: str, pick: str) -> Op:
+    return Op(
+        name,
+        f"{name}(x) or x.{name}() (over every element)",
+        forward=forward,
+        vjp=(_evenly_distribute,),
+        sympy=_sym_form(f"a{name}"),
+        grad_fn=grad_fn,
+        torch=f"torch.{name}",
+        derivative=f"d({name} x)/dx_i = [x_i is the {pick}] / (number of ties)",
+        elementwise=False,
+        params=(ONE_DIM, KEEPDIM),  # only to say that the (values, indices) form is missing
+        infer_shape=_max_shape(name),
+        sym_vjp=(_sym_backward(f"{name}_backward"),),
+        step=(_extremum_step,),
+    )
+
+
+_VAR_PARAMS = (DIMS, Param("unbiased", None, "bool"), KEEPDIM, Param("correction", None, "number"))
+
+OPS: tuple[Op, ...] = (
+    _extremum("amax", _amax, "AmaxBackward0", "largest"),
+    _extremum("amin", _amin, "AminBackward0", "smallest"),
+    _whole("max", _max_all, "MaxBackward1", "largest"),
+    _whole("min", _min_all, "MinBackward1", "smallest"),
+    Op(
+        "prod",
+        "prod(x), prod(x, dim, keepdim) or x.prod(dim=0)",
+        forward=_prod,
+        vjp=(_prod_grad,),
+        sympy=_sym_form("prod_over"),  # sympy's own `prod` multiplies a Python sequence
+        grad_fn="ProdBackward0",
+        torch="torch.prod",
+        derivative="d(prod x)/dx_i = product of the other elements (exclusive products at zeros)",
+        elementwise=False,
+        reduction=True,
+        params=(ONE_DIM, KEEPDIM),
+        infer_shape=_prod_shape,
+        pick_grad_fn=lambda kinds, shapes, attrs: (
+            "ProdBackward1" if attrs.get("dim") is not None else "ProdBackward0"
+        ),
+        sym_vjp=(_sym_prod_vjp,),
+        step=(_prod_step,),
+    ),
+    Op(
+        "logsumexp",
+        "logsumexp(x) or x.logsumexp(); dim is required: logsumexp(x, 1, keepdim=True)",
+        forward=_logsumexp,
+        vjp=(_logsumexp_grad,),
+        sympy=_sym_form("logsumexp"),
+        grad_fn="LogsumexpBackward0",
+        torch="torch.logsumexp",
+        derivative="d(logsumexp x)/dx_i = exp(x_i - logsumexp x) (the softmax)",
+        elementwise=False,
+        reduction=True,
+        params=(ONE_DIM, KEEPDIM),
+        infer_shape=_logsumexp_shape,
+        sym_vjp=(_sym_logsumexp_vjp,),
+        step=(_logsumexp_step,),
+    ),
+    Op(
+        "var",
+        "var(x), var(x, dim, correction=0, keepdim=True) or x.var(unbiased=False)",
+        forward=_var,
+        vjp=(_var_grad,),
+        sympy=_sym_form("var_over", same_for_0d=False),  # sympy's `var` makes symbols
+        grad_fn="VarBackward0",
+        torch="torch.var",
+        derivative="d(var x)/dx_i = 2 (x_i - mean x) / (n - correction)",
+        elementwise=False,
+        params=_VAR_PARAMS,
+        infer_shape=_var_shape,
+        sym_vjp=(_sym_var_vjp,),
+        step=(_var_step,),
+    ),
+    Op(
+        "std",
+        "std(x), std(x, dim, correction=0, keepdim=True) or x.std(unbiased=False)",
+        forward=_std,
+        vjp=(_std_grad,),
+        sympy=_sym_form("std_over", same_for_0d=False),
+        grad_fn="StdBackward0",
+        torch="torch.std",
+        derivative="d(std x)/dx_i = (x_i - mean x) / ((n - correction) std x); 0 where std x = 0",
+        elementwise=False,
+        params=_VAR_PARAMS,
+        infer_shape=_var_shape,
+        sym_vjp=(_sym_std_vjp,),
+        step=(lambda shapes, attrs: _var_step(shapes, attrs, std=True),),
+    ),
+    Op(
+        "norm",
+        "norm(x), norm(x, p, dim, keepdim) or x.norm(p=1, dim=0)",
+        forward=_norm,
+        vjp=(_norm_grad,),
+        sympy=_sym_norm,
+        grad_fn="LinalgVectorNormBackward0",
+        torch="torch.norm",
+        derivative="p=2: x_i / norm; p=1: sign(x_i); inf: sign(x_i) at the largest |x_i|, shared by ties",
+        elementwise=False,
+        params=(Param("p", 2.0, "number"), DIMS, KEEPDIM),
+        infer_shape=_norm_shape,
+        sym_vjp=(_sym_norm_vjp,),
+        step=(_norm_step,),
+    ),
+    Op(
+        "cumsum",
+        "cumsum(x) or x.cumsum(); dim is required: cumsum(x, 1)",
+        forward=_cumsum,
+        vjp=(_cumsum_grad,),
+        sympy=_sym_form("cumsum"),
+        grad_fn="CumsumBackward0",
+        torch="torch.cumsum",
+        derivative="grad is the reversed cumulative sum of g along dim",
+        saves_tensors=False,
+        elementwise=False,
+        params=(ONE_DIM,),
+        infer_shape=_cumsum_shape,
+        sym_vjp=(_sym_backward("reversed_cumsum"),),
+        step=(_cumsum_step,),
+    ),
+)
+
+
+# NumPy's var/std default to ddof=0 and call it ddof: a Spelling can only rename keywords
+# and append numbers, not change a default, so these two calls are composites that record
+# torch.var/std with correction=ddof (one VarBackward0/StdBackward0 node, as torch would).
+def _numpy_moment(op: str):
+    def build(apply, x, dim=None, ddof=0.0, keepdim=False):
+        return apply(op, x, dim=dim, keepdim=keepdim, correction=ddof)
+
+    return Composite(
+        f"np_{op}",
+        arity=1,
+        params=(DIMS, Param("ddof", 0.0, "number"), KEEPDIM),
+        build=build,
+        torch=f"torch.{op}",
+        derivative=f"np.{op}(x, axis, ddof=0, keepdims) is torch.{op}(x, dim, correction=ddof, keepdim)",
+    )
+
+
+COMPOSITES: tuple[Composite, ...] = (_numpy_moment("var"), _numpy_moment("std"))
+
+# NumPy's max/min with axis= are torch's amax/amin; its var/std mean ddof=0.
+NUMPY_ALIASES: dict[str, Spelling] = {
+    "max": Spelling("amax"),
+    "min": Spelling("amin"),
+    "var": Spelling("np_var"),
+    "std": Spelling("np_std"),
+}
