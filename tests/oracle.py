@@ -63,6 +63,8 @@ def _reduce(name):
 
 
 TORCH_OPS["sum"] = _reduce("sum")
+# torch.squeeze refuses dim=None: squeeze() and squeeze(dim) are two overloads.
+TORCH_OPS["squeeze"] = lambda a, dim=None: a.squeeze() if dim is None else a.squeeze(dim)
 TORCH_OPS["mean"] = _reduce("mean")
 
 
