@@ -397,15 +397,15 @@ def _transpose_step(shapes, attrs) -> str:
     return f"{{g}}.transpose({d0}, {d1})"
 
 
-def _sum_copies_step(shape_of):
-    def step(shapes, attrs) -> str:
-        result = shape_of(shapes[0], **attrs)
-        dims = _copied_dims(shapes[0], result)
-        if not dims:
-            return "{g}"
-        return f"sum({{g}}.reshape(...), ({_dims_text(dims)})).reshape({_listed(shapes[0])})"
-
-    return step
+def _repeat_step(shapes, attrs) -> str:
+    """The copies made by repeat, each on a dim of its own, summed away."""
+    shape, repeats = shapes[0], attrs.get("repeats") or ()
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    if all(r == 1 for r in repeats) and len(padded) == len(shape):
+        return "{g}"
+    split = [n for pair in zip(repeats, padded) for n in pair]
+    copies = _dims_text(range(0, 2 * len(padded), 2))
+    return f"{{g}}.reshape({_listed(split)}).sum(({copies},)).reshape({_listed(shape)})"
 
 
 def _expand_step(shapes, attrs) -> str:
@@ -566,7 +566,7 @@ OPS: tuple[Op, ...] = (
         function=False,
         params=(Param("repeats", None, "ints"),),
         infer_shape=_repeat_shape,
-        step=(_sum_copies_step(_repeat_shape),),
+        step=(_repeat_step,),
         **_COMMON,
     ),
     Op(
