@@ -89,6 +89,8 @@ TORCH_OPS["slice"] = _slice
 TORCH_OPS["index"] = lambda a, key=(): a[_torch_key(key, ())]
 TORCH_OPS["index1"] = lambda a, t, key=(): a[_torch_key(key, (t,))]
 TORCH_OPS["sum"] = _reduce("sum")
+# torch.squeeze refuses dim=None: squeeze() and squeeze(dim) are two overloads.
+TORCH_OPS["squeeze"] = lambda a, dim=None: a.squeeze() if dim is None else a.squeeze(dim)
 TORCH_OPS["mean"] = _reduce("mean")
 # Overloads that refuse dim=None or unbiased=None: pass only what the program gave.
 TORCH_OPS["max"] = lambda a, dim=None, keepdim=False: torch.max(a)

@@ -1,0 +1,605 @@
+"""Shape ops: reshape, view, flatten, squeeze, unsqueeze, permute, transpose, expand, repeat, clone.
+
+Each moves or copies elements without arithmetic, so every VJP puts the incoming gradient
+back in the operand's layout (a reshape, the inverse permutation) or, where elements were
+copied (expand, repeat), sums the copies, as PyTorch's derivatives.yaml does. PyTorch's
+shape checks run in `infer_shape` before anything is computed, with its error texts.
+
+Every tensor gradcli makes is treated as contiguous: torch's reshape of a transposed
+tensor (CloneBackward0 then UnsafeViewBackward0) and its view error need the engine to
+know each node's strides (see `view_strides`, which does the check torch does).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import ShapeError
+from .core import (
+    Composite,
+    Op,
+    Param,
+    Shape,
+    Spelling,
+    _normalise_dim,
+    unbroadcast,
+)
+
+# ---------------------------------------------------------------- shape checks, as torch words them
+
+
+def _listed(sizes: Sequence[int]) -> str:
+    """A shape as torch prints it in messages: [2, -1]."""
+    return "[" + ", ".join(str(s) for s in sizes) + "]"
+
+
+def _missing(name: str, param: str) -> ShapeError:
+    return ShapeError(f'{name}() missing 1 required positional arguments: "{param}"')
+
+
+def _infer_size(shape: Shape | None, numel: int, name: str = "reshape") -> Shape:
+    """torch's infer_size: one -1 takes what the other sizes leave."""
+    if shape is None:
+        raise _missing(name, "shape" if name == "reshape" else "size")
+    known, inferred = 1, None
+    for index, size in enumerate(shape):
+        if size == -1:
+            if inferred is not None:
+                raise ShapeError("only one dimension can be inferred")
+            inferred = index
+        elif size >= 0:
+            known *= size
+        else:
+            raise ShapeError(f"invalid shape dimension {size} at index {index} of shape {_listed(shape)}")
+    if numel == known or (inferred is not None and known > 0 and numel % known == 0):
+        result = list(shape)
+        if inferred is not None:
+            result[inferred] = numel // known
+        return tuple(result)
+    if inferred is not None and known == 0 and numel == 0:
+        raise ShapeError(
+            f"cannot reshape tensor of 0 elements into shape {_listed(shape)} because the "
+            "unspecified dimension size -1 can be any value and is ambiguous"
+        )
+    raise ShapeError(f"shape '{_listed(shape)}' is invalid for input of size {numel}")
+
+
+def _reshape_shape(a: Shape, shape: Shape | None = None) -> Shape:
+    return _infer_size(shape, math.prod(a), "reshape")
+
+
+def _view_shape(a: Shape, size: Shape | None = None) -> Shape:
+    return _infer_size(size, math.prod(a), "view")
+
+
+def _flatten_dims(ndim: int, start_dim: int, end_dim: int) -> tuple[int, int]:
+    start = _normalise_dim(start_dim, ndim)
+    end = _normalise_dim(end_dim, ndim)
+    if start > end:
+        raise ShapeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    return start, end
+
+
+def _flatten_shape(a: Shape, start_dim: int = 0, end_dim: int = -1) -> Shape:
+    start, end = _flatten_dims(len(a), start_dim, end_dim)
+    if not a:
+        return (1,)  # torch: a 0-d tensor flattens to one element
+    return a[:start] + (math.prod(a[start : end + 1]),) + a[end + 1 :]
+
+
+def _squeeze_shape(a: Shape, dim: int | None = None) -> Shape:
+    d = _normalise_dim(dim, len(a))
+    if not a:
+        return ()
+    if d is None:
+        return tuple(n for n in a if n != 1)
+    return a[:d] + a[d + 1 :] if a[d] == 1 else a
+
+
+def _unsqueeze_dim(ndim: int, dim: int | None) -> int:
+    if dim is None:
+        raise _missing("unsqueeze", "dim")
+    return _normalise_dim(dim, ndim + 1)
+
+
+def _unsqueeze_shape(a: Shape, dim: int | None = None) -> Shape:
+    d = _unsqueeze_dim(len(a), dim)
+    return a[:d] + (1,) + a[d:]
+
+
+def _permutation(ndim: int, dims: Shape | None) -> tuple[int, ...]:
+    if dims is None:  # np.transpose(x) without axes: every dim reversed, as x.T
+        return tuple(reversed(range(ndim)))
+    if len(dims) != ndim:
+        raise ShapeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+            f"of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
+    normalised = tuple(_normalise_dim(d, ndim) for d in dims)
+    if len(set(normalised)) != len(normalised):
+        raise ShapeError("permute(): duplicate dims are not allowed.")
+    return normalised
+
+
+def _permute_shape(a: Shape, dims: Shape | None = None) -> Shape:
+    return tuple(a[d] for d in _permutation(len(a), dims)) if a else ()
+
+
+def _transpose_dims(ndim: int, dim0: int | None, dim1: int | None) -> tuple[int, int]:
+    if dim0 is None or dim1 is None:
+        raise _missing("transpose", "dim0" if dim0 is None else "dim1")
+    return _normalise_dim(dim0, ndim), _normalise_dim(dim1, ndim)
+
+
+def _transpose_shape(a: Shape, dim0: int | None = None, dim1: int | None = None) -> Shape:
+    d0, d1 = _transpose_dims(len(a), dim0, dim1)
+    if not a:
+        return ()
+    swapped = list(a)
+    swapped[d0], swapped[d1] = a[d1], a[d0]
+    return tuple(swapped)
+
+
+def _expand_shape(a: Shape, size: Shape | None = None) -> Shape:
+    """torch's expand: -1 keeps a size; a size-1 dim stretches; new dims go in front."""
+    if size is None:
+        raise _missing("expand", "size")
+    if len(size) < len(a):
+        raise ShapeError(
+            f"expand(torch.DoubleTensor{{{_listed(a)}}}, size={_listed(size)}): the number of sizes "
+            f"provided ({len(size)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(a)})"
+        )
+    extra = len(size) - len(a)
+    result = []
+    for index, target in enumerate(size):
+        if index < extra:
+            if target < 0:
+                raise ShapeError(
+                    f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                    f"non-existing dimension {index}"
+                )
+            result.append(target)
+            continue
+        current = a[index - extra]
+        if target == -1:
+            target = current
+        if current != target and current != 1:
+            raise ShapeError(
+                f"The expanded size of the tensor ({target}) must match the existing size ({current}) "
+                f"at non-singleton dimension {index}.  Target sizes: {_listed(size)}.  "
+                f"Tensor sizes: {_listed(a)}"
+            )
+        result.append(target)
+    return tuple(result)
+
+
+def _repeat_shape(a: Shape, repeats: Shape | None = None) -> Shape:
+    if repeats is None:
+        raise _missing("repeat", "repeats")
+    if len(repeats) < len(a):
+        raise ShapeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    padded = (1,) * (len(repeats) - len(a)) + tuple(a)
+    result = tuple(n * r for n, r in zip(padded, repeats))
+    if any(n < 0 for n in result):
+        negative = next(n for n in result if n < 0)
+        raise ShapeError(f"Trying to create tensor with negative dimension {negative}: {_listed(result)}")
+    return result
+
+
+def view_strides(shape: Shape, strides: Shape, new_shape: Shape) -> Shape | None:
+    """torch's computeStride: the strides `new_shape` has as a view, or None when it cannot be one.
+
+    This is what decides view's "view size is not compatible" error and whether reshape
+    records a view (ViewBackward0/ReshapeAliasBackward0) or a copy (CloneBackward0 then
+    UnsafeViewBackward0). The engine does not track strides yet, so nothing calls it but
+    the tests: it is here for the day a node knows its strides.
+    """
+    if math.prod(shape) == 0:
+        return tuple(_contiguous_strides(new_shape))
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = strides[-1] if strides else 1
+    tensor_numel, view_numel = 1, 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = strides[d - 1]
+                tensor_numel, view_numel = 1, 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _contiguous_strides(shape: Shape) -> list[int]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return strides[::-1]
+
+
+# ---------------------------------------------------------------- forwards and VJPs
+
+
+def _reshape(a, shape=None):
+    a = np.asarray(a)
+    return np.reshape(a, _reshape_shape(a.shape, shape)).copy()
+
+
+def _view(a, size=None):
+    a = np.asarray(a)
+    return np.reshape(a, _view_shape(a.shape, size)).copy()
+
+
+def _back_to_operand(g, out, a, *args, **attrs):
+    """Reshape-like ops only relabel elements: the gradient is g in the operand's shape."""
+    return np.reshape(g, np.shape(a))
+
+
+def _flatten(a, start_dim=0, end_dim=-1):
+    a = np.asarray(a)
+    return np.reshape(a, _flatten_shape(a.shape, start_dim, end_dim)).copy()
+
+
+def _squeeze(a, dim=None):
+    a = np.asarray(a)
+    return np.reshape(a, _squeeze_shape(a.shape, dim)).copy()
+
+
+def _unsqueeze(a, dim=None):
+    a = np.asarray(a)
+    return np.reshape(a, _unsqueeze_shape(a.shape, dim)).copy()
+
+
+def _permute(a, dims=None):
+    a = np.asarray(a)
+    return np.transpose(a, _permutation(a.ndim, dims)).copy() if a.ndim else a.copy()
+
+
+def _permute_grad(g, out, a, dims=None):
+    # derivatives.yaml permute_backwards: the inverse permutation
+    ndim = np.ndim(a)
+    return np.transpose(g, np.argsort(_permutation(ndim, dims))) if ndim else g
+
+
+def _transpose(a, dim0=None, dim1=None):
+    a = np.asarray(a)
+    d0, d1 = _transpose_dims(a.ndim, dim0, dim1)
+    return np.swapaxes(a, d0, d1).copy() if a.ndim else a.copy()
+
+
+def _transpose_grad(g, out, a, dim0=None, dim1=None):
+    d0, d1 = _transpose_dims(np.ndim(a), dim0, dim1)
+    return np.swapaxes(g, d0, d1) if np.ndim(a) else g
+
+
+def _expand(a, size=None):
+    a = np.asarray(a)
+    return np.broadcast_to(a, _expand_shape(a.shape, size)).copy()
+
+
+def _expand_grad(g, out, a, size=None):
+    # derivatives.yaml: at::sum_to(grad, self.sizes()), the adjoint of broadcasting
+    return unbroadcast(g, np.shape(a))
+
+
+def _repeat(a, repeats=None):
+    a = np.asarray(a)
+    _repeat_shape(a.shape, repeats)
+    return np.tile(a, repeats) if repeats else a.copy()
+
+
+def _repeat_grad(g, out, a, repeats=None):
+    """derivatives.yaml repeat_backward: split each dim into (copies, size) and sum the copies."""
+    shape = np.shape(a)
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    split = [n for pair in zip(repeats, padded) for n in pair]
+    summed = np.sum(np.reshape(g, split), axis=tuple(range(0, 2 * len(padded), 2)))
+    return np.reshape(summed, shape)
+
+
+# ---------------------------------------------------------------- grad_fn names
+
+
+def _squeeze_grad_fn(kinds, shapes, attrs) -> str:
+    return "SqueezeBackward0" if attrs.get("dim") is None else "SqueezeBackward1"
+
+
+# ---------------------------------------------------------------- symbolic forms
+# Elementwise notation (a name stands for any one element): ops that only relabel elements
+# leave an element's form as it is; transposes are named, as t() is; copies sum back.
+
+
+def _same(sp, a, shapes=((),), **attrs):
+    return a
+
+
+def _same_vjp(sp, g, a, shapes=((),), **attrs):
+    return g
+
+
+def _sym_permute(sp, a, shapes=((),), dims=None):
+    return sp.Function("permute")(a, *_permutation(len(shapes[0]), dims)) if shapes[0] else a
+
+
+def _sym_permute_vjp(sp, g, a, shapes=((),), dims=None):
+    ndim = len(shapes[0])
+    inverse = [int(i) for i in np.argsort(_permutation(ndim, dims))]
+    return sp.Function("permute")(g, *inverse) if ndim and not g.is_number else g
+
+
+def _sym_transpose(sp, a, shapes=((),), dim0=None, dim1=None):
+    if not shapes[0]:
+        return a
+    return sp.Function("transpose")(a, *_transpose_dims(len(shapes[0]), dim0, dim1))
+
+
+def _sym_transpose_vjp(sp, g, a, shapes=((),), dim0=None, dim1=None):
+    return g if g.is_number else _sym_transpose(sp, g, shapes, dim0, dim1)
+
+
+def _copied_dims(operand: Shape, result: Shape) -> tuple[int, ...]:
+    """Dims of the result along which the operand's elements were copied (expand, repeat)."""
+    extra = len(result) - len(operand)
+    padded = (1,) * extra + tuple(operand)
+    return tuple(i for i, (n, m) in enumerate(zip(padded, result)) if i < extra or n != m)
+
+
+def _sym_sum_copies(shape_of):
+    def rule(sp, g, a, shapes=((),), **attrs):
+        dims = _copied_dims(shapes[0], shape_of(shapes[0], **attrs))
+        return sp.Function("sum_over")(g, *dims) if dims else g  # symbolic.SUM
+
+    return rule
+
+
+# ---------------------------------------------------------------- chain-rule steps
+
+
+def _dims_text(values: Sequence[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def _reshape_step(shapes, attrs) -> str:
+    return f"{{g}}.reshape({_listed(shapes[0])})"
+
+
+def _unsqueeze_step(shapes, attrs) -> str:
+    return f"{{g}}.squeeze({_unsqueeze_dim(len(shapes[0]), attrs.get('dim'))})"
+
+
+def _permute_step(shapes, attrs) -> str:
+    ndim = len(shapes[0])
+    if not ndim:
+        return "{g}"
+    inverse = np.argsort(_permutation(ndim, attrs.get("dims")))
+    return f"{{g}}.permute({_dims_text(int(i) for i in inverse)})"
+
+
+def _transpose_step(shapes, attrs) -> str:
+    if not shapes[0]:
+        return "{g}"
+    d0, d1 = _transpose_dims(len(shapes[0]), attrs.get("dim0"), attrs.get("dim1"))
+    return f"{{g}}.transpose({d0}, {d1})"
+
+
+def _repeat_step(shapes, attrs) -> str:
+    """The copies made by repeat, each on a dim of its own, summed away."""
+    shape, repeats = shapes[0], attrs.get("repeats") or ()
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    if all(r == 1 for r in repeats) and len(padded) == len(shape):
+        return "{g}"
+    split = [n for pair in zip(repeats, padded) for n in pair]
+    copies = _dims_text(range(0, 2 * len(padded), 2))
+    return f"{{g}}.reshape({_listed(split)}).sum(({copies},)).reshape({_listed(shape)})"
+
+
+def _expand_step(shapes, attrs) -> str:
+    result = _expand_shape(shapes[0], attrs.get("size"))
+    extra = len(result) - len(shapes[0])
+    added = list(range(extra))
+    stretched = [i - extra for i in _copied_dims(shapes[0], result) if i >= extra]
+    term = "{g}"
+    if added:
+        term = f"sum({term}, ({_dims_text(added)},))" if len(added) > 1 else f"sum({term}, {added[0]})"
+    if stretched:
+        term = f"sum({term}, ({_dims_text(stretched)},), keepdim=True)"
+    return term
+
+
+SHAPE_PARAM = Param("shape", None, "ints")
+SIZE_PARAM = Param("size", None, "ints")
+_COMMON = {"saves_tensors": False, "elementwise": False}
+
+OPS: tuple[Op, ...] = (
+    Op(
+        "reshape",
+        "reshape(x) or x.reshape(2, -1), torch.reshape(x, (2, -1))",
+        forward=_reshape,
+        vjp=(_back_to_operand,),
+        sympy=_same,
+        sym_vjp=(_same_vjp,),
+        grad_fn="ViewBackward0",
+        torch="torch.reshape",
+        derivative="grad is g reshaped to x's shape",
+        domain="a shape with as many elements (one -1 is inferred)",
+        params=(SHAPE_PARAM,),
+        infer_shape=_reshape_shape,
+        step=(_reshape_step,),
+        **_COMMON,
+    ),
+    Op(
+        "view",
+        "x.view() or x.view(2, -1)",
+        forward=_view,
+        vjp=(_back_to_operand,),
+        sympy=_same,
+        sym_vjp=(_same_vjp,),
+        grad_fn="ViewBackward0",
+        torch="torch.Tensor.view",
+        derivative="grad is g reshaped to x's shape",
+        domain="a shape with as many elements (one -1 is inferred)",
+        function=False,
+        params=(SIZE_PARAM,),
+        infer_shape=_view_shape,
+        step=(_reshape_step,),
+        **_COMMON,
+    ),
+    Op(
+        "flatten",
+        "flatten(x) or x.flatten(start_dim=0, end_dim=-1)",
+        forward=_flatten,
+        vjp=(_back_to_operand,),
+        sympy=_same,
+        sym_vjp=(_same_vjp,),
+        grad_fn="ViewBackward0",  # torch.flatten is a reshape
+        torch="torch.flatten",
+        derivative="grad is g reshaped to x's shape",
+        params=(Param("start_dim", 0, "int"), Param("end_dim", -1, "int")),
+        infer_shape=_flatten_shape,
+        step=(_reshape_step,),
+        **_COMMON,
+    ),
+    Op(
+        "squeeze",
+        "squeeze(x) or x.squeeze(dim)",
+        forward=_squeeze,
+        vjp=(_back_to_operand,),
+        sympy=_same,
+        sym_vjp=(_same_vjp,),
+        grad_fn="SqueezeBackward0",
+        torch="torch.squeeze",
+        derivative="grad is g with the squeezed size-1 dims put back",
+        params=(Param("dim", None, "dim"),),
+        infer_shape=_squeeze_shape,
+        pick_grad_fn=_squeeze_grad_fn,
+        step=(_reshape_step,),
+        **_COMMON,
+    ),
+    Op(
+        "unsqueeze",
+        "unsqueeze(x) or x.unsqueeze(dim)",
+        forward=_unsqueeze,
+        vjp=(_back_to_operand,),
+        sympy=_same,
+        sym_vjp=(_same_vjp,),
+        grad_fn="UnsqueezeBackward0",
+        torch="torch.unsqueeze",
+        derivative="grad is g.squeeze(dim)",
+        params=(Param("dim", None, "dim"),),
+        infer_shape=_unsqueeze_shape,
+        step=(_unsqueeze_step,),
+        **_COMMON,
+    ),
+    Op(
+        "permute",
+        "permute(x) or x.permute(2, 0, 1), torch.permute(x, (2, 0, 1))",
+        forward=_permute,
+        vjp=(_permute_grad,),
+        sympy=_sym_permute,
+        sym_vjp=(_sym_permute_vjp,),
+        grad_fn="PermuteBackward0",
+        torch="torch.permute",
+        derivative="grad is g permuted back (the inverse permutation)",
+        params=(Param("dims", None, "ints"),),
+        infer_shape=_permute_shape,
+        step=(_permute_step,),
+        **_COMMON,
+    ),
+    Op(
+        "transpose",
+        "transpose(x) or x.transpose(dim0, dim1)",
+        forward=_transpose,
+        vjp=(_transpose_grad,),
+        sympy=_sym_transpose,
+        sym_vjp=(_sym_transpose_vjp,),
+        grad_fn="TransposeBackward0",
+        torch="torch.transpose",
+        derivative="grad is g.transpose(dim0, dim1)",
+        params=(Param("dim0", None, "dim"), Param("dim1", None, "dim")),
+        infer_shape=_transpose_shape,
+        step=(_transpose_step,),
+        **_COMMON,
+    ),
+    Op(
+        "expand",
+        "x.expand() or x.expand(4, -1, 3)",
+        forward=_expand,
+        vjp=(_expand_grad,),
+        sympy=_same,
+        sym_vjp=(_sym_sum_copies(_expand_shape),),
+        grad_fn="ExpandBackward0",
+        torch="torch.Tensor.expand",
+        derivative="grad is g summed over the expanded dims (sum_to x's shape)",
+        domain="sizes that match x's, or stretch its size-1 dims, or add dims in front",
+        function=False,
+        params=(SIZE_PARAM,),
+        infer_shape=_expand_shape,
+        step=(_expand_step,),
+        **_COMMON,
+    ),
+    Op(
+        "repeat",
+        "x.repeat() or x.repeat(2, 1)",
+        forward=_repeat,
+        vjp=(_repeat_grad,),
+        sympy=_same,
+        sym_vjp=(_sym_sum_copies(_repeat_shape),),
+        grad_fn="RepeatBackward0",
+        torch="torch.Tensor.repeat",
+        derivative="grad is g summed over the copies",
+        domain="at least as many repeats as x has dims",
+        function=False,
+        params=(Param("repeats", None, "ints"),),
+        infer_shape=_repeat_shape,
+        step=(_repeat_step,),
+        **_COMMON,
+    ),
+    Op(
+        "clone",
+        "clone(x) or x.clone()",
+        forward=lambda a: np.array(a, copy=True),
+        vjp=(lambda g, out, a: g,),
+        sympy=lambda sp, a: a,
+        text="{0}",
+        deriv_text=("1",),
+        step=("{g}",),
+        grad_fn="CloneBackward0",
+        torch="torch.clone",
+        derivative="grad is g",
+        saves_tensors=False,
+    ),
+)
+
+# x.contiguous() of a contiguous tensor is x itself in torch: no node. Every tensor gradcli
+# makes is contiguous today, so the call is its operand (see the module docstring).
+COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "contiguous",
+        arity=1,
+        params=(),
+        build=lambda apply, x: x,
+        torch="torch.Tensor.contiguous",
+        derivative="x itself (no node) when x is contiguous",
+    ),
+)
+
+# NumPy's names for the same ops; np.transpose(x, axes) is permute (without axes, all dims reversed).
+NUMPY_ALIASES: dict[str, Spelling] = {
+    "transpose": Spelling("permute"),
+    "expand_dims": Spelling("unsqueeze", renames=(("axis", "dim"),)),
+}
