@@ -72,6 +72,8 @@ def written_form(op: Op, operands: list[str], attrs: dict[str, Any]) -> str:
     text = _PLACEHOLDER.sub(lambda m: operands[order.index(m.group())], first).replace(" ** ", "**")
     defaults = {param.name: param.default for param in op.params}
     extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if k in defaults and v != defaults[k])
+    if extra and text.endswith("()"):  # a method of no operands: x.view(size=(6,))
+        extra = extra[2:]
     return text[:-1] + extra + ")" if extra and text.endswith(")") else text
 
 

@@ -7,6 +7,7 @@ import re
 import pytest
 import sympy as sp
 from golden import assert_golden
+from op_cases import example
 from seed_programs import LINEAR
 
 from gradcli import grad
@@ -50,48 +51,19 @@ def test_linear_layer_is_pinned(run):
     assert_golden("latex_linear.tex", result.stdout)
 
 
-INDEXING = {
-    "select": "(x * y).select(0, 1).sum()",
-    "slice": "(x * y)[0:1].sum()",
-    "index": "(x * y)[[1, 0, 1]].sum()",
-    "index1": "(x * y)[idx].sum()",
-}
-IDX = {"idx": [1, 0]}
-
-
-def _program(op) -> str:
-    """A program that uses the op on tensors of a shape it accepts (idx: an index const)."""
-    if op.name in INDEXING:
-        return INDEXING[op.name]
-    if op.name in ("matmul",):
-        return "matmul(x, y).sum()"
-    if op.name == "t":
-        return "(t(x) @ y).sum()"
-    if op.name == "T":
-        return "(x.T @ y).sum()"
-    if op.reduction:
-        return f"{op.name}(x * y, 0).sum()"
-    if op.syntax.startswith("a "):
-        symbol = op.syntax.split()[1]
-        return f"(x {symbol} y).sum()"
-    if op.name == "neg":
-        return "(-x * y).sum()"
-    return f"{op.name}(x * y).sum()"
-
-
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_every_op_gives_balanced_latex(op):
-    at = {"x": [[0.5, 0.25], [0.125, 0.75]], "y": [[0.5, 0.3], [0.2, 0.1]]}
-    result = grad(_program(op), at=at, const=IDX if "idx" in _program(op) else None)
+    program, at, const = example(op.name)  # the op's first case in tests/op_cases, as a program
+    result = grad(program, at=at, const=const)
     latex = render(result)
     assert_balanced(latex)
-    assert latex.count(r"\frac{\partial") == 2
+    assert latex.count(r"\frac{\partial") == len(at)
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_symbolic_text_reads_back_to_the_same_expression(op):
-    at = {"x": [[1, 2], [3, 4]], "y": [[2, 3], [4, 5]]}
-    result = grad(_program(op), at=at, const=IDX if "idx" in _program(op) else None)
+    program, at, const = example(op.name)
+    result = grad(program, at=at, const=const)
     for text in [*result.grad_symbolic.values(), *(n.symbolic for n in result.nodes)]:
         if text is None:
             continue

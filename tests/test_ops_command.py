@@ -6,6 +6,7 @@ import json
 
 import pytest
 from golden import assert_golden
+from op_cases import example
 
 from gradcli import grad
 from gradcli.ops import OPS, REGISTRY
@@ -67,8 +68,23 @@ USES = [
     ("sum(A[0, 1:])", {"A": [[1.0, 2.0], [3.0, 4.0]]}),
     ("sum(A[[1, 0]])", {"A": [[1.0, 2.0], [3.0, 4.0]]}),
     ("sum(A[idx])", {"A": [[1.0, 2.0], [3.0, 4.0]], "idx": [1.0, 0.0]}),
+    ("sum(softmax(A, dim=1) * A)", {"A": [[1.0, 2.0], [3.0, 4.0]]}),
+    ("sum(log_softmax(A, dim=0))", {"A": [[1.0, 2.0], [3.0, 4.0]]}),
+    *[
+        (f"{name}(x, y)", {"x": 0.5, "y": 0.25})
+        for name in (
+            "mse_loss",
+            "smooth_l1_loss",
+            "huber_loss",
+            "binary_cross_entropy",
+            "binary_cross_entropy_with_logits",
+        )
+    ],
+    ("nll_loss(v, 1)", {"v": [-1.0, -2.0]}),
     *[(f"{op.name}(x)", {"x": 0.5}) for op in OPS if op.function and op.elementwise and op.arity == 1],
 ]
+# Every op, as its first case in tests/op_cases uses it (consts included).
+EXAMPLES = [example(op.name) for op in OPS]
 
 
 @pytest.mark.parametrize(("program", "at"), USES, ids=[u[0] for u in USES])
@@ -80,8 +96,18 @@ def test_every_grad_fn_the_engine_assigns_is_listed(run, program, at):
             assert node.grad_fn in listed[node.op], f"{program}: {node.grad_fn} not listed for {node.op}"
 
 
+@pytest.mark.parametrize(("program", "at", "const"), EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_every_grad_fn_of_the_examples_is_listed(run, program, at, const):
+    listed = {r["name"]: r["grad_fns"] for r in json.loads(run("ops", "--format", "json").stdout)}
+    for node in grad(program, at=at, const=const).nodes:
+        if node.kind == "op":
+            assert node.grad_fn in listed[node.op], f"{program}: {node.grad_fn} not listed for {node.op}"
+
+
 def test_every_op_is_exercised_above():
     used = set()
     for program, at in USES:
         used |= {n.op for n in grad(program, at=at).nodes if n.kind == "op"}
+    for program, at, const in EXAMPLES:
+        used |= {n.op for n in grad(program, at=at, const=const).nodes if n.kind == "op"}
     assert used == set(REGISTRY)

@@ -63,6 +63,7 @@ def op_records() -> list[dict[str, Any]]:
         {
             "name": op.name,
             "syntax": op.syntax,
+            "torch": op.torch,
             "grad_fn": op.grad_fn,
             "grad_fns": grad_fn_names(op),
             "derivative": op.derivative,
@@ -84,13 +85,22 @@ def ops_table(records: list[dict[str, Any]]) -> Any:
     from rich.text import Text
 
     table = Table(box=box.SIMPLE_HEAD, title="Operations (gradcli ops)", title_justify="left")
-    table.add_column("op / syntax", ratio=3)
-    table.add_column("grad_fn", no_wrap=True)
-    table.add_column("derivative / domain", ratio=4)
+    # Names and grad_fns are never broken (BinaryCrossEntropyWithLogitsBackward0 is 37
+    # characters); the prose column takes what is left and wraps at spaces.
+    table.add_column("op / PyTorch / grad_fn", no_wrap=True)
+    table.add_column("syntax / derivative / domain", overflow="fold")
     for record in records:
-        name = Text.assemble((record["name"], "bold"), "\n", (record["syntax"], "dim"))
-        rule = Text.assemble(record["derivative"], "\n", (record["domain"], "dim"))
-        table.add_row(name, "\n".join(record["grad_fns"]), rule, end_section=True)
+        name = Text.assemble(
+            (record["name"], "bold"),
+            "\n",
+            ((record["torch"] or "-").replace("torch.nn.functional.", "F."), "dim"),
+            "\n",
+            "\n".join(record["grad_fns"]),
+        )
+        rule = Text.assemble(
+            (record["syntax"], "dim"), "\n", record["derivative"], "\n", (record["domain"], "dim")
+        )
+        table.add_row(name, rule, end_section=True)
     return table
 
 

@@ -19,7 +19,18 @@ from __future__ import annotations
 
 import math
 
-from . import activations, arithmetic, elementwise, elementwise_math, indexing, layout, nn, reducing, reductions, shape
+from . import (
+    activations,
+    arithmetic,
+    elementwise,
+    elementwise_math,
+    indexing,
+    layout,
+    nn,
+    reducing,
+    reductions,
+    shape,
+)
 from .core import (
     NUMBER,
     TENSOR,
@@ -34,7 +45,18 @@ from .core import (
 )
 
 # A new family module joins here; it holds OPS (records) and may hold COMPOSITES.
-_FAMILIES = (arithmetic, elementwise, reductions, layout, indexing, nn, elementwise_math, activations, reducing, shape)
+_FAMILIES = (
+    arithmetic,
+    elementwise,
+    reductions,
+    layout,
+    indexing,
+    nn,
+    elementwise_math,
+    activations,
+    reducing,
+    shape,
+)
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 REGISTRY: dict[str, Op] = {op.name: op for op in OPS}
 # Calls that PyTorch records as several nodes, by the name a program calls them.

@@ -42,7 +42,9 @@ _SYMPY_FUNCTIONS = [
     "Heaviside",
     "Max",
     "Min",
+    "Piecewise",
 ]
+_COMPARISONS = {ast.Gt: "Gt", ast.Lt: "Lt", ast.GtE: "Ge", ast.LtE: "Le"}
 _CONSTANTS = {"pi": "pi", "E": "E", "oo": "oo", "zoo": "zoo", "nan": "nan"}
 MATRIX_LIMIT = 6  # tensors up to 6x6 are written as matrices; bigger ones are left out
 
@@ -84,10 +86,20 @@ def _children(node: ast.AST, text: str) -> list[ast.AST]:
         return list(node.args)
     if isinstance(node, ast.Constant | ast.Name):
         return []
+    if isinstance(node, ast.Tuple):  # Piecewise((a, a > 0), (exp(a) - 1, True))
+        return list(node.elts)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+        return [node.left, node.comparators[0]]
     raise GradcliError(f"cannot read the symbolic form {text!r}: {type(node).__name__} is not allowed")
 
 
 def _build(sp: Any, node: ast.AST, args: list[Any], known: set[str]) -> Any:
+    if isinstance(node, ast.Tuple):
+        return tuple(args)
+    if isinstance(node, ast.Compare):
+        return getattr(sp, _COMPARISONS[type(node.ops[0])])(*args)
+    if isinstance(node, ast.Constant) and node.value is True:  # Piecewise's otherwise-branch
+        return sp.true
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, bool) or not isinstance(value, int | float):

@@ -54,3 +54,29 @@ def _family_cases() -> list[Case]:
 
 
 FAMILY_CASES = _family_cases()
+
+
+def example(op_name: str) -> tuple[str, dict, dict]:
+    """A program using the op as its first case does, with the case's operands as inputs:
+    (program, at, const). Tensor operands are leaves a, b, c; integer operands consts;
+    Python numbers stay numbers. The output is summed to a scalar."""
+    from gradcli.local_steps import written_form
+    from gradcli.ops import REGISTRY
+
+    case = next(c for c in _ALL_CASES() if c.op == op_name)
+    names, at, const = [], {}, {}
+    for position, operand in enumerate(case.operands):
+        if isinstance(operand, float):
+            names.append(repr(operand))
+            continue
+        name = "abc"[position]
+        names.append(name)
+        (const if position in case.integers else at)[name] = np.asarray(operand).tolist()
+    program = written_form(REGISTRY[op_name], names, dict(case.attrs))
+    return f"sum({program})", at, const
+
+
+def _ALL_CASES() -> list[Case]:
+    import test_ops  # the shared cases (arithmetic, elementwise, reductions, layout) live there
+
+    return test_ops.CASES
