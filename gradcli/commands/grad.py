@@ -12,12 +12,15 @@ GRAD_HELP = """Gradient of a program's output with respect to its inputs, as bac
 
 EXPR is a formula or statements separated by ';' or newlines (Python syntax, `^` is
 power); the last statement is the output. Use - to read EXPR from standard input.
-`gradcli ops` lists the functions and operators.
+Functions are spelled as in PyTorch or NumPy: sin(x), torch.exp(x), F.relu(x),
+x.square().sum(), np.mean(x, axis=0), F.cross_entropy(z, y), x[0, 1:];
+`gradcli ops` lists them all. A program may start with a minus sign.
 Inputs given with --at require grad (PyTorch leaves); --const inputs do not. With
 no --at or --const at all, the symbolic gradient is printed.
 
-VALUE is a JSON number or array (2, [1,2], [[1,2],[3,4]]) or one of zeros(2,3),
-ones(2,2), full(2,2,0.5), eye(3), arange(5), linspace(0,1,11), rand(3), randn(2,2).
+VALUE is a number or list as JSON or Python writes it (2, .5, -pi/2, 1/3, [1,2],
+[[1,2],[3,4]]) or one of zeros(2,3), ones(2,2), full(2,2,0.5), eye(3), arange(5),
+linspace(0,1,11), rand(3), randn(2,2). Class indices are a --const of whole numbers.
 
 Symbolic results are cached in $XDG_CACHE_HOME/gradcli (else ~/.cache/gradcli)
 for each program and its inputs' shapes, so running it again at another point is
@@ -38,6 +41,8 @@ Examples:
   echo "(2*x)**3" | gradcli grad - --at x=2 --format plain # x<TAB>96.0
   gradcli grad "sin(x)" --at x=0.5 --order 3               # -cos(0.5)
   gradcli grad "x*y" --batch points.jsonl                  # JSON Lines
+  gradcli grad "-log(p)" --at p=0.25                      # minus first
+  gradcli grad "F.cross_entropy(z, y)" --at "z=[[2,0.5]]" --const "y=[0]"
   gradcli grad "sum(x**2)" --at "x=arange(100)" --node x --width 60 | less
 
 The table has a row per node: grad_fn, shape, value, adjoint (adj_N, what backward()
