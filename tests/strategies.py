@@ -16,6 +16,7 @@ separated by `;` or newlines.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,6 +69,17 @@ UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray]
     "sigmoid": (lambda v: 1 / (1 + np.exp(-v)), lambda v: bool(np.all(np.abs(v) <= 6))),
     "relu": (lambda v: np.maximum(v, 0.0), _everywhere),
     "softplus": (lambda v: np.where(v > 20, v, np.log1p(np.exp(np.minimum(v, 20)))), _everywhere),
+    # issue 13's elementwise math and activations (the ones with arguments are not elementwise records)
+    "exp2": (np.exp2, lambda v: bool(np.all(v <= 5))),
+    "expm1": (np.expm1, lambda v: bool(np.all(v <= 5))),
+    "log2": (np.log2, lambda v: bool(np.all(v >= 0.1))),
+    "log10": (np.log10, lambda v: bool(np.all(v >= 0.1))),
+    "reciprocal": (np.reciprocal, lambda v: bool(np.all(np.abs(v) >= 0.1))),
+    "rsqrt": (lambda v: 1 / np.sqrt(v), lambda v: bool(np.all(v >= 0.1))),
+    "erf": (np.vectorize(math.erf, otypes=[float]), lambda v: bool(np.all(np.abs(v) <= 4))),
+    "silu": (lambda v: v / (1 + np.exp(-v)), lambda v: bool(np.all(np.abs(v) <= 6))),
+    "logsigmoid": (lambda v: -np.log1p(np.exp(-v)), lambda v: bool(np.all(np.abs(v) <= 6))),
+    "softsign": (lambda v: v / (1 + np.abs(v)), _everywhere),
 }
 BINARY_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 # Number literals as a user writes them; some are number-only expressions gradcli folds.
