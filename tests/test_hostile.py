@@ -324,6 +324,9 @@ def test_ctrl_c_exits_130_with_one_line() -> None:
         while not _blocked_reading_stdin(process.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
+        # Wait before communicate(): it closes stdin, and an end of input that wins the race
+        # against the signal would be read as an empty program (exit 1), not an interruption.
+        process.wait(timeout=WALL_SECONDS)
         stdout, stderr = process.communicate(timeout=WALL_SECONDS)
     finally:
         if process.poll() is None:
