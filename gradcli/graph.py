@@ -146,6 +146,11 @@ class _Builder:
         op = REGISTRY[expr.op]
         attrs = dict(expr.attrs)
         tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
+        if op.refuses_masks and any(t.op is not None and t.op.gives_mask for t in tensors):
+            raise ShapeError(
+                f"{_where(self.program, expr)}indexing with a bool mask (x[x > 0]) is not supported yet: "
+                "the result's shape would depend on the values; torch.where(mask, x, 0) keeps the shape"
+            )
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         try:
             shape = op.shape(shapes, attrs)
@@ -164,7 +169,7 @@ class _Builder:
                 f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
         self.count_elements(shape, expr)
-        requires_grad = any(node.requires_grad for node in tensors)
+        requires_grad = op.differentiable and any(node.requires_grad for node in tensors)
         grad_fn = None
         if requires_grad:
             kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]

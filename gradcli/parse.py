@@ -91,7 +91,6 @@ _FRIENDLY = {
     "Slice": "slice",
     "JoinedStr": "f-string",
     "FormattedValue": "f-string",
-    "Compare": "comparison",
     "BoolOp": "'and'/'or'",
     "IfExp": "conditional expression",
     "Tuple": "tuple",
@@ -144,6 +143,7 @@ def _guess(name: str) -> str:
 # Every BinOp, Call and unary minus has one of these characters of its own (`^` is read
 # as `**` before parsing), so their count bounds the number of operations from above.
 _OPERATION_CHARACTERS = "+-*/@%<>|&("
+_COMPARISONS = {"Gt": "gt", "Lt": "lt", "GtE": "ge", "LtE": "le", "Eq": "eq", "NotEq": "ne"}
 _IN_PLACE = {"Add", "Sub", "Mult", "Div", "Pow"}  # +=, -=, *=, /=, **= (PyTorch has no in-place @)
 _OPERATORS = {
     "MatMult": "@",
@@ -342,6 +342,14 @@ class _Parser:
             return self.plan_call(node, line, col)
         if isinstance(node, ast.Subscript):
             return self.plan_subscript(node, line, col)
+        if isinstance(node, ast.Compare):
+            if len(node.ops) != 1:
+                raise self.error("compare two things at a time: (a < b) & (b < c) is not supported", node)
+            kind = type(node.ops[0]).__name__
+            if kind not in _COMPARISONS:
+                raise self.error(f"'{kind}' comparisons are not supported", node)
+            name = _COMPARISONS[kind]
+            return [node.left, node.comparators[0]], lambda a, b: Apply(name, (a, b), line, col)
         kind = type(node).__name__
         raise self.error(f"{_FRIENDLY.get(kind, kind)} is not allowed in a gradcli program", node)
 

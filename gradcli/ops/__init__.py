@@ -26,6 +26,7 @@ from . import (
     elementwise_math,
     indexing,
     layout,
+    logic,
     nn,
     reducing,
     reductions,
@@ -56,6 +57,7 @@ _FAMILIES = (
     activations,
     reducing,
     shape,
+    logic,
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 REGISTRY: dict[str, Op] = {op.name: op for op in OPS}

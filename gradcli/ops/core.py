@@ -84,6 +84,9 @@ class Op:
     reduction: bool = False  # takes dim= and keepdim=
     # Non-tensor arguments after the operands, in PyTorch's positional order, with defaults.
     params: tuple[Param, ...] = ()
+    differentiable: bool = True  # False: the result never requires grad (comparisons, detach)
+    gives_mask: bool = False  # a bool tensor (held as 0/1): comparisons
+    refuses_masks: bool = False  # a mask operand would be misread (as integer indices)
     torch: str = ""  # PyTorch's spelling, for `gradcli ops` and the tests' oracle: "torch.sin"
     # How the node table writes a use, when `syntax` cannot say it: (operand texts, attrs) -> "x[0, 1:3]"
     written: Callable[[list[str], dict], str] | None = None

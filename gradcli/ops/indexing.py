@@ -201,6 +201,7 @@ def _make_index(count: int) -> Op:
         function=False,
         method=False,
         params=(Param("key", (), "key"),),
+        refuses_masks=True,
         infer_shape=_index_shape,
         sym_vjp=(lambda sp, g, a, *tensors, shapes=(), key=(): _fn(sp, "index_backward")(g, *tensors),)
         + (lambda sp, g, a, *tensors, shapes=(), key=(): sp.S.Zero,) * count,

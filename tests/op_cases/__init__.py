@@ -33,6 +33,7 @@ class Case:
     operands: tuple[np.ndarray | float, ...]  # a float is a Python number operand
     attrs: dict = field(default_factory=dict)
     integers: tuple[int, ...] = ()  # operand positions holding class or index integers (no grad)
+    masks: tuple[int, ...] = ()  # operand positions holding a bool mask (0/1 here, bool in torch)
 
     @property
     def kinds(self) -> list[str]:
@@ -71,8 +72,12 @@ def example(op_name: str) -> tuple[str, dict, dict]:
             continue
         name = "abc"[position]
         names.append(name)
-        (const if position in case.integers else at)[name] = np.asarray(operand).tolist()
-    program = written_form(REGISTRY[op_name], names, dict(case.attrs))
+        constant = position in case.integers or position in case.masks
+        (const if constant else at)[name] = np.asarray(operand).tolist()
+    op = REGISTRY[op_name]
+    program = written_form(op, names, dict(case.attrs))
+    if not op.differentiable:  # no gradient of its own: weigh a leaf with it
+        program = f"{next(iter(at))} * ({program})"
     return f"sum({program})", at, const
 
 

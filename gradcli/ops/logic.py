@@ -1,0 +1,125 @@
+"""Values without gradients: comparisons, masks, `where`, `detach` and the `*_like` constructors.
+
+PyTorch's comparisons give bool tensors and `detach()` a tensor outside the graph: none of
+them carries a grad_fn, so their records are `differentiable=False` and the graph marks
+their results as not requiring grad. gradcli holds a mask as 0.0/1.0 in the program's
+float dtype. `where(cond, a, b)` differentiates into a and b (WhereBackward0), never cond.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import Op, Param, Spelling, _fn, broadcast_shapes
+
+
+def _comparison(name: str, symbol: str, ufunc: np.ufunc) -> Op:
+    return Op(
+        name,
+        f"a {symbol} b, torch.{name}(a, b) or a.{name}(b)",
+        forward=lambda a, b: ufunc(a, b).astype(np.result_type(a, b, np.float32)),
+        vjp=(lambda g, out, a, b: np.zeros(np.shape(a)), lambda g, out, a, b: np.zeros(np.shape(b))),
+        sympy=lambda sp, a, b, shapes=(): _fn(sp, name)(a, b),
+        grad_fn="None",
+        torch=f"torch.{name}",
+        derivative="no gradient: a bool tensor (held as 0/1)",
+        saves_tensors=False,
+        elementwise=False,
+        differentiable=False,
+        gives_mask=True,
+        infer_shape=lambda a, b: broadcast_shapes(a, b),
+        sym_vjp=(lambda sp, g, a, b, shapes=(): sp.S.Zero,) * 2,
+        step=("0", "0"),
+    )
+
+
+def _where_forward(condition, a, b):
+    return np.where(np.asarray(condition) != 0, a, b)
+
+
+def _like(name: str, fill: float | None) -> Op:
+    def forward(a, fill_value: float = 0.0):
+        return np.full(np.shape(a), fill if fill is not None else fill_value, dtype=np.result_type(a))
+
+    return Op(
+        name,
+        f"torch.{name}(x)" + (", fill_value" if fill is None else ""),
+        forward=forward,
+        vjp=(lambda g, out, a, fill_value=0.0: np.zeros(np.shape(a)),),
+        sympy=lambda sp, a, shapes=(), fill_value=0.0: _fn(sp, name)(a),
+        grad_fn="None",
+        torch=f"torch.{name}",
+        derivative="no gradient: a new tensor of x's shape",
+        saves_tensors=False,
+        elementwise=False,
+        method=False,
+        differentiable=False,
+        params=(Param("fill_value", 0.0, "number"),) if fill is None else (),
+        infer_shape=lambda a, fill_value=0.0: tuple(a),
+        sym_vjp=(lambda sp, g, a, shapes=(), fill_value=0.0: sp.S.Zero,),
+        step=("0",),
+    )
+
+
+OPS: tuple[Op, ...] = (
+    _comparison("gt", ">", np.greater),
+    _comparison("lt", "<", np.less),
+    _comparison("ge", ">=", np.greater_equal),
+    _comparison("le", "<=", np.less_equal),
+    _comparison("eq", "==", np.equal),
+    _comparison("ne", "!=", np.not_equal),
+    Op(
+        "where",
+        "torch.where(cond, a, b)",
+        forward=_where_forward,
+        vjp=(
+            lambda g, out, c, a, b: np.zeros(np.shape(c)),
+            lambda g, out, c, a, b: np.where(np.asarray(c) != 0, g, 0.0),
+            lambda g, out, c, a, b: np.where(np.asarray(c) != 0, 0.0, g),
+        ),
+        sympy=lambda sp, c, a, b, shapes=(): _fn(sp, "where")(c, a, b),
+        grad_fn="WhereBackward0",
+        torch="torch.where",
+        derivative="g where cond for a, g elsewhere for b; none for cond",
+        saves_tensors=True,
+        elementwise=False,
+        method=False,
+        infer_shape=lambda c, a, b: broadcast_shapes(c, a, b),
+        sym_vjp=(
+            lambda sp, g, c, a, b, shapes=(): sp.S.Zero,
+            lambda sp, g, c, a, b, shapes=(): _fn(sp, "where")(c, g, 0),
+            lambda sp, g, c, a, b, shapes=(): _fn(sp, "where")(c, 0, g),
+        ),
+        step=("0", "{g} * {0}", "{g} * (1 - {0})"),
+        written=lambda operands, attrs: f"torch.where({', '.join(operands)})",
+    ),
+    Op(
+        "detach",
+        "x.detach() or torch.detach(x)",
+        forward=lambda a: np.array(a, copy=True),
+        vjp=(lambda g, out, a: np.zeros(np.shape(a)),),
+        sympy=lambda sp, a, shapes=(): _fn(sp, "detach")(a),
+        grad_fn="None",
+        torch="torch.detach",
+        derivative="no gradient: the same values, outside the graph",
+        saves_tensors=False,
+        elementwise=False,
+        differentiable=False,
+        infer_shape=lambda a: tuple(a),
+        sym_vjp=(lambda sp, g, a, shapes=(): sp.S.Zero,),
+        step=("0",),
+    ),
+    _like("zeros_like", 0.0),
+    _like("ones_like", 1.0),
+    _like("full_like", None),
+)
+
+TORCH_ALIASES = {
+    "greater": Spelling("gt"),
+    "less": Spelling("lt"),
+    "greater_equal": Spelling("ge"),
+    "less_equal": Spelling("le"),
+    "not_equal": Spelling("ne"),
+}
+# torch.equal is one bool for whole tensors; NumPy's equal is elementwise.
+NUMPY_ALIASES = {"equal": Spelling("eq")}
