@@ -172,6 +172,62 @@ for line in sys.stdin:
 """
 
 
+# Issue 13's vocabulary on 1e6-element inputs: (gradcli program, torch function), each fed
+# x (rows x 10 logits, float64) and y (rows class indices / a random permutation-like index).
+_VOCABULARY = {
+    "indexing x[idx]": ("(x[idx] * w).sum()", "(x[idx] * w).sum()"),
+    "softmax": ("(F.softmax(x, dim=1) * w).sum()", "(F.softmax(x, dim=1) * w).sum()"),
+    "cross_entropy": ("F.cross_entropy(x, y)", "F.cross_entropy(x, y)"),
+}
+_VOCAB_SCRIPT = """
+import sys, time, numpy as np
+rows = int(sys.argv[1]) // 10; side = sys.argv[4]
+rng = np.random.default_rng(0)
+x = rng.standard_normal((rows, 10)); y = rng.integers(0, 10, rows).astype(np.float64)
+idx = rng.integers(0, rows, rows).astype(np.float64); w = rng.standard_normal((rows, 10))
+if side == "torch":
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(2)
+times = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    if side == "torch":
+        t = torch.from_numpy(x).requires_grad_(True)
+        scope = {"x": t, "y": torch.from_numpy(y).long(), "idx": torch.from_numpy(idx).long(),
+                 "w": torch.from_numpy(w if sys.argv[5] != "indexing x[idx]" else w), "F": F}
+        out = eval(sys.argv[3], scope)
+        out.backward()
+        grad = t.grad.numpy()
+    else:
+        from gradcli import grad as gradcli_grad
+        import re
+        used = {k: v for k, v in {"y": y, "idx": idx, "w": w}.items() if re.search(rf"\\b{k}\\b", sys.argv[3])}
+        r = gradcli_grad(sys.argv[3], at={"x": x}, const=used, symbolic=False, nodes=False)
+        grad = r.grads["x"]
+    times.append(time.perf_counter() - start)
+np.save(sys.argv[6], grad)
+print(sorted(times)[len(times) // 2])
+"""
+
+
+def vocabulary(size: int, repeat: int) -> None:
+    print(f"5. vocabulary: indexing, softmax, cross_entropy on {size:,} float64 elements", flush=True)
+    if not HAVE_TORCH:
+        print("  (torch not installed: skipped)")
+        return
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as folder:
+        for label, (ours_program, torch_program) in _VOCABULARY.items():
+            args = (str(size), str(repeat))
+            ours, _ = _run_python(_VOCAB_SCRIPT, *args, ours_program, "gradcli", label, f"{folder}/o.npy")
+            theirs, _ = _run_python(_VOCAB_SCRIPT, *args, torch_program, "torch", label, f"{folder}/t.npy")
+            error = float(np.max(np.abs(np.load(f"{folder}/o.npy") - np.load(f"{folder}/t.npy"))))
+            report("vocabulary", f"{label}, API", ours, "torch eager (2 threads)", theirs, "target <= 2.0")
+            print(f"  {label}: max |gradcli - torch| = {error:.3g} (target 1e-12)")
+
+
 def many_points(count: int, repeat: int) -> None:
     print(f"3. many points: {count:,} JSON lines, 3 variables", flush=True)
     import random
@@ -242,7 +298,9 @@ def main() -> None:
         action="store_true",
         help="1M elements, 10,000 points, 1,000 statements, 3 repetitions (a smoke run)",
     )
-    parser.add_argument("--only", choices=["startup", "tensors", "points", "depth"], help="run one target")
+    parser.add_argument(
+        "--only", choices=["startup", "tensors", "points", "depth", "vocabulary"], help="run one target"
+    )
     args = parser.parse_args()
     repeat = 3 if args.quick else 5
     # `pip install .` compiles every module; an editable install under PYTHONDONTWRITEBYTECODE
@@ -253,7 +311,7 @@ def main() -> None:
 
     compileall.compile_dir(Path(gradcli.__file__).parent, quiet=1)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    chosen = {args.only} if args.only else {"startup", "tensors", "points", "depth"}
+    chosen = {args.only} if args.only else {"startup", "tensors", "points", "depth", "vocabulary"}
     if "startup" in chosen:
         startup(repeat)
     if "tensors" in chosen:
@@ -262,6 +320,8 @@ def main() -> None:
         many_points(10_000 if args.quick else 100_000, 3)
     if "depth" in chosen:
         depth(1_000 if args.quick else 10_000, 3)
+    if "vocabulary" in chosen:
+        vocabulary(100_000 if args.quick else 1_000_000, repeat)
     print("\n| target | gradcli | s | baseline | s | ratio | goal |\n|---|---|---|---|---|---|---|")
     for target, ours, ours_s, baseline, base_s, goal in rows:
         print(
