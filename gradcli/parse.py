@@ -28,6 +28,7 @@ from .ops import (
     TORCH_SPELLINGS,
     Composite,
     Param,
+    Spelling,
 )
 
 
@@ -113,6 +114,46 @@ _MODULE_ROOTS = {"torch", "np", "numpy", "math", "F", "jnp", "jax", "nn"}
 _MODULES_HINT = "known module prefixes: " + ", ".join(sorted(MODULES))
 # Names from other tools that mean one of ours, for "did you mean" hints.
 _SYNONYMS = {"ln": "log"}
+
+
+_PICKED = {"max": ("max_values", "argmax"), "min": ("min_values", "argmin")}
+
+
+def _has_dim(call: ast.Call, receiver: list) -> bool:
+    """torch.max(x, 1) / x.max(dim=1): the form that returns (values, indices)."""
+    return len(receiver) + len(call.args) > 1 or any(kw.arg == "dim" for kw in call.keywords)
+
+
+def _picked_part(node: ast.AST) -> tuple[ast.Call, int] | None:
+    """(the call, 0 or 1) for `call.values`, `call.indices`, `call[0]`, `call[1]` of a call."""
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr in ("values", "indices")
+        and isinstance(node.value, ast.Call)
+    ):
+        return node.value, 0 if node.attr == "values" else 1
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value in (0, 1)
+        and type(node.slice.value) is int
+        and isinstance(node.value.func, (ast.Attribute, ast.Name))
+        and (node.value.func.attr if isinstance(node.value.func, ast.Attribute) else node.value.func.id)
+        in _PICKED
+    ):
+        return node.value, node.slice.value
+    return None
+
+
+def _unpacks_a_pick(stmt: ast.Assign) -> bool:
+    target = stmt.targets[0] if len(stmt.targets) == 1 else None
+    return (
+        isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and all(isinstance(e, ast.Name) for e in target.elts)
+        and _picked_part(ast.Subscript(value=stmt.value, slice=ast.Constant(0), ctx=ast.Load())) is not None
+    )
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -327,6 +368,10 @@ class _Parser:
                 return [node.operand], lambda a: a  # +x is x itself, as in PyTorch
             kind = type(node.op).__name__
             raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
+        picked = _picked_part(node)
+        if picked is not None:  # x.max(1).values, torch.min(x, 0)[1]
+            call, part = picked
+            return self.plan_call(call, line, col, part=part)
         if isinstance(node, ast.Attribute):
             self.check_name(node.attr, node)
             if _dotted(node.value) in MODULES and node.attr in CONSTANTS:  # math.pi, np.e
@@ -353,8 +398,10 @@ class _Parser:
         kind = type(node).__name__
         raise self.error(f"{_FRIENDLY.get(kind, kind)} is not allowed in a gradcli program", node)
 
-    def plan_call(self, node: ast.Call, line: int, col: int):
-        """A call as PyTorch, NumPy or JAX users write it: f(x), torch.f(x), F.f(x), x.f()."""
+    def plan_call(self, node: ast.Call, line: int, col: int, part: int | None = None):
+        """A call as PyTorch, NumPy or JAX users write it: f(x), torch.f(x), F.f(x), x.f().
+
+        `part` takes one member of what torch.max(x, dim) returns: 0 values, 1 indices."""
         func = node.func
         receiver: list[ast.AST] = []
         if isinstance(func, ast.Name):
@@ -376,6 +423,16 @@ class _Parser:
         if spelling is None:
             raise self.error(
                 f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=_guess(name)
+            )
+        if part is not None:
+            if spelling.op not in _PICKED or not _has_dim(node, receiver):
+                raise self.error(f"{written} returns one tensor: it has no .values or [0]", node)
+            spelling = Spelling(_PICKED[spelling.op][part], renames=spelling.renames)
+        elif spelling.op in _PICKED and _has_dim(node, receiver):
+            raise self.error(
+                f"{written} with a dim returns (values, indices): take .values or .indices "
+                f"(or [0], [1]), or write {spelling.op}(x) over every element",
+                node,
             )
         op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
         positional = receiver + list(node.args)
@@ -682,6 +739,23 @@ class _Parser:
         inputs: dict[str, None] = {}
         for stmt in module.body:
             in_place = False
+            if isinstance(stmt, ast.Assign) and _unpacks_a_pick(stmt):
+                # v, i = x.max(1): two statements, one per member
+                for part, name_node in enumerate(stmt.targets[0].elts):
+                    self.check_name(name_node.id, name_node)
+                    expr, names = self.convert(
+                        ast.copy_location(
+                            ast.Subscript(value=stmt.value, slice=ast.Constant(part), ctx=ast.Load()),
+                            stmt.value,
+                        )
+                    )
+                    for name in names:
+                        if name not in assigned:
+                            inputs.setdefault(name)
+                    assigned.add(name_node.id)
+                    self.shadowed.add(name_node.id)
+                    statements.append(Statement(name_node.id, expr, stmt.lineno))
+                continue
             if isinstance(stmt, ast.Assign):
                 if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
                     raise self.error("assign to one plain name, as in y = 2*x", stmt)

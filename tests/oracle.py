@@ -84,6 +84,8 @@ def _torch_key(key, tensors):
     return tuple(parts)
 
 
+TORCH_OPS["max_values"] = lambda a, dim=0, keepdim=False: torch.max(a, dim, keepdim=keepdim).values
+TORCH_OPS["min_values"] = lambda a, dim=0, keepdim=False: torch.min(a, dim, keepdim=keepdim).values
 TORCH_OPS["select"] = lambda a, dim=0, index=0: torch.select(a, dim, index)
 TORCH_OPS["slice"] = _slice
 TORCH_OPS["index"] = lambda a, key=(): a[_torch_key(key, ())]

@@ -194,13 +194,13 @@ def test_empty_reductions_fail_as_torch_does():
     ("program", "fragment"),
     [
         ("torch.max(x, 1)", "returns (values, indices)"),
-        ("x.min(dim=0)", "use torch.amin(x, dim)"),
+        ("x.min(dim=0)", "take .values or .indices"),
         ("torch.var(x, unbiased=True, correction=0)", "invalid combination of arguments"),
         ("torch.prod(x, keepdim=True)", "invalid combination of arguments"),
         ("np.var(x, ddof=True)", "ddof must be a number literal"),
     ],
 )
-def test_what_gradcli_cannot_do_yet_is_a_clear_error(program, fragment):
+def test_what_gradcli_refuses_is_a_clear_error(program, fragment):
     with pytest.raises(GradcliError) as raised:
         grad(program, at={"x": X})
     assert fragment in str(raised.value)
@@ -298,3 +298,32 @@ def test_the_node_table_steps_give_the_numeric_adjoint(monkeypatch):
     program = "p = x.prod(1); l = x.logsumexp(0); n = x.norm(dim=1); s = x.cumsum(1); sum(p) + sum(l) + sum(n) + sum(s * c)"
     assert test_local_steps.check_steps(program, {"x": X}, {"c": c}) >= 6
     assert test_local_steps.check_steps("sum(x.norm(p=1, dim=0, keepdim=True) * x)", {"x": X}) >= 3
+
+
+@pytest.mark.parametrize(
+    ("program", "function"),
+    [
+        ("x.max(1).values.sum()", lambda x: x.max(1).values.sum()),
+        (
+            "(x - x.max(1, keepdim=True).values).exp().sum()",
+            lambda x: (x - x.max(1, keepdim=True).values).exp().sum(),
+        ),
+        ("torch.min(x, 0)[0].sum()", lambda x: torch.min(x, 0)[0].sum()),
+        ("v, i = x.max(dim=0); (v * i).sum()", lambda x: (lambda v, i: (v * i).sum())(*x.max(dim=0))),
+        ("x.max(1).indices.sum() + x.sum()", lambda x: x.max(1).indices.sum() + x.sum()),
+        (
+            "(x * torch.argmax(x, 1, keepdim=True)).sum()",
+            lambda x: (x * torch.argmax(x, 1, keepdim=True)).sum(),
+        ),
+        ("(x * torch.argmin(x)).sum()", lambda x: (x * torch.argmin(x)).sum()),
+    ],
+)
+def test_max_and_min_over_a_dim_give_values_and_indices_as_torch(program, function):
+    result = grad(program, at={"x": X})
+    leaf = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+    out = function(leaf)
+    out.backward()
+    np.testing.assert_allclose(result.value, out.item(), rtol=1e-13)
+    np.testing.assert_allclose(result.grads["x"], leaf.grad.numpy(), rtol=1e-13)
+    names = [n.grad_fn for n in result.nodes if n.grad_fn]
+    assert out.grad_fn.name() == names[-1]

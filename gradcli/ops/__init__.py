@@ -107,19 +107,20 @@ _NUMPY_ALIASES: dict[str, Spelling] = {
 
 
 def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, Spelling]:
-    table = {op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method}
-    table.update(
-        {
-            op.torch.rsplit(".", 1)[-1]: Spelling(op.name, renames=renames)
-            for op in OPS
-            if op.torch.startswith("torch.")
-        }
-    )
+    # PyTorch's function names first (torch.sigmoid), then the ops' own names, which win
+    # where two records share a torch name (torch.max is max over all, or max_values).
+    table = {
+        op.torch.rsplit(".", 1)[-1]: Spelling(op.name, renames=renames)
+        for op in OPS
+        if op.torch.startswith("torch.")
+    }
+    table.update({op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method})
     table.update({name: Spelling(name, renames=renames) for name in COMPOSITES})
     table.update({name: Spelling(op.name, renames=renames) for op in OPS for name in op.aliases})
     for name, spelling in aliases.items():
         if spelling.op in REGISTRY or spelling.op in COMPOSITES:
-            table[name] = Spelling(spelling.op, spelling.numbers, renames or spelling.renames)
+            # a spelling's own renames (np.clip's a_min) join the family's (axis=)
+            table[name] = Spelling(spelling.op, spelling.numbers, renames + spelling.renames)
     return table
 
 

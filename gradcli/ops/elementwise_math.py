@@ -457,9 +457,9 @@ TORCH_ALIASES: dict[str, Spelling] = {
     "fix": Spelling("trunc"),
     "arctan2": Spelling("atan2"),
 }
-# NumPy's clip(a, a_min, a_max) binds positionally to clamp(x, min, max); rint is round.
+# NumPy's clip(a, a_min, a_max) is clamp(x, min, max), by position or keyword; rint is round.
 NUMPY_ALIASES: dict[str, Spelling] = {
-    "clip": Spelling("clamp"),
+    "clip": Spelling("clamp", renames=(("a_min", "min"), ("a_max", "max"))),
     "rint": Spelling("round"),
     "fix": Spelling("trunc"),
     "arctan2": Spelling("atan2"),

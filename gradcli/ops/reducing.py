@@ -540,6 +540,141 @@ def _whole(name: str, forward, grad_fn: str, pick: str) -> Op:
     )
 
 
+# ---------------------------------------------------------------- max/min over a dim, argmax/argmin
+# torch.max(x, dim) returns (values, indices); a program takes one of them, as
+# `.values`/`[0]` or `.indices`/`[1]` (parse._Parser.plan_call's `select`), so each is a record.
+
+
+def _pick_shape(name: str):
+    def infer(shape: Shape, dim: int = 0, keepdim: bool = False) -> Shape:
+        if not shape:
+            return ()
+        d = _normalise_dim(dim, len(shape))
+        if shape[d] == 0:
+            raise ShapeError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return _reduced(shape, d, keepdim)
+
+    return infer
+
+
+def _argpick(a, dim, pick):
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    d = _normalise_dim(dim, a.ndim)
+    # NumPy's argmax/argmin give the first nan, as torch's do; duals compare by their value
+    base = a if a.dtype != object else np.vectorize(lambda v: float(_value_of(v)), otypes=[float])(a)
+    return (np.argmax if pick == "max" else np.argmin)(base, axis=d, keepdims=True), d
+
+
+def _value_of(v: Any) -> Any:
+    while hasattr(v, "v"):
+        v = v.v
+    return v
+
+
+def _values(pick: str):
+    def forward(a, dim=0, keepdim=False):
+        a = np.asarray(a)
+        if a.ndim == 0:
+            return a.copy()
+        index, d = _argpick(a, dim, pick)
+        out = np.take_along_axis(a, index, axis=d)
+        return out if keepdim else np.squeeze(out, axis=d)
+
+    def vjp(g, out, a, dim=0, keepdim=False):
+        # value_selecting_reduction_backward: the gradient goes to the index chosen
+        a = np.asarray(a)
+        if a.ndim == 0:
+            return np.asarray(g)
+        index, d = _argpick(a, dim, pick)
+        grad = np.zeros(a.shape, dtype=np.result_type(g) if a.dtype != object else object)
+        if a.dtype == object:
+            grad[...] = 0.0
+        g = np.asarray(g)
+        np.put_along_axis(grad, index, g if keepdim else np.expand_dims(g, d), axis=d)
+        return grad
+
+    return forward, vjp
+
+
+def _arg(pick: str):
+    def forward(a, dim=None, keepdim=False):
+        a = np.asarray(a)
+        if a.ndim == 0:
+            return np.zeros((), dtype=np.int64)
+        if dim is None:
+            flat = (np.argmax if pick == "max" else np.argmin)(a.reshape(-1))
+            return np.full((1,) * a.ndim if keepdim else (), flat)
+        index, d = _argpick(a, dim, pick)
+        return index if keepdim else np.squeeze(index, axis=d)
+
+    return forward
+
+
+def _arg_shape(name: str):
+    def infer(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
+        if dim is None:
+            if math.prod(shape) == 0:
+                raise ShapeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            return (1,) * len(shape) if keepdim else ()
+        return _pick_shape(name)(shape, dim, keepdim)
+
+    return infer
+
+
+def _picked(pick: str) -> tuple[Op, Op]:
+    forward, vjp = _values(pick)
+    values = Op(
+        f"{pick}_values",
+        f"x.{pick}(dim).values, torch.{pick}(x, dim)[0] or v, i = x.{pick}(dim)",
+        forward=forward,
+        vjp=(vjp,),
+        sympy=lambda sp, a, shapes=((),), dim=0, keepdim=False: _fn(sp, f"{pick}_values")(a, dim),
+        grad_fn=f"{pick.capitalize()}Backward0",
+        torch=f"torch.{pick}",
+        derivative=f"g goes to the element {pick}(x, dim) picked (the first of ties), zeros elsewhere",
+        elementwise=False,
+        function=False,
+        method=False,
+        params=(Param("dim", 0, "int"), KEEPDIM),
+        infer_shape=_pick_shape(pick),
+        sym_vjp=(
+            lambda sp, g, a, shapes=((),), dim=0, keepdim=False: _fn(sp, f"{pick}_backward")(g, a, dim),
+        ),
+        step=(lambda shapes, attrs, pick=pick: f"{pick}_backward({{g}}, {attrs.get('dim', 0)})",),
+        written=lambda operands, attrs, pick=pick: (
+            f"{operands[0]}.{pick}({attrs['dim']}"
+            + (", keepdim=True" if attrs.get("keepdim") else "")
+            + ").values"
+        ),
+    )
+    indices = Op(
+        f"arg{pick}",
+        f"torch.arg{pick}(x, dim), x.{pick}(dim).indices",
+        forward=_arg(pick),
+        vjp=(lambda g, out, a, dim=None, keepdim=False: np.zeros(np.shape(a)),),
+        sympy=lambda sp, a, shapes=((),), dim=None, keepdim=False: _fn(sp, f"arg{pick}")(a),
+        grad_fn="None",
+        torch=f"torch.arg{pick}",
+        derivative="no gradient: integer indices",
+        saves_tensors=False,
+        elementwise=False,
+        differentiable=False,
+        params=(ONE_DIM, KEEPDIM),
+        infer_shape=_arg_shape(f"arg{pick}"),
+        sym_vjp=(lambda sp, g, a, shapes=((),), dim=None, keepdim=False: sp.S.Zero,),
+        step=("0",),
+        written=lambda operands, attrs, pick=pick: (
+            f"torch.arg{pick}({operands[0]}"
+            + ("" if attrs.get("dim") is None else f", {attrs['dim']}")
+            + (", keepdim=True" if attrs.get("keepdim") else "")
+            + ")"
+        ),
+    )
+    return values, indices
+
+
 _VAR_PARAMS = (DIMS, Param("unbiased", None, "bool"), KEEPDIM, Param("correction", None, "number"))
 
 OPS: tuple[Op, ...] = (
@@ -547,6 +682,8 @@ OPS: tuple[Op, ...] = (
     _extremum("amin", _amin, "AminBackward0", "smallest"),
     _whole("max", _max_all, "MaxBackward1", "largest"),
     _whole("min", _min_all, "MinBackward1", "smallest"),
+    *_picked("max"),
+    *_picked("min"),
     Op(
         "prod",
         "prod(x), prod(x, dim, keepdim) or x.prod(dim=0)",

@@ -121,3 +121,13 @@ def _cumsum_cases() -> list[Case]:
 CASES = (
     _extremum_cases() + _prod_cases() + _logsumexp_cases() + _moment_cases() + _norm_cases() + _cumsum_cases()
 )
+
+# torch.max(x, dim) / torch.min(x, dim): the values (MaxBackward0) and the indices (no grad).
+CASES += [
+    Case("max_values", "dim 1", (uniform(-2, 2, (3, 4)),), {"dim": 1, "keepdim": False}),
+    Case("max_values", "dim 0 keepdim", (uniform(-2, 2, (3, 4)),), {"dim": 0, "keepdim": True}),
+    Case("min_values", "dim -1", (uniform(-2, 2, (2, 5)),), {"dim": -1, "keepdim": False}),
+    Case("argmax", "dim 1", (uniform(-2, 2, (3, 4)),), {"dim": 1, "keepdim": False}),
+    Case("argmax", "every element", (uniform(-2, 2, (3, 4)),), {"dim": None, "keepdim": False}),
+    Case("argmin", "dim 0 keepdim", (uniform(-2, 2, (3, 4)),), {"dim": 0, "keepdim": True}),
+]
