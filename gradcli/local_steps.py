@@ -27,7 +27,8 @@ def adjoint_name(name: str) -> str:
 
 
 def _number_text(value: float) -> str:
-    return str(int(value)) if value == int(value) and abs(value) < 1e15 else format(value, ".12g")
+    # abs() first: int(inf) and int(nan) raise (a folded 3**700 is inf)
+    return str(int(value)) if abs(value) < 1e15 and value == int(value) else format(value, ".12g")
 
 
 class _Slot:

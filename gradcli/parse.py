@@ -169,7 +169,7 @@ def _dotted(node: ast.AST) -> str | None:
 
 
 def _number_text(value: float) -> str:
-    return str(int(value)) if value == int(value) else repr(value)
+    return str(int(value)) if math.isfinite(value) and value == int(value) else repr(value)
 
 
 def _guess(name: str) -> str:

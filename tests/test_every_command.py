@@ -324,3 +324,15 @@ def test_after_several_passes_the_symbolic_column_says_it_is_one_pass(run):
     assert "3*x**2" in leaf_row and "symbolic (one pass)" in result.stdout
     single = run("grad", "x**3", "--at", "x=3")
     assert "one pass" not in single.stdout
+
+
+@pytest.mark.parametrize("program", ["A/3**700", "x/3**700 + x*nan + inf", "x*(0*3**700)"])
+def test_constants_that_fold_to_inf_or_nan_are_written_not_crashed_on(run, program):
+    """Found by the long fuzz: a folded 3**700 is inf, and int(inf) raised in the table's forms."""
+    for args in (
+        ["--format", "plain"],
+        ["--at", "A=1", "--at", "x=1"] if "A" in program else ["--at", "x=1"],
+    ):
+        result = run("grad", program, *args)
+        assert result.exit_code == 0, result.stderr
+        assert "internal error" not in result.stderr

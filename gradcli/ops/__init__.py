@@ -149,7 +149,7 @@ FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
 METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}
 # Infix operators of Python's ast, by node class name.
 BINARY = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "Pow": "pow", "MatMult": "matmul"}
-CONSTANTS = {"pi": math.pi, "e": math.e}
+CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
 
 __all__ = [
