@@ -30,7 +30,7 @@ FLOAT_DTYPES = ("float32", "float64")
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 NOT_FLOAT = "Only Tensors of floating point and complex dtype can require gradients"
 UNUSED = (
-    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "The differentiated Tensor at index {} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior."
 )
 NO_REQUIRES = "One of the differentiated Tensors does not require grad"
@@ -339,7 +339,7 @@ def run_backward(
             fn.freed = True
     if inputs is not None:
         found = []
-        for tensor in inputs:
+        for position, tensor in enumerate(inputs):
             index = None
             if tensor.grad_fn is not None:
                 index = laid.fn_index.get(id(tensor.grad_fn))
@@ -347,7 +347,7 @@ def run_backward(
                 index = next((i for i, t in laid.leaves.items() if t is tensor), None)
             adjoint = None if index is None else adjoints[index]
             if adjoint is None:
-                raise AutogradError(UNUSED)
+                raise AutogradError(UNUSED.format(position))
             found.append(np.asarray(adjoint, dtype=dtype))
         return found
     for index, tensor in laid.leaves.items():
