@@ -21,7 +21,10 @@ import pytest
 
 from gradcli import run as run_api
 
-SCRIPTS = sorted((Path(__file__).parent / "scripts").glob("*.py"))
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = sorted((ROOT / "tests" / "scripts").glob("*.py")) + sorted(
+    (ROOT / "docs" / "examples").glob("*.py")
+)
 _ADDRESS = re.compile(r"object at 0x[0-9a-f]+")
 
 
@@ -65,11 +68,15 @@ def test_non_leaf_grad_warns_in_torchs_words_on_stderr(run):
     script = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n"
     result = run("run", "-", input=script)
     assert result.exit_code == 0 and result.stdout == "None\n"
-    assert result.stderr.startswith("warning: line 4: UserWarning: The .grad attribute of a Tensor that is not a leaf")
+    assert result.stderr.startswith(
+        "warning: line 4: UserWarning: The .grad attribute of a Tensor that is not a leaf"
+    )
 
 
 def test_json_format_and_the_python_api():
-    script = "import torch\nx = torch.tensor(2.0, requires_grad=True)\n(3 * x ** 2).backward()\nprint(x.grad)\n"
+    script = (
+        "import torch\nx = torch.tensor(2.0, requires_grad=True)\n(3 * x ** 2).backward()\nprint(x.grad)\n"
+    )
     result = run_api(script)
     assert result.stdout == "tensor(12.)\n" and result.error is None and result.warnings == []
     assert result.backward_calls == [{"line": 3}]
@@ -90,7 +97,10 @@ def test_printed_output_comes_before_the_error(run):
     script = "import torch\nprint('a')\nx = torch.ones(2, requires_grad=True)\n(x * 2).backward()\n"
     result = run("run", "-", input=script)
     assert result.stdout == "a\n"
-    assert result.stderr == "error: line 4: RuntimeError: grad can be implicitly created only for scalar outputs\n"
+    assert (
+        result.stderr
+        == "error: line 4: RuntimeError: grad can be implicitly created only for scalar outputs\n"
+    )
 
 
 HOSTILE = {
