@@ -68,6 +68,8 @@ def test_known_reprs(value, kwargs, expected):
 
 
 def test_summarised_and_wrapped():
+    assert "..." not in tensor_repr(np.arange(1000), dtype="int64")
+    assert "..." in tensor_repr(np.arange(1001), dtype="int64")
     assert tensor_repr(np.arange(2000), dtype="int64") == "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
     long = tensor_repr(np.arange(30.0) / 3)  # nine of "0.0000, " fit beside "tensor(["
     assert long.count("\n") == 3 and all(len(line) <= 80 for line in long.splitlines())
