@@ -16,7 +16,9 @@ from gradcli.script.tensor_repr import (
     grad_fn_repr,
     item_repr,
     size_repr,
+    tensor_format,
     tensor_repr,
+    tolist_repr,
 )
 
 torch = pytest.importorskip(
@@ -66,6 +68,8 @@ def test_known_reprs(value, kwargs, expected):
 
 
 def test_summarised_and_wrapped():
+    assert "..." not in tensor_repr(np.arange(1000), dtype="int64")
+    assert "..." in tensor_repr(np.arange(1001), dtype="int64")
     assert tensor_repr(np.arange(2000), dtype="int64") == "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"
     long = tensor_repr(np.arange(30.0) / 3)  # nine of "0.0000, " fit beside "tensor(["
     assert long.count("\n") == 3 and all(len(line) <= 80 for line in long.splitlines())
@@ -249,3 +253,38 @@ def test_other_integer_dtypes_show_their_dtype(dtype):
     assert tensor_repr(values, dtype=dtype) == repr(torch.from_numpy(values))
     empty = np.zeros((2, 0), dtype=dtype)
     assert tensor_repr(empty, dtype=dtype) == repr(torch.from_numpy(empty))
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(tensors())
+def test_tolist_repr_matches_torch(case):
+    array, dtype = case
+    if array.size > 64:
+        return  # long lists say nothing new
+    assert tolist_repr(array, dtype) == repr(_torch_tensor(array, dtype).tolist())
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(tensors(), st.sampled_from(["", ".4f", ".2e", "10.3f", "g", ">12", "d", "+.1%"]), st.booleans())
+def test_tensor_format_matches_torch(case, spec, requires_grad):
+    array, dtype = case
+    t = _torch_tensor(array, dtype)
+    if requires_grad and dtype in FLOATS:
+        t.requires_grad_(True)
+    try:
+        expected: str | type[Exception] = format(t, spec)
+    except (TypeError, ValueError) as error:  # a spec the item's type refuses, or a non-0-d tensor
+        expected = type(error)
+        message = str(error)
+    kwargs = {"dtype": dtype, "requires_grad": t.requires_grad}
+    if isinstance(expected, str):
+        assert tensor_format(array, spec, **kwargs) == expected
+    else:
+        with pytest.raises(expected) as raised:
+            tensor_format(array, spec, **kwargs)
+        assert str(raised.value) == message
+
+
+def test_tensor_format_of_a_scalar_is_its_item():
+    assert tensor_format(np.float32(8.0), "") == "8.0"
+    assert tensor_format(np.float64(0.1), ".20f") == "0.10000000149011611938"

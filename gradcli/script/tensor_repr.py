@@ -86,14 +86,49 @@ def item_repr(value: Any, dtype: str = "float32") -> str:
 
     A float32 0.1 prints `0.10000000149011612`, the double nearest to the float32 value.
     """
-    name = canonical_dtype(dtype)
+    return repr(_python_scalar(value, canonical_dtype(dtype)))
+
+
+def _python_scalar(value: Any, name: str) -> float | int | bool:
+    """The Python number torch's `.item()` returns: the value rounded to the dtype, widened."""
     with np.errstate(over="ignore", invalid="ignore"):
         scalar = np.asarray(value).astype(_DTYPES[name]).reshape(())
     if name == "bool":
-        return repr(bool(scalar))
+        return bool(scalar)
     if name.startswith("float"):
-        return repr(float(scalar))
-    return repr(int(scalar))
+        return float(scalar)
+    return int(scalar)
+
+
+def tolist_repr(value: Any, dtype: str = "float32") -> str:
+    """What `print(t.tolist())` prints: nested lists of the Python numbers `.item()` would give."""
+    name = canonical_dtype(dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        array = np.asarray(value).astype(_DTYPES[name], copy=False)
+    return repr(array.tolist())
+
+
+def tensor_format(
+    value: Any,
+    format_spec: str,
+    *,
+    dtype: str = "float32",
+    requires_grad: bool = False,
+    grad_fn: str | None = None,
+) -> str:
+    """`format(t, spec)`, as an f-string `{t:spec}` calls it (torch's `Tensor.__format__`).
+
+    A 0-d tensor formats its `.item()`, so `f"{t}"` prints `8.0` where `print(t)` prints
+    `tensor(8.)`; any other tensor takes only the empty spec (its repr) and raises TypeError
+    with torch's message otherwise.
+    """
+    name = canonical_dtype(dtype)
+    array = np.asarray(value)
+    if array.ndim == 0:
+        return format(_python_scalar(array, name), format_spec)
+    if format_spec:
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+    return tensor_repr(array, dtype=name, requires_grad=requires_grad, grad_fn=grad_fn)
 
 
 def tensor_repr(
