@@ -688,9 +688,7 @@ class Interpreter:
             self.bind(target.id, result)
         elif isinstance(target, ast.Attribute):
             self.set_attribute(owner, target.attr, result, target)
-        elif not isinstance(current, Tensor) or not isinstance(owner, Tensor):
-            self.set_item(owner, target, result)
-        else:
+        else:  # x[i] += v: the element's new value is written back into x
             self.set_item(owner, target, result)
 
     # -- expressions ------------------------------------------------------------
@@ -802,11 +800,11 @@ class Interpreter:
             if op not in _BIN:
                 raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported on tensors")
             return self.apply(_BIN[op], [left, right], {})
-        if op is ast.Pow and isinstance(left, int) and isinstance(right, int) and right > 0:
-            if abs(left) > 1 and right * max(left.bit_length(), 1) > MAX_INT_BITS:
-                raise ScriptError(
-                    f"{_position(node)}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits"
-                )
+        big_power = op is ast.Pow and isinstance(left, int) and isinstance(right, int) and right > 0
+        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > MAX_INT_BITS:
+            raise ScriptError(
+                f"{_position(node)}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits"
+            )
         if (
             op is ast.Mult
             and isinstance(left, (str, list, tuple))
