@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from .graph import CONST, LEAF, OP, Graph, InputSpec, build_graph
 from .ops import TORCH_SPELLINGS
 from .parse import parse_program
 from .values import to_array
+
+if TYPE_CHECKING:
+    from .script.interpreter import RunResult
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -571,3 +574,14 @@ def _node_results(
             )
         )
     return tuple(results)
+
+
+def run(script: str) -> RunResult:
+    """Run a PyTorch-style autograd script in gradcli's interpreter (never executed).
+
+    The result holds what the script printed (`.stdout`), PyTorch's warnings (`.warnings`),
+    one record per backward call (`.backward_calls`) and, when the script failed, the
+    error line `line N: RuntimeError: ...` (`.error`; `.stdout` keeps what came before)."""
+    from .script.interpreter import run_script
+
+    return run_script(script)

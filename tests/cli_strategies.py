@@ -476,7 +476,7 @@ NAMED = {
         weighted((60, st.just([])), (40, output_pieces(_spelling(draw, param))))
     ),
 }
-ARGUMENTS = {"expr"}  # positional arguments the builder fills itself, from programs()
+ARGUMENTS = {"expr", "script"}  # positional arguments the builder fills itself, from programs()
 
 
 def _spelling(draw, param: click.Parameter) -> str:

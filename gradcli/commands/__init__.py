@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hessian": ("higher", "hessian_command"),
     "jacobian": ("higher", "jacobian_command"),
     "ops": ("ops", "ops_command"),
+    "run": ("run", "run_command"),
 }
 
 

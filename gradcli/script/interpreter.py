@@ -1,0 +1,1725 @@
+"""The `run` interpreter: PyTorch autograd scripts walked statement by statement, never executed.
+
+Python's parser reads the script; `check` walks the whole tree against a whitelist
+before anything runs (so a hostile script prints nothing), then `Interpreter` walks it,
+statement by statement. Tensor calls bind to the op registry through the program
+parser's own binder (`parse._Parser.plan_call` / `plan_subscript`): the evaluated
+arguments are handed to it as literals, so spellings, defaults and keyword checks are
+exactly those of `gradcli grad`. Each tensor result is a node of a graph that grows as
+statements run (runtime.py); backward() hands the reached part to autograd.backward.
+
+Caps (module constants; see README "Run a PyTorch script"): MAX_STEPS statements executed,
+MAX_LOOP iterations of one `for`, MAX_CALL_DEPTH nested calls, MAX_EXPR_DEPTH nesting of one
+expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import string
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import limits
+from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
+from ..ops import MODULES
+from ..parse import Apply, Num, _Parser
+from . import runtime
+from .runtime import LEAF_IN_PLACE, NON_LEAF_GRAD, ScriptRuntimeError, Tensor, apply_op
+from .tensor_repr import dtype_repr, grad_fn_repr, size_repr, tensor_repr
+
+MAX_STEPS = 1_000_000  # statements executed in one run (a 10,000-step training loop fits)
+MAX_LOOP = 100_000  # iterations of one for loop
+MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
+MAX_EXPR_DEPTH = 100  # operators nested in one expression
+MAX_OUTPUT_CHARS = 10_000_000  # characters printed
+MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string
+MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
+
+
+def show(t: Tensor) -> str:
+    """The one place a tensor becomes text: PyTorch's repr."""
+    name = t.grad_fn.name if t.grad_fn is not None else None
+    return tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
+
+
+class ScriptError(GradcliError):
+    """The script is outside the language, or over a cap: not catchable by the script."""
+
+
+# ---------------------------------------------------------------- values of the language
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str  # torch, torch.nn.functional, torch.autograd, math, numpy
+
+
+@dataclass(frozen=True)
+class Function:
+    """A library function: `torch.sin`, `F.relu`, `math.sqrt`, or a builtin (`print`)."""
+
+    module: str  # "" for builtins
+    name: str
+
+
+@dataclass(frozen=True)
+class Method:
+    receiver: Any
+    name: str
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str  # float32
+
+    def __repr__(self) -> str:
+        return dtype_repr(self.name)
+
+
+class Size(tuple):
+    def __repr__(self) -> str:
+        return size_repr(self)
+
+
+@dataclass
+class UserFunction:
+    node: ast.FunctionDef
+
+
+@dataclass(frozen=True)
+class NoGrad:
+    enabled: bool = False  # torch.no_grad() -> False, torch.enable_grad() -> True
+
+
+@dataclass
+class Caught:
+    """An exception value bound by `except RuntimeError as e`."""
+
+    kind: str
+    message: str
+
+
+class Device:
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+@dataclass
+class RunResult:
+    stdout: str
+    warnings: list[str] = field(default_factory=list)
+    backward_calls: list[dict] = field(default_factory=list)
+    error: str | None = None  # `line N: RuntimeError: ...`; what was printed before is in stdout
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "stdout": self.stdout,
+            "warnings": list(self.warnings),
+            "backward_calls": list(self.backward_calls),
+        }
+        if self.error is not None:
+            document["error"] = self.error
+        return document
+
+
+_DTYPES = {
+    "float32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "double": "float64",
+    "int64": "int64",
+    "long": "int64",
+    "bool": "bool",
+}
+_CONSTRUCTORS = {
+    "tensor",
+    "Tensor",
+    "FloatTensor",
+    "DoubleTensor",
+    "LongTensor",
+    "zeros",
+    "ones",
+    "full",
+    "eye",
+    "arange",
+    "linspace",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "no_grad",
+    "enable_grad",
+    "is_tensor",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "numel",
+}
+_RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "randperm", "normal", "manual_seed", "seed"}
+_MATH = {
+    "sqrt": math.sqrt,
+    "exp": math.exp,
+    "log": math.log,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "tanh": math.tanh,
+    "fabs": math.fabs,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "isclose": math.isclose,
+    "log10": math.log10,
+    "log2": math.log2,
+    "atan": math.atan,
+    "isnan": math.isnan,
+    "isinf": math.isinf,
+    "erf": math.erf,
+    "atan2": math.atan2,
+    "asin": math.asin,
+    "acos": math.acos,
+    "sinh": math.sinh,
+    "cosh": math.cosh,
+    "log1p": math.log1p,
+    "expm1": math.expm1,
+    "hypot": math.hypot,
+}
+_MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
+_BUILTINS = {
+    "print",
+    "str",
+    "float",
+    "int",
+    "bool",
+    "round",
+    "len",
+    "range",
+    "abs",
+    "min",
+    "max",
+    "sum",
+    "list",
+    "tuple",
+    "enumerate",
+    "zip",
+    "isinstance",
+    "repr",
+    "reversed",
+    "sorted",
+    "any",
+    "all",
+}
+_EXCEPTIONS = {
+    "RuntimeError",
+    "Exception",
+    "ValueError",
+    "TypeError",
+    "IndexError",
+    "ZeroDivisionError",
+    "AssertionError",
+    "UserWarning",
+}
+_IMPORTS = {
+    "torch": "torch",
+    "torch.nn.functional": "torch.nn.functional",
+    "torch.autograd": "torch.autograd",
+    "torch.nn": "torch.nn",
+    "math": "math",
+    "numpy": "numpy",
+}
+_BIN = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "div",
+    ast.Pow: "pow",
+    ast.MatMult: "matmul",
+}
+_PY_BIN = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a**b,
+}
+_CMP = {ast.Gt: "gt", ast.Lt: "lt", ast.GtE: "ge", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
+_PY_CMP = {
+    ast.Gt: lambda a, b: a > b,
+    ast.Lt: lambda a, b: a < b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+_IN_PLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "pow_": "pow"}
+
+# ---------------------------------------------------------------- the whitelist
+
+_ALLOWED = (
+    ast.Module,
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.For,
+    ast.If,
+    ast.FunctionDef,
+    ast.Return,
+    ast.Try,
+    ast.ExceptHandler,
+    ast.Assert,
+    ast.With,
+    ast.withitem,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+    ast.Import,
+    ast.ImportFrom,
+    ast.alias,
+    ast.arguments,
+    ast.arg,
+    ast.Name,
+    ast.Load,
+    ast.Store,
+    ast.Constant,
+    ast.Attribute,
+    ast.Call,
+    ast.keyword,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.Subscript,
+    ast.Slice,
+    ast.Tuple,
+    ast.List,
+    ast.JoinedStr,
+    ast.FormattedValue,
+    ast.IfExp,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
+    ast.expr_context,
+)
+_FORBIDDEN_CALLS = {
+    "eval",
+    "exec",
+    "compile",
+    "open",
+    "getattr",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars",
+    "input",
+    "breakpoint",
+    "help",
+    "dir",
+    "type",
+    "object",
+    "memoryview",
+    "exit",
+    "quit",
+}
+_WHAT = {
+    "While": "while loops",
+    "ClassDef": "class definitions",
+    "Lambda": "lambda",
+    "Global": "global",
+    "Nonlocal": "nonlocal",
+    "Delete": "del",
+    "Raise": "raise",
+    "ListComp": "list comprehensions",
+    "DictComp": "dict comprehensions",
+    "SetComp": "set comprehensions",
+    "GeneratorExp": "generators",
+    "Dict": "dicts",
+    "Set": "sets",
+    "Yield": "yield",
+    "Await": "await",
+    "AsyncFunctionDef": "async",
+    "NamedExpr": "':='",
+    "Starred": "starred arguments",
+    "AnnAssign": "annotations",
+}
+
+
+def _position(node: ast.AST) -> str:
+    return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
+
+
+def check(module: ast.Module) -> None:
+    """Refuse, before running anything, what the language does not have; names the first offence."""
+    stack: list[tuple[ast.AST, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_EXPR_DEPTH and isinstance(node, ast.expr):
+            raise ScriptError(
+                f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={MAX_EXPR_DEPTH}"
+            )
+        kind = type(node).__name__
+        if not isinstance(node, _ALLOWED):
+            raise ScriptError(
+                f"{_position(node)}: {_WHAT.get(kind, kind)} not supported in gradcli run scripts"
+            )
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if isinstance(node, (ast.FunctionDef, ast.arg)):
+            name = getattr(node, "name", None) or getattr(node, "arg", None)
+        if isinstance(name, str) and name.startswith("__"):
+            raise ScriptError(f"{_position(node)}: names starting with '__' are not allowed: '{name}'")
+        if isinstance(node, ast.Name) and node.id in _FORBIDDEN_CALLS:
+            raise ScriptError(f"{_position(node)}: '{node.id}' is not available in gradcli run scripts")
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in _IMPORTS:
+                    raise ScriptError(
+                        f"{_position(node)}: import of '{alias.name}' refused: only torch, "
+                        "torch.nn.functional, torch.autograd, math and numpy can be imported"
+                    )
+        if isinstance(node, ast.ImportFrom):
+            if node.module not in _IMPORTS or node.level:
+                raise ScriptError(
+                    f"{_position(node)}: import from '{node.module}' refused: only torch, "
+                    "torch.nn.functional, torch.autograd, math and numpy can be imported"
+                )
+            if any(alias.name == "*" for alias in node.names):
+                raise ScriptError(f"{_position(node)}: 'import *' is not supported; name what you import")
+        if isinstance(node, ast.FunctionDef):
+            args = node.args
+            if node.decorator_list or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+                raise ScriptError(f"{_position(node)}: only plain functions (def f(a, b=1):) are supported")
+        if (
+            isinstance(node, ast.For)
+            and node.orelse
+            or isinstance(node, ast.Try)
+            and (node.orelse or node.finalbody)
+        ):
+            raise ScriptError(f"{_position(node)}: else/finally clauses are not supported")
+        if isinstance(node, ast.Constant) and isinstance(node.value, (bytes, complex)):
+            raise ScriptError(f"{_position(node)}: {type(node.value).__name__} literals are not supported")
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, depth + 1 if isinstance(child, ast.expr) else 0))
+
+
+# ---------------------------------------------------------------- the binder
+
+
+class _Binder(_Parser):
+    """The program parser's call binding, reporting errors at the script's own positions."""
+
+    def __init__(self) -> None:
+        super().__init__("0")
+
+    def error(self, message: str, node: ast.AST | None = None, hint: str | None = None) -> ParseError:
+        where = _position(node) + ": " if node is not None and hasattr(node, "lineno") else ""
+        return ParseError(where + message + (f" (hint: {hint})" if hint else ""))
+
+
+def _dotted(name: str) -> ast.expr:
+    parts = name.split(".")
+    node: ast.expr = ast.Name(id=parts[0], ctx=ast.Load())
+    for part in parts[1:]:
+        node = ast.Attribute(value=node, attr=part, ctx=ast.Load())
+    return node
+
+
+# ---------------------------------------------------------------- the interpreter
+
+
+class Interpreter:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.out: list[str] = []
+        self.printed = 0
+        self.warnings: list[str] = []
+        self.warned: set[tuple[int, str]] = set()
+        self.backward_calls: list[dict] = []
+        self.globals: dict[str, Any] = {}
+        self.frames: list[dict[str, Any]] = []
+        self.grad_enabled = True
+        self.steps = 0
+        self.line = 1
+        self.binder = _Binder()
+
+    # -- running ----------------------------------------------------------------
+
+    def run(self) -> RunResult:
+        try:
+            module = _parse(self.source)
+            check(module)
+            self.block(module.body)
+        except ScriptRuntimeError as exc:
+            return self.result(f"line {self.line}: {exc.kind}: {exc.message}")
+        except (AutogradError, ShapeError) as exc:
+            return self.result(f"line {self.line}: RuntimeError: {exc.message}")
+        except (ScriptError, ParseError, LimitError) as exc:
+            text = str(exc)
+            return self.result(text if text.startswith("line ") else f"line {self.line}: {text}")
+        except (_Return, _Break, _Continue):
+            return self.result(
+                f"line {self.line}: SyntaxError: 'return', 'break' or 'continue' outside a loop or function"
+            )
+        return self.result(None)
+
+    def result(self, error: str | None) -> RunResult:
+        return RunResult("".join(self.out), self.warnings, self.backward_calls, error)
+
+    def write(self, text: str) -> None:
+        self.printed += len(text)
+        if self.printed > MAX_OUTPUT_CHARS:
+            raise ScriptError(
+                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={MAX_OUTPUT_CHARS:,} characters"
+            )
+        self.out.append(text)
+
+    def warn(self, message: str) -> None:
+        key = (self.line, message)
+        if key not in self.warned:  # Python shows a warning once per line, as torch's do
+            self.warned.add(key)
+            self.warnings.append(f"line {self.line}: UserWarning: {message}")
+
+    # -- statements -------------------------------------------------------------
+
+    def block(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, node: ast.stmt) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise ScriptError(
+                f"line {node.lineno}: the script ran more than MAX_STEPS={MAX_STEPS:,} statements"
+            )
+        self.line = node.lineno
+        if isinstance(node, ast.Expr):
+            self.expr(node.value)
+        elif isinstance(node, ast.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.assign(target, value)
+        elif isinstance(node, ast.AugAssign):
+            self.augassign(node)
+        elif isinstance(node, ast.For):
+            self.for_loop(node)
+        elif isinstance(node, ast.If):
+            self.block(node.body if self.truth(self.expr(node.test)) else node.orelse)
+        elif isinstance(node, ast.FunctionDef):
+            self.bind(node.name, UserFunction(node))
+        elif isinstance(node, ast.Return):
+            raise _Return(None if node.value is None else self.expr(node.value))
+        elif isinstance(node, ast.Try):
+            self.try_block(node)
+        elif isinstance(node, ast.Assert):
+            if not self.truth(self.expr(node.test)):
+                message = "" if node.msg is None else self.text(self.expr(node.msg))
+                raise ScriptRuntimeError(message, "AssertionError")
+        elif isinstance(node, ast.With):
+            self.with_block(node)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.bind(alias.asname, Module(_IMPORTS[alias.name]))
+                else:
+                    self.bind(alias.name.split(".")[0], Module(alias.name.split(".")[0]))
+        elif isinstance(node, ast.ImportFrom):
+            source = Module(_IMPORTS[node.module])
+            for alias in node.names:
+                self.bind(alias.asname or alias.name, self.attribute(source, alias.name, node))
+        elif isinstance(node, ast.Break):
+            raise _Break
+        elif isinstance(node, ast.Continue):
+            raise _Continue
+        # ast.Pass: nothing
+
+    def for_loop(self, node: ast.For) -> None:
+        items = self.expr(node.iter)
+        if isinstance(items, range):
+            if len(items) > MAX_LOOP:
+                raise ScriptError(
+                    f"line {node.lineno}: a loop of {len(items):,} iterations exceeds the limit MAX_LOOP={MAX_LOOP:,}"
+                )
+        elif isinstance(items, Tensor):
+            items = (
+                [self.index_tensor(items, i, node) for i in range(items.shape[0])] if items.shape else None
+            )
+            if items is None:
+                raise ScriptRuntimeError("iteration over a 0-d tensor", "TypeError")
+        elif not isinstance(items, (list, tuple, str)):
+            raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
+        for item in items:
+            self.assign(node.target, item)
+            try:
+                self.block(node.body)
+            except _Break:
+                break
+            except _Continue:
+                continue
+
+    def try_block(self, node: ast.Try) -> None:
+        try:
+            self.block(node.body)
+        except (ScriptRuntimeError, AutogradError, ShapeError) as exc:
+            kind = exc.kind if isinstance(exc, ScriptRuntimeError) else "RuntimeError"
+            for handler in node.handlers:
+                names = self.handler_names(handler)
+                if names is None or kind in names or "Exception" in names:
+                    if handler.name:
+                        self.bind(handler.name, Caught(kind, exc.message))
+                    self.block(handler.body)
+                    return
+            raise
+
+    def handler_names(self, handler: ast.ExceptHandler) -> set[str] | None:
+        if handler.type is None:
+            return None
+        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        names = set()
+        for t in types:
+            if not isinstance(t, ast.Name) or t.id not in _EXCEPTIONS:
+                raise ScriptError(f"{_position(t)}: except takes {', '.join(sorted(_EXCEPTIONS))}")
+            names.add(t.id)
+        return names
+
+    def with_block(self, node: ast.With) -> None:
+        if len(node.items) != 1 or node.items[0].optional_vars is not None:
+            raise ScriptError(f"{_position(node)}: only 'with torch.no_grad():' is supported")
+        manager = self.expr(node.items[0].context_expr)
+        if not isinstance(manager, NoGrad):
+            raise ScriptError(f"{_position(node)}: only 'with torch.no_grad():' is supported")
+        previous, self.grad_enabled = self.grad_enabled, manager.enabled
+        try:
+            self.block(node.body)
+        finally:
+            self.grad_enabled = previous
+
+    # -- names and assignment ---------------------------------------------------
+
+    def bind(self, name: str, value: Any) -> None:
+        (self.frames[-1] if self.frames else self.globals)[name] = value
+
+    def lookup(self, node: ast.Name) -> Any:
+        name = node.id
+        if self.frames and name in self.frames[-1]:
+            return self.frames[-1][name]
+        if name in self.globals:
+            return self.globals[name]
+        if name in _BUILTINS:
+            return Function("", name)
+        if name in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[name]
+        raise ScriptRuntimeError(f"name '{name}' is not defined", "NameError")
+
+    def assign(self, target: ast.expr, value: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.sequence(value)
+            if len(items) != len(target.elts):
+                raise ScriptRuntimeError(
+                    f"{'too many' if len(items) > len(target.elts) else 'not enough'} values to unpack "
+                    f"(expected {len(target.elts)}, got {len(items)})",
+                    "ValueError",
+                )
+            for t, v in zip(target.elts, items):
+                self.assign(t, v)
+        elif isinstance(target, ast.Attribute):
+            self.set_attribute(self.expr(target.value), target.attr, value, target)
+        elif isinstance(target, ast.Subscript):
+            self.set_item(self.expr(target.value), target, value)
+        else:
+            raise ScriptError(f"{_position(target)}: cannot assign to this")
+
+    def sequence(self, value: Any) -> list:
+        if isinstance(value, (list, tuple)):
+            return list(value)
+        if isinstance(value, Tensor) and value.shape:
+            return [self.index_tensor(value, i, None) for i in range(value.shape[0])]
+        raise ScriptRuntimeError(f"cannot unpack non-iterable {self.type_name(value)} object", "TypeError")
+
+    def augassign(self, node: ast.AugAssign) -> None:
+        op = type(node.op)
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.lookup(target)
+        elif isinstance(target, ast.Attribute):
+            owner = self.expr(target.value)
+            current = self.attribute(owner, target.attr, target)
+        elif isinstance(target, ast.Subscript):
+            owner = self.expr(target.value)
+            current = self.subscript(owner, target)
+        else:
+            raise ScriptError(f"{_position(target)}: cannot assign to this")
+        right = self.expr(node.value)
+        if isinstance(current, Tensor):
+            if op not in _BIN or op is ast.MatMult:
+                raise ScriptError(f"{_position(node)}: this in-place operator is not supported on tensors")
+            self.in_place(current, _BIN[op], right)
+            result = current
+        else:
+            result = self.binop(current, op, right, node)
+        if isinstance(target, ast.Name):
+            self.bind(target.id, result)
+        elif isinstance(target, ast.Attribute):
+            self.set_attribute(owner, target.attr, result, target)
+        else:  # x[i] += v: the element's new value is written back into x
+            self.set_item(owner, target, result)
+
+    # -- expressions ------------------------------------------------------------
+
+    def expr(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.lookup(node)
+        if isinstance(node, ast.BinOp):
+            return self.binop(self.expr(node.left), type(node.op), self.expr(node.right), node)
+        if isinstance(node, ast.UnaryOp):
+            value = self.expr(node.operand)
+            if isinstance(node.op, ast.Not):
+                return not self.truth(value)
+            if isinstance(value, Tensor):
+                if isinstance(node.op, ast.USub):
+                    return self.apply("neg", [value], {})
+                if isinstance(node.op, ast.UAdd):
+                    return value
+                raise ScriptError(f"{_position(node)}: '~' is not supported on tensors")
+            return self.python(
+                lambda: {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Invert: lambda v: ~v}[
+                    type(node.op)
+                ](value)
+            )
+        if isinstance(node, ast.BoolOp):
+            value = None
+            for operand in node.values:
+                value = self.expr(operand)
+                if self.truth(value) == isinstance(node.op, ast.Or):
+                    return value
+            return value
+        if isinstance(node, ast.Compare):
+            return self.compare(node)
+        if isinstance(node, ast.IfExp):
+            return self.expr(node.body if self.truth(self.expr(node.test)) else node.orelse)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(self.expr(node.value), node.attr, node)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(self.expr(node.value), node)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.expr(e) for e in node.elts)
+        if isinstance(node, ast.List):
+            return [self.expr(e) for e in node.elts]
+        if isinstance(node, ast.JoinedStr):
+            return self.check_length("".join(self.fstring_part(v) for v in node.values))
+        raise ScriptError(f"{_position(node)}: {type(node).__name__} not supported")
+
+    def fstring_part(self, node: ast.expr) -> str:
+        if isinstance(node, ast.Constant):
+            return node.value
+        assert isinstance(node, ast.FormattedValue)
+        value = self.expr(node.value)
+        if node.conversion == ord("r"):
+            value = self.repr(value)
+        elif node.conversion in (ord("s"), ord("a")):
+            value = self.text(value)
+        spec = "" if node.format_spec is None else self.expr(node.format_spec)
+        return self.format(value, spec)
+
+    def format(self, value: Any, spec: str) -> str:
+        if any(len(d) > 3 for d in re.findall(r"\d+", spec)):
+            raise ScriptError(f"line {self.line}: format width or precision over 999 is not supported")
+        if isinstance(value, Tensor):
+            if value.value.ndim == 0:
+                return self.python(lambda: format(self.item(value), spec))
+            if spec:
+                raise ScriptRuntimeError("unsupported format string passed to Tensor.__format__", "TypeError")
+            return show(value)
+        if isinstance(value, (int, float, str, bool)) or value is None:
+            return self.python(lambda: format(value, spec))
+        if spec:
+            raise ScriptRuntimeError(
+                f"unsupported format string passed to {self.type_name(value)}.__format__", "TypeError"
+            )
+        return self.text(value)
+
+    def python(self, compute):
+        """A Python-level operation on script values; its errors become the script's errors."""
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = compute()
+        except (ZeroDivisionError, IndexError, ValueError, TypeError, OverflowError, KeyError) as exc:
+            message = str(exc)
+            if isinstance(exc, ZeroDivisionError) and message == "float division by zero":
+                message = "float division by zero"
+            raise ScriptRuntimeError(message, type(exc).__name__) from None
+        return self.check_length(result)
+
+    def check_length(self, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
+            raise ScriptError(f"line {self.line}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits")
+        if isinstance(value, (str, list, tuple)) and len(value) > MAX_SEQUENCE:
+            raise ScriptError(f"line {self.line}: a string or list longer than MAX_SEQUENCE={MAX_SEQUENCE:,}")
+        return value
+
+    def binop(self, left: Any, op: type, right: Any, node: ast.AST) -> Any:
+        if isinstance(left, Tensor) or isinstance(right, Tensor):
+            for side in (left, right):
+                if not isinstance(side, (Tensor, int, float, bool)):
+                    raise ScriptRuntimeError(
+                        f"unsupported operand type(s): '{self.type_name(left)}' and '{self.type_name(right)}'",
+                        "TypeError",
+                    )
+            if op not in _BIN:
+                raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported on tensors")
+            return self.apply(_BIN[op], [left, right], {})
+        big_power = op is ast.Pow and isinstance(left, int) and isinstance(right, int) and right > 0
+        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > MAX_INT_BITS:
+            raise ScriptError(
+                f"{_position(node)}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits"
+            )
+        if (
+            op is ast.Mult
+            and isinstance(left, (str, list, tuple))
+            and isinstance(right, int)
+            or (op is ast.Mult and isinstance(right, (str, list, tuple)) and isinstance(left, int))
+        ):
+            seq, count = (left, right) if isinstance(right, int) else (right, left)
+            if len(seq) * count > MAX_SEQUENCE:
+                raise ScriptError(
+                    f"{_position(node)}: a string or list longer than MAX_SEQUENCE={MAX_SEQUENCE:,}"
+                )
+        if op not in _PY_BIN:
+            raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported")
+        return self.python(lambda: _PY_BIN[op](left, right))
+
+    def compare(self, node: ast.Compare) -> Any:
+        left = self.expr(node.left)
+        result: Any = True
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.expr(comparator)
+            kind = type(op)
+            if (isinstance(left, Tensor) or isinstance(right, Tensor)) and kind in _CMP:
+                value = self.apply(_CMP[kind], [left, right], {})
+            else:
+                value = self.python(lambda kind=kind, left=left, right=right: _PY_CMP[kind](left, right))
+            if len(node.ops) == 1:
+                return value
+            if not self.truth(value):
+                return value
+            result, left = value, right
+        return result
+
+    def truth(self, value: Any) -> bool:
+        if isinstance(value, Tensor):
+            if value.value.size != 1:
+                raise ScriptRuntimeError(
+                    "Boolean value of Tensor with more than one value is ambiguous"
+                    if value.value.size
+                    else "Boolean value of Tensor with no values is ambiguous"
+                )
+            return bool(value.value.reshape(()))
+        if isinstance(value, (int, float, str, list, tuple, bool, range)) or value is None:
+            return bool(value)
+        return True
+
+    # -- text -------------------------------------------------------------------
+
+    def text(self, value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, Caught):
+            return value.message
+        return self.repr(value)
+
+    def repr(self, value: Any) -> str:
+        if isinstance(value, Tensor):
+            return show(value)
+        if isinstance(value, list):
+            return "[" + ", ".join(self.repr(v) for v in value) + "]"
+        if isinstance(value, Size):
+            return repr(value)
+        if isinstance(value, tuple):
+            inner = ", ".join(self.repr(v) for v in value)
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        if isinstance(value, runtime.Fn):
+            return grad_fn_repr(value.name)
+        if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray)) or value is None:
+            return repr(value)
+        if isinstance(value, Caught):
+            return f"{value.kind}({value.message!r})"
+        if isinstance(value, Module):
+            return f"<module '{value.name}'>"
+        if isinstance(value, UserFunction):
+            return f"<function {value.node.name} at 0x7f0000000000>"
+        if isinstance(value, (Function, Method)):
+            return f"<built-in method {value.name}>"
+        return f"<{type(value).__name__}>"
+
+    def type_name(self, value: Any) -> str:
+        if isinstance(value, Tensor):
+            return "Tensor"
+        if value is None:
+            return "NoneType"
+        if isinstance(value, (int, float, str, list, tuple, bool)):
+            return type(value).__name__
+        return type(value).__name__.lower()
+
+    # -- attributes ---------------------------------------------------------------
+
+    def attribute(self, owner: Any, name: str, node: ast.AST) -> Any:
+        if isinstance(owner, Module):
+            return self.module_attribute(owner, name, node)
+        if isinstance(owner, Tensor):
+            return self.tensor_attribute(owner, name, node)
+        if isinstance(owner, runtime.Fn):
+            if name == "name":
+                return Method(owner, name)
+            raise ScriptError(f"{_position(node)}: grad_fn has only .name() here")
+        if isinstance(owner, (list, str, Caught)) and name in (
+            "append",
+            "extend",
+            "format",
+            "join",
+            "args",
+            "upper",
+            "lower",
+            "strip",
+        ):
+            if isinstance(owner, Caught) and name == "args":
+                return (owner.message,)
+            return Method(owner, name)
+        if isinstance(owner, (int, float)) and name in ("real", "imag"):
+            return getattr(owner, name)
+        if isinstance(owner, float) and name == "is_integer":
+            return Method(owner, name)
+        raise ScriptRuntimeError(
+            f"'{self.type_name(owner)}' object has no attribute '{name}'", "AttributeError"
+        )
+
+    def module_attribute(self, module: Module, name: str, node: ast.AST) -> Any:
+        full = f"{module.name}.{name}"
+        if full in ("torch.nn", "torch.autograd", "torch.nn.functional"):
+            return Module(full)
+        if module.name == "math":
+            if name in _MATH_CONSTANTS:
+                return _MATH_CONSTANTS[name]
+            if name in _MATH:
+                return Function("math", name)
+        elif module.name == "numpy":
+            if name in _MATH_CONSTANTS:
+                return _MATH_CONSTANTS[name]
+        elif module.name == "torch":
+            if name in _DTYPES:
+                return DType(_DTYPES[name])
+            if name in ("pi", "e", "inf", "nan"):
+                return _MATH_CONSTANTS[name]
+            if name in _CONSTRUCTORS or name in MODULES["torch"]:
+                return Function("torch", name)
+            if name in _RANDOM:
+                raise ScriptError(
+                    f"{_position(node)}: torch.{name}: random numbers are not supported (gradcli cannot "
+                    "reproduce PyTorch's generator); write the values, e.g. torch.tensor([[0.5, -1.2]])"
+                )
+        elif module.name == "torch.autograd":
+            if name in ("grad", "backward"):
+                return Function("torch.autograd", name)
+        elif module.name == "torch.nn.functional" and name in MODULES["F"]:
+            return Function("torch.nn.functional", name)
+        raise ScriptError(f"{_position(node)}: '{full}' is not supported by gradcli run (see 'gradcli ops')")
+
+    def tensor_attribute(self, t: Tensor, name: str, node: ast.AST) -> Any:
+        if name == "grad":
+            if not t.is_leaf and not t.retains_grad:
+                self.warn(NON_LEAF_GRAD)
+            return t._grad
+        if name == "requires_grad":
+            return t.requires_grad
+        if name == "is_leaf":
+            return t.is_leaf
+        if name == "grad_fn":
+            return t.grad_fn
+        if name == "data":
+            return Tensor(t.box, dtype=t.dtype)
+        if name == "shape":
+            return Size(t.shape)
+        if name == "dtype":
+            return DType(t.dtype)
+        if name == "ndim":
+            return t.value.ndim
+        if name == "device":
+            return Device()
+        if name in ("T", "mT"):
+            return self.apply("T", [t], {})
+        return Method(t, name)
+
+    def set_attribute(self, owner: Any, name: str, value: Any, node: ast.AST) -> None:
+        if not isinstance(owner, Tensor):
+            raise ScriptError(
+                f"{_position(node)}: only a tensor's .grad, .requires_grad and .data can be set"
+            )
+        if name == "grad":
+            if value is not None:
+                if not isinstance(value, Tensor):
+                    raise ScriptRuntimeError(
+                        "assigned grad expected to be a Tensor or None but got grad of "
+                        f"type {self.type_name(value)}",
+                        "TypeError",
+                    )
+                if value.shape != owner.shape:
+                    raise ScriptRuntimeError("assigned grad has data of a different size")
+            owner._grad = value
+        elif name == "requires_grad":
+            owner.set_requires_grad(self.truth(value))
+        elif name == "data":
+            if not isinstance(value, Tensor):
+                raise ScriptRuntimeError("data must be a Tensor", "TypeError")
+            owner.box.value = value.value.astype(owner.dtype)
+        else:
+            raise ScriptError(
+                f"{_position(node)}: only a tensor's .grad, .requires_grad and .data can be set"
+            )
+
+    # -- calls ----------------------------------------------------------------------
+
+    def call(self, node: ast.Call) -> Any:
+        func = self.expr(node.func)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                raise ScriptError(f"{_position(a)}: starred arguments are not supported")
+            args.append(self.expr(a))
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise ScriptError(f"{_position(kw.value)}: '**' arguments are not supported")
+            kwargs[kw.arg] = self.expr(kw.value)
+        if isinstance(func, UserFunction):
+            return self.call_user(func, args, kwargs, node)
+        if isinstance(func, Function):
+            if func.module == "":
+                return self.builtin(func.name, args, kwargs, node)
+            if func.module == "math":
+                values = [self.item(a) if isinstance(a, Tensor) else a for a in args]
+                return self.python(lambda: _MATH[func.name](*values, **kwargs))
+            if func.module == "torch.autograd":
+                return self.autograd_call(func.name, args, kwargs, node)
+            if func.module == "torch" and func.name in _CONSTRUCTORS:
+                return self.construct(func.name, args, kwargs, node)
+            return self.registry(func.module, func.name, None, args, kwargs, node)
+        if isinstance(func, Method):
+            return self.method(func.receiver, func.name, args, kwargs, node)
+        raise ScriptRuntimeError(f"'{self.type_name(func)}' object is not callable", "TypeError")
+
+    def call_user(self, func: UserFunction, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if len(self.frames) >= MAX_CALL_DEPTH:
+            raise ScriptError(
+                f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={MAX_CALL_DEPTH}"
+            )
+        spec = func.node.args
+        names = [a.arg for a in spec.args]
+        if len(args) > len(names):
+            raise ScriptRuntimeError(
+                f"{func.node.name}() takes {len(names)} positional arguments but {len(args)} were given",
+                "TypeError",
+            )
+        frame: dict[str, Any] = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names or key in frame:
+                raise ScriptRuntimeError(
+                    f"{func.node.name}() got an unexpected keyword argument '{key}'", "TypeError"
+                )
+            frame[key] = value
+        defaults = spec.defaults
+        for name, default in zip(names[len(names) - len(defaults) :], defaults):
+            if name not in frame:
+                frame[name] = self.expr(default)
+        missing = [n for n in names if n not in frame]
+        if missing:
+            raise ScriptRuntimeError(
+                f"{func.node.name}() missing required positional argument: '{missing[0]}'", "TypeError"
+            )
+        line = self.line
+        self.frames.append(frame)
+        try:
+            self.block(func.node.body)
+            value = None
+        except _Return as ret:
+            value = ret.value
+        finally:
+            self.frames.pop()
+        self.line = line
+        return value
+
+    def builtin(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if name == "print":
+            sep = kwargs.pop("sep", " ")
+            end = kwargs.pop("end", "\n")
+            if kwargs:
+                raise ScriptError(f"{_position(node)}: print() takes only sep= and end= here")
+            sep = " " if sep is None else sep
+            end = "\n" if end is None else end
+            self.write(sep.join(self.text(a) for a in args) + end)
+            return None
+        if kwargs and name not in ("round", "sorted", "min", "max"):
+            raise ScriptRuntimeError(f"{name}() takes no keyword arguments", "TypeError")
+        if name == "str":
+            return self.text(args[0]) if args else ""
+        if name == "repr":
+            return self.repr(args[0])
+        if name in ("float", "int", "bool") and args and isinstance(args[0], Tensor):
+            if name == "bool":
+                return self.truth(args[0])
+            t = args[0]
+            if t.value.size != 1:
+                raise ScriptRuntimeError("only one element tensors can be converted to Python scalars")
+            return {"float": float, "int": int}[name](t.value.reshape(()).item())
+        if name == "len":
+            value = args[0]
+            if isinstance(value, Tensor):
+                if not value.shape:
+                    raise ScriptRuntimeError("len() of a 0-d tensor", "TypeError")
+                return value.shape[0]
+            return self.python(lambda: len(value))
+        if name == "abs" and args and isinstance(args[0], Tensor):
+            return self.apply("abs", [args[0]], {})
+        if name == "round" and args and isinstance(args[0], Tensor):
+            return self.apply("round", [args[0]], {})
+        if name == "sum":
+            total = args[1] if len(args) > 1 else 0
+            for item in self.sequence_of(args[0]):
+                total = self.binop(total, ast.Add, item, node)
+            return total
+        if name in ("min", "max") and any(isinstance(a, Tensor) for a in args):
+            raise ScriptError(f"{_position(node)}: {name}() over tensors: use torch.{name}")
+        if name == "range":
+            if not all(isinstance(a, int) for a in args):
+                raise ScriptRuntimeError("'float' object cannot be interpreted as an integer", "TypeError")
+            return self.python(lambda: range(*args))
+        if name in ("list", "tuple", "sorted", "reversed", "enumerate", "zip", "any", "all"):
+            items = [self.sequence_of(a) for a in args]
+            if name == "zip":
+                return list(zip(*items))
+            if name == "enumerate":
+                return list(enumerate(*items, *args[1:2]))[: len(items[0])] if items else []
+            impl = {
+                "list": list,
+                "tuple": tuple,
+                "sorted": sorted,
+                "reversed": lambda s: list(reversed(s)),
+                "any": any,
+                "all": all,
+            }[name]
+            if name in ("any", "all"):
+                return impl(self.truth(v) for v in items[0])
+            return self.python(lambda: impl(*items, **kwargs))
+        if name == "isinstance":
+            raise ScriptError(f"{_position(node)}: isinstance() is not supported")
+        impl = {"float": float, "int": int, "bool": bool, "round": round, "abs": abs, "min": min, "max": max}[
+            name
+        ]
+        if any(isinstance(a, Tensor) for a in args):
+            raise ScriptError(f"{_position(node)}: {name}() of a tensor is not supported here")
+        return self.python(lambda: impl(*args, **kwargs))
+
+    def sequence_of(self, value: Any) -> list:
+        if isinstance(value, range):
+            if len(value) > MAX_SEQUENCE:
+                raise ScriptError(f"line {self.line}: a sequence longer than MAX_SEQUENCE={MAX_SEQUENCE:,}")
+            return list(value)
+        if isinstance(value, (list, tuple, str)):
+            return list(value)
+        if isinstance(value, int):
+            return value  # enumerate(xs, 1)'s start
+        return self.sequence(value)
+
+    # -- tensors: construction -------------------------------------------------------------
+
+    def dtype_of(self, kwargs: dict, default: str | None) -> str | None:
+        dtype = kwargs.pop("dtype", None)
+        if dtype is None:
+            return default
+        if not isinstance(dtype, DType):
+            raise ScriptRuntimeError("dtype must be a torch dtype such as torch.float64", "TypeError")
+        return dtype.name
+
+    def finish(self, value: np.ndarray, dtype: str, kwargs: dict, name: str, node: ast.AST) -> Tensor:
+        requires_grad = bool(kwargs.pop("requires_grad", False))
+        kwargs.pop("device", None)
+        if kwargs:
+            raise ScriptRuntimeError(
+                f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'", "TypeError"
+            )
+        if value.size > limits.MAX_ELEMENTS:
+            raise ScriptError(f"{_position(node)}: a tensor of {value.size:,} elements exceeds MAX_ELEMENTS")
+        t = Tensor(np.asarray(value).astype(dtype), dtype=dtype)
+        if requires_grad:
+            t.set_requires_grad(True)
+        return t
+
+    def sizes(self, args: list, node: ast.AST) -> tuple[int, ...]:
+        shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else tuple(args)
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in shape):
+            raise ScriptRuntimeError("size must be integers", "TypeError")
+        runtime.check_shape(shape)
+        if math.prod(shape) > limits.MAX_ELEMENTS:
+            raise ScriptError(
+                f"{_position(node)}: a tensor of {math.prod(shape):,} elements exceeds "
+                f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
+            )
+        return shape
+
+    def data_of(self, data: Any, node: ast.AST) -> np.ndarray:
+        """torch.tensor's data: numbers, nested lists of numbers (or one-element tensors)."""
+
+        def plain(v):
+            if isinstance(v, Tensor):
+                return v.value.tolist()
+            if isinstance(v, (list, tuple)):
+                return [plain(x) for x in v]
+            if isinstance(v, (int, float, bool)):
+                return v
+            if isinstance(v, np.ndarray):
+                return v.tolist()
+            raise ScriptRuntimeError(f"Could not infer dtype of {self.type_name(v)}", "TypeError")
+
+        try:
+            return np.array(plain(data))
+        except ValueError:
+            raise ScriptRuntimeError("expected sequence of equal-length lists", "ValueError") from None
+
+    def construct(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if name in ("no_grad", "enable_grad"):
+            return NoGrad(name == "enable_grad")
+        if name == "set_grad_enabled":
+            return NoGrad(self.truth(args[0]))
+        if name == "is_grad_enabled":
+            return self.grad_enabled
+        if name == "is_tensor":
+            return isinstance(args[0], Tensor)
+        if name == "numel":
+            return int(args[0].value.size)
+        if name in ("tensor", "Tensor", "FloatTensor", "DoubleTensor", "LongTensor"):
+            if len(args) != 1:
+                if name != "tensor" and all(isinstance(a, int) for a in args):
+                    raise ScriptError(
+                        f"{_position(node)}: torch.{name}(sizes) is uninitialised memory; "
+                        "use torch.zeros(sizes)"
+                    )
+                raise ScriptRuntimeError(f"{name}() takes 1 positional argument", "TypeError")
+            data = args[0]
+            if name != "tensor" and isinstance(data, (int, float)) and not isinstance(data, bool):
+                if isinstance(data, int):
+                    raise ScriptError(
+                        f"{_position(node)}: torch.{name}(n) is uninitialised memory; use torch.zeros(n)"
+                    )
+                raise ScriptRuntimeError(f"{name}(): argument 'size' must be a tuple of ints", "TypeError")
+            array = self.data_of(data, node)
+            fixed = {
+                "Tensor": "float32",
+                "FloatTensor": "float32",
+                "DoubleTensor": "float64",
+                "LongTensor": "int64",
+            }.get(name)
+            inferred = "bool" if array.dtype == bool else "int64" if array.dtype.kind in "iu" else "float32"
+            dtype = self.dtype_of(kwargs, fixed or inferred)
+            return self.finish(array, dtype, kwargs, name, node)
+        if name in ("zeros", "ones"):
+            shape = self.sizes(args, node)
+            dtype = self.dtype_of(kwargs, "float32")
+            return self.finish((np.zeros if name == "zeros" else np.ones)(shape), dtype, kwargs, name, node)
+        if name == "full":
+            if len(args) != 2:
+                raise ScriptRuntimeError("full() takes a size and a fill_value", "TypeError")
+            shape = self.sizes([args[0]], node)
+            fill = args[1]
+            default = "bool" if isinstance(fill, bool) else "int64" if isinstance(fill, int) else "float32"
+            dtype = self.dtype_of(kwargs, default)
+            return self.finish(np.full(shape, fill), dtype, kwargs, name, node)
+        if name == "eye":
+            n, m = (args + [None])[:2] if len(args) <= 2 else (None, None)
+            shape = self.sizes([n, n if m is None else m], node)
+            return self.finish(np.eye(*shape), self.dtype_of(kwargs, "float32"), kwargs, name, node)
+        if name == "arange":
+            if not 1 <= len(args) <= 3:
+                raise ScriptRuntimeError("arange() takes 1 to 3 numbers", "TypeError")
+            values = [self.item(a) if isinstance(a, Tensor) else a for a in args]
+            start, end, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
+            if step == 0:
+                raise ScriptRuntimeError("step must be nonzero")
+            count = max(0, math.ceil((end - start) / step))
+            if count > limits.MAX_ELEMENTS:
+                raise ScriptError(f"{_position(node)}: arange of {count:,} elements exceeds MAX_ELEMENTS")
+            integral = all(isinstance(v, int) for v in values)
+            dtype = self.dtype_of(kwargs, "int64" if integral else "float32")
+            array = (
+                start + step * np.arange(count, dtype=np.float64)
+                if not integral
+                else np.arange(start, end, step)
+            )
+            return self.finish(array, dtype, kwargs, name, node)
+        if name == "linspace":
+            if len(args) != 3 and "steps" not in kwargs:
+                raise ScriptRuntimeError("linspace() takes start, end and steps", "TypeError")
+            steps = args[2] if len(args) > 2 else kwargs.pop("steps")
+            self.sizes([steps], node)
+            dtype = self.dtype_of(kwargs, "float32")
+            return self.finish(_linspace(args[0], args[1], steps, dtype), dtype, kwargs, name, node)
+        if name in ("zeros_like", "ones_like", "full_like"):
+            source = args[0]
+            if not isinstance(source, Tensor):
+                raise ScriptRuntimeError(f"{name}(): argument 'input' must be Tensor", "TypeError")
+            fill = {"zeros_like": 0, "ones_like": 1}.get(
+                name, args[1] if len(args) > 1 else kwargs.pop("fill_value", 0)
+            )
+            dtype = self.dtype_of(kwargs, source.dtype)
+            return self.finish(np.full(source.shape, fill), dtype, kwargs, name, node)
+        raise ScriptError(f"{_position(node)}: torch.{name} is not supported")
+
+    # -- tensors: the registry ------------------------------------------------------------
+
+    def apply(self, name: str, operands: list, attrs: dict) -> Tensor:
+        from ..ops import REGISTRY
+
+        op = REGISTRY[name]
+        full = {p.name: p.default for p in op.params}
+        full.update(attrs)
+        return apply_op(name, operands, full, self.grad_enabled)
+
+    def evaluate(self, expr: Any) -> Any:
+        """An Apply tree from the binder, with the script's values at its leaves."""
+        if isinstance(expr, Apply):
+            operands = [self.evaluate(a) for a in expr.args]
+            if not any(isinstance(o, Tensor) for o in operands):
+                raise ScriptRuntimeError(
+                    f"{expr.op}(): argument 'input' must be Tensor, not "
+                    f"{self.type_name(operands[0]) if operands else 'nothing'}",
+                    "TypeError",
+                )
+            return apply_op(expr.op, operands, dict(expr.attrs), self.grad_enabled)
+        if isinstance(expr, Num):
+            return expr.value
+        return expr
+
+    def literal(self, value: Any, mapping: dict, node: ast.AST) -> ast.expr:
+        """A value as the binder reads it: a literal, or a placeholder name for a tensor."""
+        if isinstance(value, Tensor):
+            placeholder = ast.Name(id=f"t{len(mapping)}", ctx=ast.Load())
+            mapping[id(placeholder)] = value
+            return placeholder
+        if isinstance(value, (list, tuple)) and not isinstance(value, Size) or isinstance(value, Size):
+            elts = [self.literal(v, mapping, node) for v in value]
+            return ast.Tuple(elts=elts, ctx=ast.Load())
+        if isinstance(value, (int, float, str, bool)) or value is None:
+            constant = ast.Constant(value=value)
+            mapping[id(constant)] = value
+            return constant
+        if isinstance(value, DType):
+            raise ScriptError(
+                f"{_position(node)}: dtype= is not supported here; convert with .double() first"
+            )
+        raise ScriptRuntimeError(f"unsupported argument of type {self.type_name(value)}", "TypeError")
+
+    def registry(
+        self, module: str, name: str, receiver: Tensor | None, args: list, kwargs: dict, node: ast.AST
+    ) -> Any:
+        mapping: dict[int, Any] = {}
+        if receiver is not None:
+            func: ast.expr = ast.Attribute(
+                value=self.literal(receiver, mapping, node), attr=name, ctx=ast.Load()
+            )
+        else:
+            func = ast.Attribute(value=_dotted(module), attr=name, ctx=ast.Load())
+        call = ast.Call(
+            func=func,
+            args=[self.literal(a, mapping, node) for a in args],
+            keywords=[ast.keyword(arg=k, value=self.literal(v, mapping, node)) for k, v in kwargs.items()],
+        )
+        for child in ast.walk(call):
+            child.lineno, child.col_offset = node.lineno, node.col_offset
+            child.end_lineno, child.end_col_offset = node.end_lineno, node.end_col_offset
+        self.binder.operations = 0
+        operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1)
+        values = [mapping.get(id(o)) for o in operands]
+        return self.evaluate(build(*values))
+
+    def index_tensor(self, t: Tensor, index: int, node: ast.AST | None) -> Tensor:
+        return self.apply("select", [t], {"dim": 0, "index": index})
+
+    def subscript(self, owner: Any, node: ast.Subscript) -> Any:
+        key = self.index_value(node.slice)
+        if isinstance(owner, Tensor):
+            mapping: dict[int, Any] = {}
+            elements = key if isinstance(key, tuple) else (key,)
+            parts = [self.index_literal(k, mapping, node) for k in elements]
+            slice_node = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(key, tuple) else parts[0]
+            synthetic = ast.Subscript(
+                value=ast.Name(id="x", ctx=ast.Load()), slice=slice_node, ctx=ast.Load()
+            )
+            for child in ast.walk(synthetic):
+                child.lineno, child.col_offset = node.lineno, node.col_offset
+            self.binder.operations = 0
+            children, build = self.binder.plan_subscript(synthetic, node.lineno, node.col_offset + 1)
+            tensors = [mapping[id(c)] for c in children[1:]]
+            return self.evaluate(build(owner, *tensors))
+        if isinstance(owner, (list, tuple, str)):
+            if not isinstance(key, (int, slice)) or isinstance(key, bool):
+                raise ScriptRuntimeError(
+                    f"{self.type_name(owner)} indices must be integers or slices", "TypeError"
+                )
+            result = self.python(lambda: owner[key])
+            return Size(result) if isinstance(owner, Size) and isinstance(key, slice) else result
+        raise ScriptRuntimeError(f"'{self.type_name(owner)}' object is not subscriptable", "TypeError")
+
+    def index_value(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Slice):
+            bounds = [
+                None if part is None else self.expr(part) for part in (node.lower, node.upper, node.step)
+            ]
+            for b in bounds:
+                if b is not None and not isinstance(b, int):
+                    raise ScriptRuntimeError("slice indices must be integers or None", "TypeError")
+            return slice(*bounds)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.index_value(e) for e in node.elts)
+        return self.expr(node)
+
+    def index_literal(self, key: Any, mapping: dict, node: ast.AST) -> ast.expr:
+        if isinstance(key, slice):
+
+            def const(v):
+                return None if v is None else ast.Constant(value=v)
+
+            return ast.Slice(lower=const(key.start), upper=const(key.stop), step=const(key.step))
+        if key is Ellipsis or key is None:
+            return ast.Constant(value=key)
+        if isinstance(key, bool):
+            raise ScriptError(f"{_position(node)}: indexing with True/False is not supported")
+        if isinstance(key, int):
+            return ast.Constant(value=key)
+        if isinstance(key, (list, tuple)):
+            return ast.List(elts=[self.index_literal(k, mapping, node) for k in key], ctx=ast.Load())
+        if isinstance(key, Tensor):
+            placeholder = ast.Name(id=f"i{len(mapping)}", ctx=ast.Load())
+            mapping[id(placeholder)] = key
+            return placeholder
+        raise ScriptRuntimeError("only integers, slices, lists and tensors can index a tensor", "IndexError")
+
+    def set_item(self, owner: Any, target: ast.Subscript, value: Any) -> None:
+        key = self.index_value(target.slice)
+        if isinstance(owner, list):
+            self.python(lambda: owner.__setitem__(key, value))
+            return
+        if not isinstance(owner, Tensor):
+            raise ScriptRuntimeError(
+                f"'{self.type_name(owner)}' object does not support item assignment", "TypeError"
+            )
+        recording = self.grad_enabled and (
+            owner.requires_grad or isinstance(value, Tensor) and value.requires_grad
+        )
+        if recording and owner.is_leaf and owner.requires_grad:
+            raise ScriptRuntimeError(LEAF_IN_PLACE)
+        if recording:
+            raise ScriptError(
+                f"{_position(target)}: index assignment recorded by autograd (CopySlices) is not "
+                "supported yet; assign under torch.no_grad() or build a new tensor"
+            )
+        index = self.numpy_index(key)
+        new = owner.value.copy()
+        self.python(lambda: new.__setitem__(index, value.value if isinstance(value, Tensor) else value))
+        owner.assign(new)
+
+    def numpy_index(self, key: Any) -> Any:
+        if isinstance(key, tuple):
+            return tuple(self.numpy_index(k) for k in key)
+        if isinstance(key, Tensor):
+            return key.value
+        if isinstance(key, (int, slice, list)) or key is None or key is Ellipsis:
+            return key
+        raise ScriptRuntimeError("only integers, slices, lists and tensors can index a tensor", "IndexError")
+
+    # -- tensors: methods -----------------------------------------------------------------
+
+    def item(self, t: Tensor) -> Any:
+        if t.value.size != 1:
+            raise ScriptRuntimeError(f"a Tensor with {t.value.size} elements cannot be converted to Scalar")
+        return t.value.reshape(()).item()
+
+    def in_place(self, t: Tensor, name: str, other: Any, alpha: Any = None) -> Tensor:
+        if self.grad_enabled and t.requires_grad and t.is_leaf:
+            raise ScriptRuntimeError(LEAF_IN_PLACE)
+        if alpha is not None:
+            other = self.apply("mul", [other, alpha], {}) if isinstance(other, Tensor) else other * alpha
+        result = self.apply(name, [t, other], {})
+        if result.shape != t.shape:
+            raise ScriptRuntimeError(
+                f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)}"
+            )
+        t.assign(result.value)
+        if result.grad_fn is not None:
+            t.grad_fn, t.requires_grad = result.grad_fn, True
+        return t
+
+    def method(self, receiver: Any, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if isinstance(receiver, runtime.Fn):
+            if name == "name" and not args:
+                return receiver.name
+            raise ScriptError(f"{_position(node)}: grad_fn has only .name() here")
+        if isinstance(receiver, list):
+            if name == "append" and len(args) == 1:
+                receiver.append(args[0])
+                self.check_length(receiver)
+                return None
+            if name == "extend" and len(args) == 1:
+                receiver.extend(self.sequence_of(args[0]))
+                self.check_length(receiver)
+                return None
+        if isinstance(receiver, str):
+            if name == "format":
+                return self.str_format(receiver, args, kwargs)
+            if name == "join" and len(args) == 1:
+                items = self.sequence_of(args[0])
+                return self.python(lambda: receiver.join(items))
+            if name in ("upper", "lower", "strip") and not args:
+                return getattr(receiver, name)()
+        if isinstance(receiver, float) and name == "is_integer":
+            return receiver.is_integer()
+        if isinstance(receiver, Tensor):
+            return self.tensor_method(receiver, name, args, kwargs, node)
+        raise ScriptRuntimeError(
+            f"'{self.type_name(receiver)}' object has no attribute '{name}'", "AttributeError"
+        )
+
+    def str_format(self, template: str, args: list, kwargs: dict) -> str:
+        """str.format without attribute or item lookups: fields are positions or keywords."""
+        pieces = []
+        position = 0
+        try:
+            parsed = list(string.Formatter().parse(template))
+        except ValueError as exc:
+            raise ScriptRuntimeError(str(exc), "ValueError") from None
+        for literal, field_name, spec, conversion in parsed:
+            pieces.append(literal)
+            if field_name is None:
+                continue
+            if field_name == "":
+                if position >= len(args):
+                    raise ScriptRuntimeError(
+                        "Replacement index out of range for positional args tuple", "IndexError"
+                    )
+                value, position = args[position], position + 1
+            elif field_name.isdigit():
+                if int(field_name) >= len(args):
+                    raise ScriptRuntimeError(
+                        "Replacement index out of range for positional args tuple", "IndexError"
+                    )
+                value = args[int(field_name)]
+            elif field_name.isidentifier() and field_name in kwargs:
+                value = kwargs[field_name]
+            else:
+                raise ScriptError(f"line {self.line}: format fields are positions or keyword names here")
+            if conversion == "r":
+                value = self.repr(value)
+            elif conversion in ("s", "a"):
+                value = self.text(value)
+            pieces.append(self.format(value, spec or ""))
+        return self.check_length("".join(pieces))
+
+    def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if name == "backward":
+            return self.backward(
+                t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph"))
+            )
+        if name == "item" and not args:
+            return self.item(t)
+        if name == "tolist" and not args:
+            return t.value.tolist()
+        if name == "size":
+            if args or kwargs:
+                dim = args[0] if args else kwargs["dim"]
+                return self.python(lambda: t.shape[dim])
+            return Size(t.shape)
+        if name in ("dim", "ndimension") and not args:
+            return t.value.ndim
+        if name in ("numel", "nelement") and not args:
+            return int(t.value.size)
+        if name == "requires_grad_":
+            t.set_requires_grad(self.truth(args[0]) if args else bool(kwargs.get("requires_grad", True)))
+            return t
+        if name == "retain_grad" and not args:
+            if t.grad_fn is not None:
+                t.retains_grad = True
+                t.grad_fn.retained = t
+            elif not t.requires_grad:
+                raise ScriptRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return None
+        if name == "detach" and not args:
+            return Tensor(t.box, dtype=t.dtype)
+        if name == "detach_" and not args:
+            t.grad_fn, t.requires_grad = None, False
+            return t
+        if name == "numpy" and not args:
+            if t.requires_grad:
+                raise ScriptRuntimeError(
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+                )
+            return t.value
+        if name in ("zero_", "fill_"):
+            fill = 0 if name == "zero_" else args[0]
+            if isinstance(fill, Tensor):
+                fill = self.item(fill)
+            if self.grad_enabled and t.requires_grad:
+                if t.is_leaf:
+                    raise ScriptRuntimeError(LEAF_IN_PLACE)
+                raise ScriptError(f"{_position(node)}: {name}() on a tensor in a graph is not supported yet")
+            t.assign(np.full(t.shape, fill))
+            return t
+        if name in _IN_PLACE_METHODS:
+            alpha = kwargs.pop("alpha", None)
+            if len(args) != 1 or kwargs:
+                raise ScriptRuntimeError(f"{name}() takes one tensor or number (and alpha=)", "TypeError")
+            return self.in_place(t, _IN_PLACE_METHODS[name], args[0], alpha)
+        if name == "copy_" and len(args) == 1 and isinstance(args[0], Tensor):
+            if self.grad_enabled and (t.requires_grad or args[0].requires_grad):
+                if t.is_leaf and t.requires_grad:
+                    raise ScriptRuntimeError(LEAF_IN_PLACE)
+                raise ScriptError(f"{_position(node)}: copy_() recorded by autograd is not supported yet")
+            t.assign(np.broadcast_to(args[0].value, t.shape))
+            return t
+        if name in ("float", "double", "long", "bool", "to", "type") and not kwargs:
+            target = {"float": "float32", "double": "float64", "long": "int64", "bool": "bool"}.get(name)
+            if name in ("to", "type"):
+                if len(args) != 1 or not isinstance(args[0], DType):
+                    raise ScriptError(
+                        f"{_position(node)}: .{name}() takes a dtype here, as in .to(torch.float64)"
+                    )
+                target = args[0].name
+            if target == t.dtype:
+                return t
+            if t.requires_grad:
+                raise ScriptError(
+                    f"{_position(node)}: converting a tensor that requires grad (ToCopyBackward0) "
+                    "is not supported yet"
+                )
+            return Tensor(t.value.astype(target), dtype=target)
+        if name in ("register_hook", "register_post_accumulate_grad_hook"):
+            raise ScriptError(f"{_position(node)}: hooks are not supported")
+        return self.registry("", name, t, args, kwargs, node)
+
+    def signature(self, name: str, args: list, kwargs: dict, params: tuple[str, ...]) -> list:
+        if len(args) > len(params):
+            raise ScriptRuntimeError(f"{name}() takes at most {len(params)} arguments", "TypeError")
+        values = dict(zip(params, args))
+        for key, value in kwargs.items():
+            if key not in params or key in values:
+                raise ScriptRuntimeError(f"{name}() got an unexpected keyword argument '{key}'", "TypeError")
+            values[key] = value
+        return [values.get(p) for p in params]
+
+    # -- autograd -------------------------------------------------------------------------
+
+    def backward(self, t: Tensor, gradient: Any, retain_graph: Any, create_graph: Any) -> None:
+        if create_graph:
+            raise ScriptError(f"line {self.line}: create_graph=True is not supported yet by gradcli run")
+        if gradient is not None and not isinstance(gradient, Tensor):
+            gradient = Tensor(
+                np.asarray(gradient, dtype=t.dtype if t.dtype in runtime.FLOAT_DTYPES else "float32")
+            )
+        runtime.run_backward(t, gradient, bool(retain_graph))
+        self.backward_calls.append({"line": self.line})
+        return None
+
+    def autograd_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if name == "backward":
+            tensors, grads, retain, create = self.signature(
+                "backward", args, kwargs, ("tensors", "grad_tensors", "retain_graph", "create_graph")
+            )
+            tensors = tensors if isinstance(tensors, (list, tuple)) else [tensors]
+            grads = grads if isinstance(grads, (list, tuple)) else [grads]
+            if len(tensors) != 1 or len(grads) != 1:
+                raise ScriptError(
+                    f"{_position(node)}: torch.autograd.backward of several tensors is not supported yet"
+                )
+            return self.backward(tensors[0], grads[0], retain, create)
+        outputs, inputs, grad_outputs, retain, create, unused = self.signature(
+            "grad",
+            args,
+            kwargs,
+            ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "allow_unused"),
+        )
+        if create:
+            raise ScriptError(f"{_position(node)}: create_graph=True is not supported yet by gradcli run")
+        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        single = isinstance(inputs, Tensor)
+        inputs = [inputs] if single else list(inputs)
+        grad_outputs = list(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
+        if len(outputs) != 1 or len(grad_outputs) != 1:
+            raise ScriptError(
+                f"{_position(node)}: torch.autograd.grad of several outputs is not supported yet"
+            )
+        if not all(isinstance(i, Tensor) for i in inputs) or not isinstance(outputs[0], Tensor):
+            raise ScriptRuntimeError("grad(): outputs and inputs must be tensors", "TypeError")
+        grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs)
+        self.backward_calls.append({"line": self.line})
+        return tuple(Tensor(g, dtype=i.dtype) for g, i in zip(grads, inputs))
+
+
+def _linspace(start: float, end: float, steps: int, dtype: str) -> np.ndarray:
+    """torch.linspace's values: the first half counted from start, the second from end."""
+    if steps == 1:
+        return np.array([start], dtype=np.float64)
+    step = (end - start) / (steps - 1)
+    index = np.arange(steps, dtype=np.float64)
+    half = steps // 2
+    return np.where(index < half, start + step * index, end - step * (steps - 1 - index))
+
+
+def _parse(source: str) -> ast.Module:
+    if len(source) > limits.MAX_PROGRAM_CHARS:
+        raise ScriptError(
+            f"the script is longer than MAX_PROGRAM_CHARS={limits.MAX_PROGRAM_CHARS:,} characters"
+        )
+    if "\x00" in source:
+        raise ScriptError("the script contains a NUL byte")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source, mode="exec")
+    except SyntaxError as exc:
+        raise ScriptError(f"line {exc.lineno}, column {exc.offset}: SyntaxError: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise ScriptError(f"the script cannot be parsed: {type(exc).__name__}") from None
+
+
+def run_script(source: str) -> RunResult:
+    """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors."""
+    if not isinstance(source, str):
+        raise GradcliError(f"the script must be text, not {type(source).__name__}")
+    return Interpreter(source).run()
