@@ -331,7 +331,7 @@ def test_constants_that_fold_to_inf_or_nan_are_written_not_crashed_on(run, progr
     """Found by the long fuzz: a folded 3**700 is inf, and int(inf) raised in the table's forms."""
     for args in (
         ["--format", "plain"],
-        ["--at", "A=1", "--at", "x=1"] if "A" in program else ["--at", "x=1"],
+        ["--at", "A=1"] if "A" in program else ["--at", "x=1"],
     ):
         result = run("grad", program, *args)
         assert result.exit_code == 0, result.stderr
