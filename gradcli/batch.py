@@ -156,7 +156,11 @@ class BatchRunner:
         self.skip_errors = skip_errors
         self.chunk = chunk
         # Vectorising is exact only when no op mixes elements (no sum, mean, matmul, transpose).
-        probe = build_graph(self.program, self._specs({n: () for n in self.leaves}))
+        try:
+            probe = build_graph(self.program, self._specs({n: () for n in self.leaves}))
+        except GradcliError:  # x[0], x @ W: the program needs tensor points; go point by point
+            self.elementwise = False
+            return
         self.elementwise = all(n.op is None or n.op.elementwise for n in probe.nodes) and all(
             v.shape == () for v in self.const.values()
         )

@@ -112,8 +112,8 @@ def _program_first(args: list[str], command: click.Command) -> list[str]:
         name = arg.split("=", 1)[0]
         if arg in known or (arg.startswith("--") and (name in known or name[2:].replace("-", "").isalnum())):
             continue  # an option (or an unknown --name, which click reports)
-        if len(name) > 2 and name[:2] in takes_value and name[2:3].isalpha():
-            continue  # -ograph.svg: a short option with its value attached
+        if len(name) > 2 and name[:2] in takes_value:
+            continue  # -ograph.svg, -o/tmp/g.dot: a short option with its value attached, as click reads it
         return args[:index] + args[index + 1 :] + ["--", arg]
     return args
 

@@ -108,7 +108,14 @@ def _symbolic_values(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, A
 
     result: dict[str, Any] = {}
     for name, expr in build(graph).leaf_grads.items():
-        if expr is None or any(str(f.func) in OPAQUE for f in expr.atoms(sp.Function)):
+        # Functions sympy does not know (sum_over, matmul, norm, index_backward, ...) are
+        # tensor-level: a point-wise evaluation cannot give them a number.
+        opaque = (
+            any(isinstance(f, sp.core.function.AppliedUndef) for f in expr.atoms(sp.Function))
+            if expr is not None
+            else True
+        )
+        if opaque or any(str(f.func) in OPAQUE for f in expr.atoms(sp.Function)):
             result[name] = None
             continue
         result[name] = expr

@@ -146,16 +146,34 @@ class _Builder:
         op = REGISTRY[expr.op]
         attrs = dict(expr.attrs)
         tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
+        if op.refuses_masks and any(
+            isinstance(o, int) and self.nodes[o].requires_grad for o in operands[1:]
+        ):  # x[w] with a leaf w: a float tensor, which torch refuses as an index
+            raise ShapeError(
+                f"{_where(self.program, expr)}tensors used as indices must be long, int, byte or bool tensors"
+                " (give the indices with --const)"
+            )
         if op.refuses_masks and any(t.op is not None and t.op.gives_mask for t in tensors):
             raise ShapeError(
                 f"{_where(self.program, expr)}indexing with a bool mask (x[x > 0]) is not supported yet: "
                 "the result's shape would depend on the values; torch.where(mask, x, 0) keeps the shape"
             )
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
+        sizes = [v for v in attrs.values() if isinstance(v, tuple) and all(isinstance(n, int) for n in v)]
+        if any(len(v) > limits.MAX_DIMS for v in sizes):  # x.reshape(1, 1, ..., 1) with 70 ones
+            raise LimitError(
+                f"{_where(self.program, expr)}{expr.op} asks for more than {limits.MAX_DIMS} dimensions, "
+                f"over the limit MAX_DIMS={limits.MAX_DIMS}"
+            )
         try:
             shape = op.shape(shapes, attrs)
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
+        if len(shape) > limits.MAX_DIMS:
+            raise LimitError(
+                f"{_where(self.program, expr)}{expr.op} would make a tensor of {len(shape)} dimensions, "
+                f"over the limit MAX_DIMS={limits.MAX_DIMS}"
+            )
         if not tensors:
             # The folded expression is rebuilt from the operands' own expressions, so a
             # named constant (`n = 2; sin(n)`) appears as its number, never as a Ref.

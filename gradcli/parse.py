@@ -442,18 +442,19 @@ class _Parser:
         tensors = op.arity - len(spelling.numbers)
         operands, extra = positional[:tensors], positional[tensors:]
         params = {param.name: param for param in op.params}
+        positional_params = [param.name for param in op.params if not param.keyword_only]
         last = op.params[-1] if op.params else None
         if last is not None and last.kind == "ints" and len(extra) > len(params):
             # x.reshape(2, 3), x.permute(1, 0): the last param takes the remaining ints
             tail = len(params) - 1
             extra = [*extra[:tail], ast.Tuple(elts=extra[tail:], ctx=ast.Load(), lineno=line, col_offset=0)]
-        if len(operands) < tensors or len(extra) > len(params):
+        if len(operands) < tensors or len(extra) > len(positional_params):
             given = len(positional)
-            most = tensors + len(params)
+            most = tensors + len(positional_params)
             expected = f"{tensors}" + (f" to {most}" if most > tensors else "")
             shown = written if receiver else f"{written}()"
             raise self.error(f"{shown} takes {expected} argument(s) ({given} given)", node)
-        given_attrs: dict[str, ast.AST] = dict(zip(params, extra))
+        given_attrs: dict[str, ast.AST] = dict(zip(positional_params, extra))
         renames = dict(spelling.renames)
         for kw in node.keywords:
             if kw.arg is None:
@@ -489,6 +490,7 @@ class _Parser:
         after = ellipsis[0] if ellipsis else len(elements)
         consuming = [not (isinstance(e, ast.Constant) and e.value is None) for e in elements]
         dim = 0
+        literal_total = 0
         for position, element in enumerate(elements):
             if position == after:
                 continue
@@ -511,6 +513,14 @@ class _Parser:
                 dim = dim + 1 if dim >= 0 else dim
                 continue
             literal = self.index_literal(element)
+            if isinstance(literal, tuple):
+                literal_total += len(literal)
+                limits.check(
+                    literal_total,
+                    limits.MAX_INDEX_LITERAL,
+                    "index literals in one subscript",
+                    "MAX_INDEX_LITERAL",
+                )
             if isinstance(literal, int):
                 steps.append(("select", dim, literal))
                 continue
@@ -562,17 +572,23 @@ class _Parser:
                 return node.value
             raise self.error(f"{node.value!r} cannot index a tensor; use integers, slices or lists", node)
         if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.index_literal(item) for item in node.elts]
-            if any(item is None for item in items):
-                raise self.error("a list index holds integer literals", node)
-            limits.check(len(items), limits.MAX_ELEMENTS, "index list length", "MAX_ELEMENTS")
-            return tuple(items)  # type: ignore[arg-type]
+            # A flat list of ints: PyTorch reads a nested one as a tuple of indices, a
+            # meaning too easy to get wrong; x[[0, 1], [2, 2]] says it plainly.
+            limits.check(len(node.elts), limits.MAX_INDEX_LITERAL, "index list length", "MAX_INDEX_LITERAL")
+            items = []
+            for item in node.elts:
+                value = self.index_literal(item) if not isinstance(item, (ast.List, ast.Tuple)) else None
+                if not isinstance(value, int):
+                    raise self.error("an index list holds integer literals, as in x[[0, 2]]", item)
+                items.append(value)
+            return tuple(items)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
             bounds = [self.int_literal(arg, "range()'s arguments") for arg in node.args]
             if not 1 <= len(bounds) <= 3 or node.keywords or any(b is None for b in bounds):
                 raise self.error("range() takes 1 to 3 integer literals here", node)
             span = range(*bounds)  # type: ignore[arg-type]
-            limits.check(len(span), limits.MAX_ELEMENTS, "range() length", "MAX_ELEMENTS")
+            # counted before a single element is made: range(10**8) must cost nothing
+            limits.check(len(span), limits.MAX_INDEX_LITERAL, "range() length", "MAX_INDEX_LITERAL")
             return tuple(span)
         return None
 

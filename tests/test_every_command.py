@@ -336,3 +336,43 @@ def test_constants_that_fold_to_inf_or_nan_are_written_not_crashed_on(run, progr
         result = run("grad", program, *args)
         assert result.exit_code == 0, result.stderr
         assert "internal error" not in result.stderr
+
+
+# ---------------------------------------------------------------- found by the hostile hunt of the new grammar
+
+
+def test_loss_options_bind_by_keyword_only_as_in_torch():
+    from gradcli import GradcliError, grad
+
+    # torch's third positional argument is the legacy size_average (weight for cross_entropy)
+    with pytest.raises(GradcliError, match="takes 2 argument"):
+        grad("F.mse_loss(x, y, 'sum')", at={"x": [1.0, 2.0]}, const={"y": [0.0, 0.0]})
+    with pytest.raises(GradcliError, match="takes 1 argument"):
+        grad("F.gelu(x, 'tanh')", at={"x": [1.0]})
+    result = grad("F.mse_loss(x, y, reduction='sum')", at={"x": [1.0, 2.0]}, const={"y": [0.0, 0.0]})
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.mse_loss(x, torch.zeros(2, dtype=torch.float64), reduction="sum").backward()
+    np.testing.assert_array_equal(result.grads["x"], x.grad.numpy())
+
+
+@pytest.mark.parametrize("attached", ["-o{}/g.dot", "-o./g.dot"])
+def test_a_short_option_with_its_value_attached_stays_an_option(run, tmp_path, monkeypatch, attached):
+    monkeypatch.chdir(tmp_path)
+    result = run("graph", attached.format(tmp_path), "x*2", "--at", "x=1")
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "g.dot").read_text().startswith("digraph")
+
+
+def test_check_takes_tensor_functions_as_opaque_not_as_disagreement(run):
+    for program in ("x.norm()", "x[[0, 1]].sum()", "torch.where(x > 0, x, 0).sum()", "x.cumsum(0).sum()"):
+        result = run("check", program, "--at", "x=[1,2]")
+        assert result.exit_code == 0, (program, result.stdout)
+
+
+def test_batch_runs_programs_that_need_tensor_points(run):
+    result = run("grad", "x[0] * x[1]", "--batch", "-", input='{"x": [2, 3]}\n{"x": [1, 5]}\n')
+    assert result.exit_code == 0, result.stderr
+    assert [strict_loads(line)["grads"]["x"] for line in result.stdout.splitlines()] == [
+        [3.0, 2.0],
+        [5.0, 1.0],
+    ]

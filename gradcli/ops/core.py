@@ -32,6 +32,9 @@ class Param:
     default: Any
     kind: str
     choices: tuple[str, ...] = ()
+    # Only by keyword: where torch's positional slot is another argument (F.mse_loss's third
+    # is the legacy size_average, cross_entropy's is weight), a position must not bind here.
+    keyword_only: bool = False
 
 
 DIM = Param("dim", None, "dim")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,8 +30,8 @@ from .core import (
     broadcast_shapes,
 )
 
-REDUCTION = Param("reduction", "mean", "choice", ("mean", "sum", "none"))
-IGNORE_INDEX = Param("ignore_index", -100, "int")
+REDUCTION = Param("reduction", "mean", "choice", ("mean", "sum", "none"), keyword_only=True)
+IGNORE_INDEX = Param("ignore_index", -100, "int", keyword_only=True)
 SOFTMAX_DIM = Param("dim", None, "dim")
 _SUM = "sum_over"  # symbolic.SUM: the opaque tensor sum
 
@@ -466,7 +467,7 @@ OPS: tuple[Op, ...] = (
         ),
         "SmoothL1LossBackward0",
         "g * clamp((x - y) / beta, -1, 1) (/ numel for 'mean'); beta=0 is l1_loss",
-        params=(REDUCTION, Param("beta", 1.0, "number")),
+        params=(REDUCTION, Param("beta", 1.0, "number", keyword_only=True)),
         infer_shape=_smooth_l1_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: (
             _l1_names(kinds, shapes, attrs) if attrs.get("beta", 1.0) == 0 else "SmoothL1LossBackward0"
@@ -485,7 +486,8 @@ OPS: tuple[Op, ...] = (
         ),
         "HuberLossBackward0",
         "g * clamp(x - y, -delta, delta) (/ numel for 'mean')",
-        params=(REDUCTION, Param("delta", 1.0, "number")),
+        # huber_loss is the one loss whose reduction and delta come right after the target
+        params=(replace(REDUCTION, keyword_only=False), Param("delta", 1.0, "number")),
         infer_shape=_huber_shape,
         step=(
             lambda shapes, attrs: "{g} * clamp({0} - {1}, -delta, delta)" + _mean_text(shapes, attrs),
