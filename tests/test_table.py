@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -181,3 +182,20 @@ def test_big_tensors_are_summarised_as_numpy_does():
     text = table("sum(x*x)", "--at", "x=arange(1000)", "--width", "80", "--node", "x")
     assert "[  0.,   1.,   2., ..., 997., 998., 999.]" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_every_ops_example_table_fits_the_width(run, width):
+    """Every op's example (tests/op_cases), long grad_fn names included, fits 60 and 80 columns."""
+    from op_cases import example
+
+    from gradcli.ops import OPS
+
+    for op in OPS:
+        program, at, const = example(op.name)
+        args = [f"--at={n}={json.dumps(v)}" for n, v in at.items()]
+        args += [f"--const={n}={json.dumps(v)}" for n, v in const.items()]
+        result = run("grad", program, *args, "--width", str(width))
+        assert result.exit_code == 0, (program, result.stderr)
+        too_wide = [line for line in result.stdout.splitlines() if len(line.rstrip()) > width]
+        assert not too_wide, (op.name, too_wide)

@@ -112,8 +112,10 @@ def draw(
     widths: list[int],
     sublines: list[list[str]] | None = None,
     indent: int = 4,
+    sub_width: int | None = None,
 ) -> list[Text]:
-    """The header, a rule and each row (wrapped cells, then its `sublines` under it, indented)."""
+    """The header, a rule and each row (wrapped cells, then its `sublines` under it, indented,
+    wrapped at `sub_width`: the console's, which a narrow table does not fill)."""
     total = MARGIN + sum(widths) + GAP * (len(widths) - 1)
     lines = [_line(columns, widths, [c.header for c in columns], header=True)]
     lines.append(Text(" " + "─" * (total - 1)))
@@ -122,7 +124,8 @@ def draw(
         for depth in range(max(len(p) for p in parts)):
             lines.append(_line(columns, widths, [p[depth] if depth < len(p) else "" for p in parts]))
         for sub in (sublines or [])[row] if sublines else []:
-            lines.extend(Text(" " * indent + part) for part in wrap(sub, max(total - indent, 20)))
+            room = max(sub_width or total, total) - indent
+            lines.extend(Text(" " * indent + part) for part in wrap(sub, max(room, 20)))
     return lines
 
 

@@ -42,6 +42,7 @@ class _Layout:
     step_column: bool  # else the chain-rule step goes under the row
     short_grad_fn: bool
     floor: int  # narrowest tensor cell
+    grad_fn_column: bool = True  # else grad_fn goes under the row (BinaryCrossEntropyWithLogits0 at 60)
 
 
 LAYOUTS = (
@@ -50,6 +51,7 @@ LAYOUTS = (
     _Layout(False, False, False, 12),
     _Layout(False, False, True, 10),
     _Layout(False, False, True, 3),
+    _Layout(False, False, False, 3, grad_fn_column=False),
 )
 
 
@@ -72,10 +74,9 @@ def _name(result: GradResult, index: int | None, mark: bool = True) -> str:
 
 def _node_columns(result: GradResult, rows: list[int | None], layout: _Layout) -> list[Column]:
     nodes = [None if i is None else result.nodes[i] for i in rows]
-    columns = [
-        Column("node", [_name(result, i, not layout.short_grad_fn) for i in rows], style="bold"),
-        Column("grad_fn", [_grad_fn(n, layout.short_grad_fn) if n else "" for n in nodes]),
-    ]
+    columns = [Column("node", [_name(result, i, not layout.short_grad_fn) for i in rows], style="bold")]
+    if layout.grad_fn_column:
+        columns.append(Column("grad_fn", [_grad_fn(n, layout.short_grad_fn) if n else "" for n in nodes]))
     if any(n.shape for n in result.nodes):
         columns.append(Column("shape", [str(list(n.shape)) if n else "" for n in nodes]))
     symbolic = any(n.written for n in result.nodes)  # --no-symbolic: no forms, no steps
@@ -103,6 +104,8 @@ def _sublines(result: GradResult, rows: list[int | None], layout: _Layout) -> li
             continue
         node = result.nodes[index]
         parts = []
+        if not layout.grad_fn_column:
+            parts.append(f"grad_fn={_grad_fn(node)}")
         if not layout.form_column and node.written:
             parts.append(f"{node.name} = {node.written}")
         if not layout.step_column and node.adjoint_local:
@@ -131,7 +134,7 @@ def _node_table(result: GradResult, width: int) -> tuple[list[Text], set[int]]:
         title += f" (adj_N = d{output}/dN, what backward() sends node N)"
     lines = [Text(title)] if len(title) <= width else [Text("Graph, in topological order"), Text(title[28:])]
     lines.append(Text(""))
-    lines += draw(columns, widths, _sublines(result, rows, layout))
+    lines += draw(columns, widths, _sublines(result, rows, layout), sub_width=width)
     if layout.short_grad_fn:
         lines += _note("grad_fn without 'Backward' (Mul0 is MulBackward0); --width 80 shows it whole", width)
     cut = set()
