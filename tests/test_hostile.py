@@ -318,6 +318,9 @@ def test_ctrl_c_exits_130_with_one_line() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=ENV,
+        # As in a terminal: a test run started in the background (`cmd &`) ignores SIGINT,
+        # and a child would inherit that and never see the Ctrl-C this test sends.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + WALL_SECONDS
