@@ -23,7 +23,6 @@ from .graph import OP, Graph
 # its central differences need a wider step (rounding error ~ 1e-7*|f|/eps) and looser tolerances.
 DEFAULTS = {"float64": (1e-6, 1e-5, 1e-3), "float32": (1e-3, 1e-2, 1e-2)}
 EPS, ATOL, RTOL = DEFAULTS["float64"]
-OPAQUE = {"sum_over", "mean", "matmul", "t"}  # tensor-level functions the point-wise evaluation cannot do
 
 
 @dataclass(frozen=True)
@@ -103,6 +102,7 @@ def _tolerance(name: str, value: float, positive: bool) -> float:
 def _symbolic_values(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, Any]:
     """Each leaf's symbolic gradient as a per-element evaluator, when it is elementwise."""
     import sympy as sp
+    from sympy.core.function import AppliedUndef
 
     from .symbolic import build
 
@@ -110,15 +110,8 @@ def _symbolic_values(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, A
     for name, expr in build(graph).leaf_grads.items():
         # Functions sympy does not know (sum_over, matmul, norm, index_backward, ...) are
         # tensor-level: a point-wise evaluation cannot give them a number.
-        opaque = (
-            any(isinstance(f, sp.core.function.AppliedUndef) for f in expr.atoms(sp.Function))
-            if expr is not None
-            else True
-        )
-        if opaque or any(str(f.func) in OPAQUE for f in expr.atoms(sp.Function)):
-            result[name] = None
-            continue
-        result[name] = expr
+        opaque = expr is None or any(isinstance(f, AppliedUndef) for f in expr.atoms(sp.Function))
+        result[name] = None if opaque else expr
     return result
 
 
