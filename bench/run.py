@@ -228,6 +228,72 @@ def vocabulary(size: int, repeat: int) -> None:
             print(f"  {label}: max |gradcli - torch| = {error:.3g} (target 1e-12)")
 
 
+# One process, both tools warm: gradcli's API against torch.autograd.functional (vectorize=True).
+_HIGHER_SCRIPT = r"""
+import json, sys, time
+import numpy as np, torch
+from gradcli import api
+torch.set_num_threads(2)
+kind, program, n, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rng = np.random.default_rng(0)
+x = rng.uniform(0.5, 1.5, n)
+A = rng.uniform(-1, 1, (n, n))
+const = {"A": A} if "A" in program else {}
+tx, tA = torch.tensor(x), torch.tensor(A)
+f = {
+    "sum(sin(x)*x**2)": lambda v: (v.sin() * v**2).sum(),
+    "sum(tanh(A@x)**2)": lambda v: (torch.tanh(tA @ v) ** 2).sum(),
+    "sin(x)*x": lambda v: v.sin() * v,
+    "tanh(A@x)": lambda v: torch.tanh(tA @ v),
+}[program]
+ours_call = (lambda: api.hessian(program, at={"x": x}, const=const, symbolic=False).hessian["x"]["x"]) \
+    if kind == "hessian" else (lambda: api.jacobian(program, at={"x": x}, const=const).jacobian["x"])
+theirs_call = (lambda: torch.autograd.functional.hessian(f, tx, vectorize=True)) \
+    if kind == "hessian" else (lambda: torch.autograd.functional.jacobian(f, tx, vectorize=True))
+def best(call):
+    call()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter(); result = call(); times.append(time.perf_counter() - start)
+    return min(times), result
+ours_s, ours = best(ours_call)
+theirs_s, theirs = best(theirs_call)
+print(json.dumps({"ours": ours_s, "torch": theirs_s, "error": float(np.max(np.abs(ours - theirs.numpy())))}))
+"""
+
+
+def higher(repeat: int) -> None:
+    print("6. hessian and jacobian (Python API, one process, both warm, float64)", flush=True)
+    if not HAVE_TORCH:
+        print("  (torch not installed: skipped)")
+        return
+    cases = [
+        ("hessian", "sum(sin(x)*x**2)"),
+        ("hessian", "sum(tanh(A@x)**2)"),
+        ("jacobian", "sin(x)*x"),
+        ("jacobian", "tanh(A@x)"),
+    ]
+    for kind, program in cases:
+        for n in (50, 200, 1000):
+            done = subprocess.run(
+                [PYTHON, "-c", _HIGHER_SCRIPT, kind, program, str(n), str(repeat)],
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"failed: {kind} {program} n={n}\n{done.stderr[-2000:]}")
+            found = json.loads(done.stdout)
+            report(
+                "higher orders",
+                f"{kind} {program}, n={n}",
+                found["ours"],
+                "torch.autograd.functional, vectorize=True",
+                found["torch"],
+                "target <= 1.0",
+            )
+            print(f"  max |gradcli - torch| = {found['error']:.3g} (target 1e-10)")
+
+
 def many_points(count: int, repeat: int) -> None:
     print(f"3. many points: {count:,} JSON lines, 3 variables", flush=True)
     import random
@@ -299,7 +365,9 @@ def main() -> None:
         help="1M elements, 10,000 points, 1,000 statements, 3 repetitions (a smoke run)",
     )
     parser.add_argument(
-        "--only", choices=["startup", "tensors", "points", "depth", "vocabulary"], help="run one target"
+        "--only",
+        choices=["startup", "tensors", "points", "depth", "vocabulary", "higher"],
+        help="run one target",
     )
     args = parser.parse_args()
     repeat = 3 if args.quick else 5
@@ -311,7 +379,7 @@ def main() -> None:
 
     compileall.compile_dir(Path(gradcli.__file__).parent, quiet=1)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    chosen = {args.only} if args.only else {"startup", "tensors", "points", "depth", "vocabulary"}
+    chosen = {args.only} if args.only else {"startup", "tensors", "points", "depth", "vocabulary", "higher"}
     if "startup" in chosen:
         startup(repeat)
     if "tensors" in chosen:
@@ -322,6 +390,8 @@ def main() -> None:
         depth(1_000 if args.quick else 10_000, 3)
     if "vocabulary" in chosen:
         vocabulary(100_000 if args.quick else 1_000_000, repeat)
+    if "higher" in chosen:
+        higher(repeat)
     print("\n| target | gradcli | s | baseline | s | ratio | goal |\n|---|---|---|---|---|---|---|")
     for target, ours, ours_s, baseline, base_s, goal in rows:
         print(

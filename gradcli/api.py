@@ -77,6 +77,8 @@ class GradResult:
     grad_symbolic: dict[str, str | None]  # each leaf's gradient formula, if computed
     order: int = 1
     derivatives: dict[str, tuple[np.ndarray, ...]] = field(default_factory=dict)  # orders 1..N
+    # what --order N means for each leaf: "pure", "elementwise" or "hessian_row_sums"
+    derivative_kinds: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # where nan/inf first appeared, and why
 
     @property
@@ -270,6 +272,7 @@ def grad(
     pass_results: list[PassResult] = []
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
     derivatives: dict[str, tuple[np.ndarray, ...]] = {}
+    derivative_kinds: dict[str, str] = {}
     one_pass = prepared.numeric and not nodes and order == 1 and len(upstream) == 1
     blocks = blocked.plan(graph) if one_pass else None
     fast = _run_blocked(graph, blocks, prepared, upstream[0]) if blocks is not None else None
@@ -296,7 +299,7 @@ def grad(
             warnings += diagnostics.forward_warnings(graph, values)
             warnings += diagnostics.backward_warnings(graph, values, adjoints)
         if order > 1:
-            derivatives = _higher_orders(graph, prepared.arrays, order, np_dtype)
+            derivatives, derivative_kinds = _higher_orders(graph, prepared.arrays, order, np_dtype)
             grads = {name: (ds[-1] if ds else grads[name]) for name, ds in derivatives.items()}
         if not nodes:  # what PyTorch keeps after backward(): inputs, the output and .grad
             values = [
@@ -306,6 +309,12 @@ def grad(
     grad_symbolic = text.leaf_grads if text else {leaf.name: None for leaf in graph.leaves}
     if order > 1:
         grad_symbolic = _symbolic_order(graph, symbolic_result, order)
+        # sympy's d/dx of an elementwise gradient form is right only where the numbers are
+        # elementwise derivatives; Hessian row sums have no such form
+        grad_symbolic = {
+            name: None if derivative_kinds.get(name) == "hessian_row_sums" else form
+            for name, form in grad_symbolic.items()
+        }
     return GradResult(
         expression=expression,
         dtype=str(np_dtype),
@@ -316,6 +325,7 @@ def grad(
         grad_symbolic=grad_symbolic,
         order=order,
         derivatives=derivatives,
+        derivative_kinds=derivative_kinds,
         warnings=tuple(warnings),
     )
 
@@ -336,19 +346,16 @@ def _run_blocked(
     return value, grads, seed
 
 
-def _higher_orders(graph: Graph, arrays, order: int, dtype: np.dtype) -> dict[str, tuple[np.ndarray, ...]]:
+def _higher_orders(
+    graph: Graph, arrays, order: int, dtype: np.dtype
+) -> tuple[dict[str, tuple[np.ndarray, ...]], dict[str, str]]:
     from .higher import derivatives
 
-    result = {}
+    found, kinds = {}, {}
     for leaf in graph.leaves:
-        if leaf.shape != ():
-            raise GradcliError(
-                f"{option('order')} works on scalar leaves; '{leaf.name}' has shape {list(leaf.shape)}",
-                hint="use gradcli hessian for tensors" if CLI_WORDS.get() else "use hessian() for tensors",
-            )
-        values = derivatives(graph, arrays, leaf.name, order)
-        result[leaf.name] = tuple(np.asarray(v, dtype=dtype) for v in values)
-    return result
+        values, kinds[leaf.name] = derivatives(graph, arrays, leaf.name, order, dtype)
+        found[leaf.name] = tuple(values)
+    return found, kinds
 
 
 def _symbolic_order(graph: Graph, sym, order: int) -> dict[str, str | None]:

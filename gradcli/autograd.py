@@ -89,7 +89,8 @@ def push_adjoints(
         if not isinstance(operand, int) or not nodes[operand].requires_grad:
             continue
         contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), shape_of(operand))
-        contribution = np.asarray(contribution, dtype=dtype)
+        if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
+            contribution = np.asarray(contribution, dtype=dtype)
         previous = adjoints[operand]
         adjoints[operand] = contribution if previous is None else previous + contribution
 

@@ -11,6 +11,7 @@ at 0, ...) rather than a symbolic rewrite. Nested duals give any order.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -18,8 +19,10 @@ import numpy as np
 
 from . import limits
 from .autograd import NOT_SCALAR, backward
+from .autograd import forward as autograd_forward
 from .errors import AutogradError
-from .graph import OP, Graph
+from .graph import OP, Graph, Node
+from .traced import Traced, Untraceable, trace_backward
 
 OBJECT = np.dtype(object)
 
@@ -243,31 +246,23 @@ def _tangent(x: Any) -> float:
 
 
 def jacobian(graph: Graph, values: list[np.ndarray], dtype: np.dtype) -> dict[str, np.ndarray]:
-    """d output / d leaf, shaped output.shape + leaf.shape, one backward pass per output element."""
+    """d output / d leaf, shaped output.shape + leaf.shape, one backward pass per output element
+    (one in all for a same-shape elementwise program, whose Jacobian is diagonal)."""
     out_shape = graph.nodes[graph.output].shape
     size = math.prod(out_shape)
-    leaves = graph.leaves
     limits.check(
-        size * sum(math.prod(leaf.shape) for leaf in leaves),
+        size * sum(math.prod(leaf.shape) for leaf in graph.leaves),
         limits.MAX_ELEMENTS,
         "Jacobian elements",
         "MAX_ELEMENTS",
     )
-    result = {leaf.name: np.zeros(out_shape + leaf.shape, dtype=dtype) for leaf in leaves}
-    for k in range(size):
-        seed = np.zeros(size, dtype=dtype)
-        seed[k] = 1
-        adjoints = backward(graph, values, seed.reshape(out_shape), dtype)
-        index = np.unravel_index(k, out_shape) if out_shape else ()
-        for leaf in leaves:
-            if adjoints[leaf.index] is not None:
-                result[leaf.name][index] = adjoints[leaf.index]
-    return result
+    with np.errstate(all="ignore"):
+        return _jacobian_of(graph, values, graph.leaves, dtype)
 
 
 def _require_scalar_output(graph: Graph) -> None:
     shape = graph.nodes[graph.output].shape
-    if shape != ():
+    if math.prod(shape) != 1:  # torch's implicit gradient needs numel() == 1: [1] is fine
         raise AutogradError(
             f"{NOT_SCALAR}; the Hessian and higher orders need a scalar output, not shape {list(shape)}",
             hint="reduce it first, e.g. sum(...) or mean(...)",
@@ -280,8 +275,178 @@ def _dual_gradients(graph: Graph, inputs: dict[str, Any]) -> list[Any]:
 
 
 def hessian(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> dict[str, dict[str, np.ndarray]]:
-    """d2 out / d leaf_a d leaf_b, shaped a.shape + b.shape, by forward-over-reverse passes."""
+    """d2 out / d leaf_a d leaf_b, shaped a.shape + b.shape: reverse over the gradient graph.
+
+    backward(create_graph=True) records each leaf's gradient as a graph of registry ops
+    (traced.py); the Hessian's rows are that graph's own backward passes. A gradient made
+    only of same-shape elementwise ops has a diagonal Jacobian, which one pass with a seed
+    of ones gives whole.
+    """
     _require_scalar_output(graph)
+    leaves = graph.leaves
+    total = sum(math.prod(leaf.shape) for leaf in leaves)
+    itemsize = np.dtype(dtype).itemsize
+    limits.check(
+        total * total * itemsize, limits.MAX_HESSIAN_BYTES, "bytes of the Hessian", "MAX_HESSIAN_BYTES"
+    )
+    values = autograd_forward(graph, inputs, dtype)
+    try:
+        tape, adjoints = trace_backward(graph, values, dtype)
+    except Untraceable:
+        return _dual_hessian(graph, inputs, dtype)
+    result = {a.name: {b.name: np.zeros(a.shape + b.shape, dtype=dtype) for b in leaves} for a in leaves}
+    with np.errstate(all="ignore"):
+        for a in leaves:
+            gradient = adjoints[a.index]
+            if not isinstance(gradient, Traced) or not gradient.requires_grad:
+                continue
+            rows = _jacobian_of(tape.graph(gradient), tape.values, leaves, dtype)
+            for b in leaves:
+                result[a.name][b.name] = rows[b.name]
+    return result
+
+
+def _jacobian_of(
+    graph: Graph, values: list[Any], leaves: Sequence[Node], dtype: np.dtype
+) -> dict[str, np.ndarray]:
+    """d graph.output / d leaf for each leaf, output.shape + leaf.shape: one pass per output
+    element, or one pass in all when the output is a same-shape elementwise map of the leaf."""
+    out_shape = graph.nodes[graph.output].shape
+    size = math.prod(out_shape)
+    result = {leaf.name: np.zeros(out_shape + leaf.shape, dtype=dtype) for leaf in leaves}
+    diagonal = _elementwise_leaves(graph)
+    if diagonal:
+        adjoints = backward(graph, values, np.ones(out_shape, dtype=dtype), dtype)
+        for leaf in leaves:
+            adjoint = adjoints[leaf.index]
+            if adjoint is None:
+                continue
+            # With an inf or nan about, torch's rows hold 0*inf = nan off the diagonal too:
+            # only the rows themselves say where.
+            if leaf.name in diagonal and np.isfinite(adjoint).all() and _finite(graph, values):
+                flat = result[leaf.name].reshape(size, size)
+                flat[np.arange(size), np.arange(size)] = np.asarray(adjoint).reshape(-1)
+            else:
+                diagonal = set()  # a leaf of another shape: fall back to rows
+                break
+        else:
+            return result
+    for k in range(size):
+        seed = np.zeros(size, dtype=dtype)
+        seed[k] = 1
+        adjoints = backward(graph, values, seed.reshape(out_shape), dtype)
+        index = np.unravel_index(k, out_shape) if out_shape else ()
+        for leaf in leaves:
+            if adjoints[leaf.index] is not None:
+                result[leaf.name][index] = adjoints[leaf.index]
+    return result
+
+
+def _finite(graph: Graph, values: list[Any]) -> bool:
+    return all(np.isfinite(values[node.index]).all() for node in _ancestors(graph))
+
+
+def _elementwise_leaves(graph: Graph) -> set[str]:
+    """Leaves of which the output is a same-shape elementwise map, or an empty set.
+
+    Every node on a path from a leaf to the output must be an elementwise op whose
+    grad-carrying operands and result all have the output's shape (numbers and constants
+    of any broadcastable shape are fine): then d out[i] / d leaf[j] = 0 for i != j.
+    """
+    shape = graph.nodes[graph.output].shape
+    if shape == ():
+        return set()
+    for node in _ancestors(graph):
+        if not node.requires_grad:
+            continue
+        if node.kind == OP:
+            if not node.op.elementwise or node.shape != shape:
+                return set()
+        elif node.shape != shape:
+            return set()
+    return {leaf.name for leaf in graph.leaves if leaf.requires_grad}
+
+
+PURE, ELEMENTWISE, ROW_SUMS = "pure", "elementwise", "hessian_row_sums"
+
+
+def _ancestors(graph: Graph) -> list[Node]:
+    """The nodes the output depends on (a tape also holds the forward graph's other nodes)."""
+    needed = [False] * len(graph.nodes)
+    needed[graph.output] = True
+    for node in reversed(graph.nodes):
+        if needed[node.index]:
+            for operand in node.inputs():
+                needed[operand] = True
+    return [node for node in graph.nodes if needed[node.index]]
+
+
+def derivatives(
+    graph: Graph, inputs: dict[str, np.ndarray], leaf_name: str, order: int, dtype: np.dtype
+) -> tuple[list[np.ndarray], str]:
+    """[g1, ..., g_order] along one leaf, each gk = d(sum g(k-1)) / d leaf as PyTorch's
+    repeated torch.autograd.grad(g.sum(), x, create_graph=True) gives (other leaves fixed).
+
+    For a program elementwise in the leaf this is the elementwise k-th derivative; in
+    general the sums of the previous order's rows (Hessian row sums at order 2). The
+    second item says which: PURE (a one-element leaf), ELEMENTWISE or ROW_SUMS.
+    """
+    _require_scalar_output(graph)
+    values = autograd_forward(graph, inputs, dtype)
+    leaf = next(n for n in graph.leaves if n.name == leaf_name)
+    try:
+        found, elementwise = _traced_derivatives(graph, values, leaf, order, dtype)
+    except Untraceable:
+        if leaf.shape != ():
+            raise
+        found = [np.asarray(v, dtype=dtype) for v in _dual_derivatives(graph, inputs, leaf_name, order)]
+        return found, PURE
+    return found, PURE if math.prod(leaf.shape) == 1 else ELEMENTWISE if elementwise else ROW_SUMS
+
+
+def _traced_derivatives(
+    graph: Graph, values: list[Any], leaf: Node, order: int, dtype: np.dtype
+) -> tuple[list[np.ndarray], bool]:
+    """The derivatives, and whether the gradient is an elementwise map of the leaf."""
+    results: list[np.ndarray] = []
+    elementwise = True
+    current, current_values = graph, values
+    for k in range(order):
+        last = k == order - 1
+        if last:
+            adjoints = backward(
+                current, current_values, np.ones(current.nodes[current.output].shape, dtype), dtype
+            )
+            gradient = adjoints[leaf.index]
+            results.append(
+                np.zeros(leaf.shape, dtype) if gradient is None else np.asarray(gradient, dtype=dtype)
+            )
+            break
+        tape, adjoints = trace_backward(current, current_values, dtype)
+        gradient = adjoints[leaf.index]
+        if not isinstance(gradient, Traced) or not gradient.requires_grad:
+            value = (
+                np.zeros(leaf.shape, dtype) if gradient is None else np.asarray(_value(gradient), dtype=dtype)
+            )
+            results.append(value)
+            results += [np.zeros(leaf.shape, dtype)] * (order - k - 1)  # a constant's derivatives
+            break
+        results.append(np.asarray(gradient.value, dtype=dtype))
+        if k == 0:
+            elementwise = leaf.name in _elementwise_leaves(tape.graph(gradient))
+        current = tape.graph(tape.apply("sum", gradient))
+        current_values = tape.values
+    return results, elementwise
+
+
+def _value(x: Any) -> Any:
+    return x.value if isinstance(x, Traced) else x
+
+
+def _dual_hessian(
+    graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype
+) -> dict[str, dict[str, np.ndarray]]:
+    """The dual-number Hessian, for programs with an op whose VJP does not trace yet."""
     leaves = graph.leaves
     total = sum(math.prod(leaf.shape) for leaf in leaves)
     limits.check(total, limits.MAX_HESSIAN_ELEMENTS, "leaf elements (one pass each)", "MAX_HESSIAN_ELEMENTS")
@@ -307,13 +472,8 @@ def hessian(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> dic
     return result
 
 
-def derivatives(graph: Graph, inputs: dict[str, np.ndarray], leaf_name: str, order: int) -> list[float]:
-    """[f', f'', ..., f^(order)] of a scalar output along one scalar leaf (others fixed).
-
-    The leaf becomes x0 + e1 + ... + e_(order-1) with nested duals; after one backward
-    pass the gradient's coefficient of e1*...*ek is the (k+1)-th derivative.
-    """
-    _require_scalar_output(graph)
+def _dual_derivatives(graph: Graph, inputs: dict[str, np.ndarray], leaf_name: str, order: int) -> list[float]:
+    """[f', ..., f^(order)] along one scalar leaf by nested duals (untraceable programs)."""
     x0 = np.float64(np.asarray(inputs[leaf_name]).reshape(()))
     point: Any = x0
     for _ in range(order - 1):

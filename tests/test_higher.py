@@ -141,9 +141,47 @@ def test_order_symbolic_is_the_nth_derivative(run_json):
     assert doc["leaves"]["x"]["grad"] == pytest.approx(-np.cos(0.5), rel=1e-15)
 
 
-def test_order_on_a_tensor_leaf_is_refused(run):
-    result = run("grad", "sum(x**3)", "--at", "x=[1,2]", "--order", "2")
-    assert result.exit_code == 1 and "scalar leaves" in result.stderr
+def _torch_repeated_sum_grads(program: str, at: dict, order: int) -> dict:
+    """N-1 rounds of torch.autograd.grad(g.sum(), x, create_graph=True), then one more."""
+    run = run_torch(program, at)
+    leaves = list(run.leaves.values())
+    gradients = torch.autograd.grad(run.output, leaves, create_graph=True, allow_unused=True)
+    result = {}
+    for name, leaf, g in zip(run.leaves, leaves, gradients):
+        for _ in range(order - 1):
+            g = torch.autograd.grad(g.sum(), leaf, create_graph=True, allow_unused=True)[0]
+            if g is None or not g.requires_grad:
+                g = torch.zeros_like(leaf) if g is None else g
+                break
+        result[name] = g.detach().numpy()
+    return result
+
+
+@pytest.mark.parametrize(
+    ("program", "at", "order"),
+    [
+        ("sum(x**3)", {"x": [1.0, 2.0]}, 2),
+        ("sum(sin(x)*x**2)", {"x": [0.5, 1.5, 2.0]}, 3),
+        ("sum(tanh(x)) * sum(x)", {"x": [0.3, -0.7]}, 2),  # not elementwise: Hessian row sums
+        ("sum(relu(x)*x*y)", {"x": [0.5, -1.5], "y": 2.0}, 3),
+        ("sum(x**y)", {"x": [0.5, 1.5], "y": [2.0, 3.0]}, 2),
+        ("mean(sigmoid(x))", {"x": [[0.5], [1.5]]}, 4),
+        ("x**3", {"x": [2.0]}, 3),  # a shape-[1] leaf
+    ],
+)
+def test_order_n_on_tensor_leaves_equals_repeated_torch_autograd_grad(program, at, order):
+    from gradcli import api
+
+    result = api.grad(program, at=at, order=order, symbolic=False)
+    expected = _torch_repeated_sum_grads(program, at, order)
+    for name, value in expected.items():
+        assert close(result.grads[name], value), (name, result.grads[name], value)
+
+
+def test_order_on_a_tensor_leaf_prints_the_nth_derivative(run):
+    result = run("grad", "sum(x**3)", "--at", "x=[1,2]", "--order", "3", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert strict_loads(result.stdout)["leaves"]["x"]["grad"] == [6.0, 6.0]
 
 
 def test_check_agrees_on_a_smooth_function(run):

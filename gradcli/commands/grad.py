@@ -85,7 +85,10 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     default=1,
     show_default=True,
     metavar="N",
-    help="Pure N-th derivative for each scalar leaf (as x.grad differentiated with create_graph=True).",
+    help="N-th derivative for each leaf, as N-1 rounds of torch.autograd.grad(g.sum(), x, "
+    "create_graph=True) and one more give it: pure for a scalar leaf, elementwise for a tensor "
+    "leaf of an elementwise program, Hessian row sums (and their analogues) in general; JSON's "
+    "derivative_kind says which.",
 )
 @click.option(
     "--batch",

@@ -25,6 +25,7 @@ from . import (
     elementwise,
     elementwise_math,
     indexing,
+    kernels,
     layout,
     logic,
     nn,
@@ -60,7 +61,9 @@ _FAMILIES = (
     logic,
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
-REGISTRY: dict[str, Op] = {op.name: op for op in OPS}
+# PyTorch's fused backward kernels: ops that VJPs call, not part of the program language.
+KERNELS: tuple[Op, ...] = kernels.KERNELS
+REGISTRY: dict[str, Op] = {op.name: op for op in OPS + KERNELS}
 # Calls that PyTorch records as several nodes, by the name a program calls them.
 COMPOSITES: dict[str, Composite] = {
     c.name: c for family in _FAMILIES for c in getattr(family, "COMPOSITES", ())
@@ -163,6 +166,7 @@ __all__ = [
     "NUMBER",
     "NUMPY_SPELLINGS",
     "OPS",
+    "KERNELS",
     "REGISTRY",
     "TENSOR",
     "TORCH_SPELLINGS",

@@ -126,6 +126,21 @@ class Op:
         return broadcast_shapes(*shapes)
 
 
+def call(name: str, *operands: Any, **attrs: Any) -> Any:
+    """Registry op `name` inside a rule: its forward on arrays, a recorded node on traced ones.
+
+    This is how a VJP names a fused backward kernel (tanh_backward) or any op NumPy has no
+    spelling for, so the same rule serves the numeric pass and create_graph.
+    """
+    for operand in operands:
+        hook = getattr(operand, "apply_op", None)
+        if hook is not None:
+            return hook(name, *operands, **attrs)
+    from . import REGISTRY  # the registry is assembled after its families
+
+    return REGISTRY[name].forward(*operands, **attrs)
+
+
 # ---------------------------------------------------------------- shape helpers
 
 
@@ -151,6 +166,8 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
 
 def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
     """The adjoint of broadcasting is a sum over the broadcast dimensions."""
+    if hasattr(grad, "apply_op"):
+        return _sum_to_traced(grad, tuple(shape))
     grad = np.asarray(grad)
     if grad.shape == tuple(shape):
         return grad
@@ -162,6 +179,20 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
         grad = grad.sum(axis=keep, keepdims=True)
     grad = np.asarray(grad)  # a full sum of an object array (higher.py's duals) is one Dual
     return np.broadcast_to(grad, shape) if grad.shape != tuple(shape) else grad
+
+
+def _sum_to_traced(grad: Any, shape: Shape) -> Any:
+    """at::sum_to as PyTorch records it: sum() to a scalar (SumBackward0), else a keepdim sum
+    over the broadcast dims (SumBackward1), then a view when leading dims go (ViewBackward0)."""
+    if tuple(grad.shape) == shape:
+        return grad
+    if shape == ():
+        return call("sum", grad)
+    extra = len(grad.shape) - len(shape)
+    kept = tuple(grad.shape[:extra]) + shape
+    size = (1,) * extra + tuple(n if n == 1 else kept[extra + i] for i, n in enumerate(shape))
+    summed = call("sum_to", grad, size=size)
+    return call("view", summed, size=shape) if extra else summed
 
 
 def broadcast_dims(operand: Shape, result: Shape) -> tuple[int, ...]:
@@ -264,6 +295,8 @@ def _sgn(a):
     elements compare by value, and a sign is a constant to every derivative, so
     abs'' = 0 as in PyTorch.
     """
+    if hasattr(a, "apply_op"):  # create_graph: PyTorch's sgn node (SgnBackward0)
+        return call("sgn", a)
     if np.asarray(a).dtype == object:
         return np.greater(a, 0).astype(float) - np.less(a, 0)
     return np.where(np.isnan(a), 0.0, np.sign(a))
@@ -284,12 +317,12 @@ def _sigmoid(a):
 
 
 def _expand_reduced(g, a, dim, keepdim):
-    """Undo a reduction's shape change so `g` broadcasts against the operand."""
-    a = np.asarray(a)
-    g = np.asarray(g)
-    if dim is not None and not keepdim and a.ndim > 0:
-        g = np.expand_dims(g, _normalise_dim(dim, a.ndim))
-    return np.broadcast_to(g, a.shape)
+    """Undo a reduction's shape change so `g` broadcasts against the operand (as PyTorch:
+    unsqueeze the reduced dim, then expand)."""
+    shape = tuple(np.shape(a))
+    if dim is not None and not keepdim and shape:
+        g = np.expand_dims(g, _normalise_dim(dim, len(shape)))
+    return np.broadcast_to(g, shape)
 
 
 def _dim_overload(attrs: dict) -> bool:
@@ -319,19 +352,17 @@ def _mean_grad(g, out, a, dim=None, keepdim=False):
 
 
 def _matmul_grad_a(g, out, a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    if a.ndim == 1 and b.ndim == 1:
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * b
-    if a.ndim == 2 and b.ndim == 1:
+    if np.ndim(a) == 2 and np.ndim(b) == 1:
         return np.outer(g, b)
     return np.matmul(g, b.T)
 
 
 def _matmul_grad_b(g, out, a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    if a.ndim == 1 and b.ndim == 1:
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
         return g * a
-    if a.ndim == 1 and b.ndim == 2:
+    if np.ndim(a) == 1 and np.ndim(b) == 2:
         return np.outer(a, g)
     return np.matmul(a.T, g)
 

@@ -11,6 +11,7 @@ from .core import (
     _softplus,
     _softplus_grad,
     _unary,
+    call,
 )
 
 OPS: tuple[Op, ...] = (
@@ -108,7 +109,7 @@ OPS: tuple[Op, ...] = (
     _unary(
         "tanh",
         np.tanh,
-        lambda g, out, a: g * (1 - out * out),
+        lambda g, out, a: call("tanh_backward", g, out),
         lambda sp, a: sp.tanh(a),
         "TanhBackward0",
         "1 - tanh(x)**2",
@@ -177,7 +178,7 @@ OPS: tuple[Op, ...] = (
     _unary(
         "sigmoid",
         _sigmoid,
-        lambda g, out, a: g * (1 - out) * out,
+        lambda g, out, a: call("sigmoid_backward", g, out),
         lambda sp, a: 1 / (1 + sp.exp(-a)),
         "SigmoidBackward0",
         "sigmoid(x)*(1 - sigmoid(x))",
@@ -189,7 +190,7 @@ OPS: tuple[Op, ...] = (
         "relu",
         lambda a: np.maximum(a, 0),
         # threshold_backward: 0 where out <= 0, else g; so relu'(nan) = 1, as in torch.
-        lambda g, out, a: np.where(out <= 0, 0.0, g),
+        lambda g, out, a: call("threshold_backward", g, out, threshold=0.0),
         lambda sp, a: sp.Max(0, a),
         "ReluBackward0",
         "1 if x > 0 else 0 (relu'(0) = 0)",

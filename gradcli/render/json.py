@@ -73,6 +73,9 @@ def _leaf(result: GradResult, leaf: NodeResult) -> dict[str, Any]:
     }
     if result.order > 1:
         document["derivatives"] = [encode(d) for d in result.derivatives.get(leaf.name, ())]
+        # "pure" d^k out/dx^k; for a tensor leaf, repeated grad(g.sum(), x): "elementwise"
+        # k-th derivatives, or in general "hessian_row_sums" (and their higher analogues)
+        document["derivative_kind"] = result.derivative_kinds.get(leaf.name, "pure")
     return document
 
 

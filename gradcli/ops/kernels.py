@@ -1,0 +1,101 @@
+"""PyTorch's fused backward kernels, as registry ops of their own.
+
+PyTorch writes some VJPs as one kernel (tanh_backward, threshold_backward, ...), and under
+create_graph=True that kernel is a node with its own grad_fn (TanhBackwardBackward0) and
+its own rules in derivatives.yaml. The ops' VJPs call these by name (core.call), so the
+numeric pass runs the kernel's forward and the traced pass records it. They are not part
+of the program language: `gradcli ops` does not list them and programs cannot call them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import Op, _sgn, call
+
+
+def _sum_to(a, size):
+    """Sum over the dims where `size` is 1 and `a` is not: the adjoint of broadcasting."""
+    a = np.asarray(a)
+    axes = tuple(i for i, (n, m) in enumerate(zip(a.shape, size)) if m == 1 and n != 1)
+    return np.sum(a, axis=axes, keepdims=True) if axes else a.copy()
+
+
+def _kernel(name: str, forward, vjp, grad_fn: str, derivative: str, **extra) -> Op:
+    return Op(
+        name,
+        f"(internal) {name}",
+        forward=forward,
+        vjp=vjp,
+        sympy=lambda sp, *forms, **attrs: sp.Function(name)(*forms),
+        grad_fn=grad_fn,
+        derivative=derivative,
+        function=False,
+        method=False,
+        torch=f"torch.ops.aten.{name}",
+        **extra,
+    )
+
+
+def _tanh_backward(g, out):
+    return g * (1 - out * out)
+
+
+def _sigmoid_backward(g, out):
+    return g * (1 - out) * out
+
+
+def _threshold_backward(g, a, threshold=0.0):
+    # 0 where a <= threshold, g elsewhere: a nan input passes g through, as in torch
+    return np.where(np.less_equal(a, threshold), 0.0, g)
+
+
+KERNELS: tuple[Op, ...] = (
+    _kernel(
+        "sgn",
+        _sgn,
+        (lambda g, out, a: np.zeros(np.shape(a)),),
+        "SgnBackward0",
+        "-1, 0 or 1 (0 for nan); its slope is 0",
+    ),
+    _kernel(
+        "sum_to",
+        _sum_to,
+        (lambda g, out, a, size: call("expand", g, size=tuple(np.shape(a))),),
+        "SumBackward1",
+        "the adjoint of broadcasting: g expanded back",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda a, size: tuple(size),
+    ),
+    _kernel(
+        "tanh_backward",
+        _tanh_backward,
+        (
+            lambda gg, _, g, out: call("tanh_backward", gg, out),
+            lambda gg, _, g, out: gg * (-2 * out * g),
+        ),
+        "TanhBackwardBackward0",
+        "g*(1 - out**2)",
+    ),
+    _kernel(
+        "sigmoid_backward",
+        _sigmoid_backward,
+        (
+            lambda gg, _, g, out: call("sigmoid_backward", gg, out),
+            lambda gg, _, g, out: gg * g * (-2 * out + 1),
+        ),
+        "SigmoidBackwardBackward0",
+        "g*(1 - out)*out",
+    ),
+    _kernel(
+        "threshold_backward",
+        _threshold_backward,
+        (
+            lambda gg, _, g, a, threshold=0.0: call("threshold_backward", gg, a, threshold=threshold),
+            lambda gg, _, g, a, threshold=0.0: np.zeros(np.shape(a)),
+        ),
+        "ThresholdBackwardBackward0",
+        "0 where x <= threshold, else g",
+    ),
+)

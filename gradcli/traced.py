@@ -1,0 +1,388 @@
+"""The create_graph interpretation: the registry's rules run on traced tensors.
+
+A VJP rule is array code written with registry ops and NumPy's spellings of them
+(`g * np.cos(a)`, `call("tanh_backward", g, out)`). Given Traced operands, Python's
+operators, NumPy's dispatch protocols (__array_ufunc__, __array_function__) and
+`core.call` hand every step to `Tape.apply`, which applies the registry op of the same
+meaning and records it as a node. So a backward pass over traced values builds a new
+graph of registry ops, with PyTorch's grad_fn names, that the same engine runs forward,
+backward and traces again: double backward, as torch.autograd.grad(create_graph=True).
+
+A rule that steps outside the registry (np.asarray of a traced value, an in-place
+scatter) raises Untraceable, naming the call; tests run every op through this path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import GradcliError
+from .graph import CONST, OP, Graph, Literal, Node, Operand
+from .ops import NUMBER, REGISTRY, TENSOR
+from .parse import Num
+
+
+class Untraceable(GradcliError):
+    """A rule used an array call that has no registry op of the same meaning."""
+
+
+# NumPy ufuncs and the registry ops that mean the same (same numbers, same conventions).
+UFUNC_OPS = {
+    "add": "add",
+    "subtract": "sub",
+    "multiply": "mul",
+    "divide": "div",
+    "true_divide": "div",
+    "negative": "neg",
+    "power": "pow",
+    "float_power": "pow",
+    "matmul": "matmul",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "exp": "exp",
+    "exp2": "exp2",
+    "expm1": "expm1",
+    "log": "log",
+    "log2": "log2",
+    "log10": "log10",
+    "log1p": "log1p",
+    "sqrt": "sqrt",
+    "absolute": "abs",
+    "reciprocal": "reciprocal",
+    "floor": "floor",
+    "ceil": "ceil",
+    "trunc": "trunc",
+    "rint": "round",
+    "arctan2": "atan2",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "greater": "gt",
+    "less": "lt",
+    "greater_equal": "ge",
+    "less_equal": "le",
+    "equal": "eq",
+    "not_equal": "ne",
+    # masks (0/1, never requiring grad) combine as numbers do
+    "logical_and": "mul",
+    "logical_or": "maximum",
+}
+
+
+class Traced:
+    """A value on a tape: the node that made it, so every use becomes a node too."""
+
+    __slots__ = ("tape", "index")
+    __array_priority__ = 1000  # ndarray op Traced defers to Traced's reflected operator
+
+    def __init__(self, tape: Tape, index: int) -> None:
+        self.tape, self.index = tape, index
+
+    def __repr__(self) -> str:
+        node = self.tape.nodes[self.index]
+        return f"Traced({node.name}, {node.grad_fn or node.kind}, shape={list(node.shape)})"
+
+    @property
+    def value(self) -> np.ndarray:
+        return self.tape.values[self.index]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.tape.nodes[self.index].shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    @property
+    def requires_grad(self) -> bool:
+        return self.tape.nodes[self.index].requires_grad
+
+    def apply_op(self, name: str, *operands: Any, **attrs: Any) -> Any:
+        """core.call's hook: a rule's registry call on a traced operand records a node."""
+        return self.tape.apply(name, *operands, **attrs)
+
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise Untraceable("a rule turned a traced tensor into a plain array (np.asarray)")
+
+    # -- Python's operators, as the registry's infix ops
+    def __add__(self, o: Any) -> Any:
+        return self.tape.apply("add", self, o)
+
+    def __radd__(self, o: Any) -> Any:
+        return self.tape.apply("add", o, self)
+
+    def __sub__(self, o: Any) -> Any:
+        return self.tape.apply("sub", self, o)
+
+    def __rsub__(self, o: Any) -> Any:
+        return self.tape.apply("sub", o, self)
+
+    def __mul__(self, o: Any) -> Any:
+        return self.tape.apply("mul", self, o)
+
+    def __rmul__(self, o: Any) -> Any:
+        return self.tape.apply("mul", o, self)
+
+    def __truediv__(self, o: Any) -> Any:
+        return self.tape.apply("div", self, o)
+
+    def __rtruediv__(self, o: Any) -> Any:
+        return self.tape.apply("div", o, self)
+
+    def __pow__(self, o: Any) -> Any:
+        return self.tape.apply("pow", self, o)
+
+    def __rpow__(self, o: Any) -> Any:
+        return self.tape.apply("pow", o, self)
+
+    def __matmul__(self, o: Any) -> Any:
+        return self.tape.apply("matmul", self, o)
+
+    def __rmatmul__(self, o: Any) -> Any:
+        return self.tape.apply("matmul", o, self)
+
+    def __neg__(self) -> Any:
+        return self.tape.apply("neg", self)
+
+    def __pos__(self) -> Traced:
+        return self
+
+    def __abs__(self) -> Any:
+        return self.tape.apply("abs", self)
+
+    def __gt__(self, o: Any) -> Any:
+        return self.tape.apply("gt", self, o)
+
+    def __lt__(self, o: Any) -> Any:
+        return self.tape.apply("lt", self, o)
+
+    def __ge__(self, o: Any) -> Any:
+        return self.tape.apply("ge", self, o)
+
+    def __le__(self, o: Any) -> Any:
+        return self.tape.apply("le", self, o)
+
+    def __eq__(self, o: Any) -> Any:  # type: ignore[override]
+        return self.tape.apply("eq", self, o)
+
+    def __ne__(self, o: Any) -> Any:  # type: ignore[override]
+        return self.tape.apply("ne", self, o)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __bool__(self) -> bool:
+        raise Untraceable("a rule branched on a traced tensor's value")
+
+    # -- the few array methods rules use
+    @property
+    def T(self) -> Any:  # noqa: N802 - NumPy's name
+        return self.tape.apply("t", self) if self.ndim == 2 else self
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _sum(self, axis, keepdims)
+
+    def reshape(self, *shape: Any) -> Any:
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return self.tape.apply("reshape", self, shape=tuple(int(n) for n in shape))
+
+    def astype(self, dtype: Any, copy: bool = True) -> Traced:
+        return self  # masks are held as 0/1 in the graph's float dtype already
+
+    # -- NumPy's protocols
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        name = UFUNC_OPS.get(ufunc.__name__)
+        if method != "__call__" or kwargs.get("out") is not None or name is None:
+            raise Untraceable(
+                f"a rule called np.{ufunc.__name__}{'' if method == '__call__' else '.' + method}"
+            )
+        return _tape_of(inputs).apply(name, *inputs)
+
+    def __array_function__(self, func: Any, types: Any, args: Sequence[Any], kwargs: dict) -> Any:
+        rule = ARRAY_FUNCTIONS.get(func.__name__)
+        if rule is None:
+            raise Untraceable(f"a rule called np.{func.__name__}")
+        return rule(*args, **kwargs)
+
+
+def _tape_of(values: Sequence[Any]) -> Tape:
+    return next(v.tape for v in values if isinstance(v, Traced))
+
+
+def _sum(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    if not isinstance(a, Traced):
+        return np.sum(a, axis=axis, keepdims=keepdims)
+    if axis is None and not keepdims:
+        return a.tape.apply("sum", a)
+    axes = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    if len(axes) == 1:
+        return a.tape.apply("sum", a, dim=int(axes[0]), keepdim=bool(keepdims))
+    kept = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
+    summed = a.tape.apply("sum_to", a, size=kept)
+    if keepdims:
+        return summed
+    return a.tape.apply("view", summed, size=tuple(n for i, n in enumerate(a.shape) if i not in axes))
+
+
+def _where(condition: Any, a: Any, b: Any) -> Any:
+    return _tape_of((condition, a, b)).apply("where", condition, a, b)
+
+
+def _broadcast_to(a: Any, shape: Sequence[int], subok: bool = False) -> Any:
+    shape = tuple(int(n) for n in shape)
+    if tuple(np.shape(a)) == shape:
+        return a
+    return a.tape.apply("expand", a, size=shape)
+
+
+def _expand_dims(a: Any, axis: int) -> Any:
+    return a.tape.apply("unsqueeze", a, dim=int(axis))
+
+
+def _zeros_like(a: Any, dtype: Any = None, **kwargs: Any) -> np.ndarray:
+    return np.zeros(a.shape, dtype=a.dtype)  # a constant: a zero gradient carries no graph
+
+
+def _ones_like(a: Any, dtype: Any = None, **kwargs: Any) -> np.ndarray:
+    return np.ones(a.shape, dtype=a.dtype)
+
+
+def _outer(a: Any, b: Any) -> Any:
+    tape = _tape_of((a, b))
+    return tape.apply("mul", tape.apply("unsqueeze", a, dim=1), b)
+
+
+ARRAY_FUNCTIONS = {
+    "shape": lambda a: a.shape,
+    "ndim": lambda a: a.ndim,
+    "size": lambda a, axis=None: a.size if axis is None else a.shape[axis],
+    "sum": _sum,
+    "where": _where,
+    "broadcast_to": _broadcast_to,
+    "expand_dims": _expand_dims,
+    "zeros_like": _zeros_like,
+    "ones_like": _ones_like,
+    "outer": _outer,
+    "result_type": lambda *arrays: np.result_type(*(a.dtype if isinstance(a, Traced) else a for a in arrays)),
+    "transpose": lambda a, axes=None: a.T if axes is None else a.tape.apply("permute", a, dims=tuple(axes)),
+    "reshape": lambda a, shape, **kw: a.reshape(shape),
+}
+
+
+def _scalar_overload(name: str, kinds: Sequence[str], grad_fn: str) -> str:
+    """derivatives.yaml's rules are C++: `grad * 2` is mul(Tensor, Scalar), MulBackward1,
+    where Python's `x * 2` is MulBackward0. Rules run here, so numbers take the Scalar overload."""
+    if len(kinds) != 2 or NUMBER not in kinds:
+        return grad_fn
+    if name in ("add", "mul"):
+        return {"add": "AddBackward1", "mul": "MulBackward1"}[name]
+    if name == "sub":
+        return "SubBackward1" if kinds[1] == NUMBER else "RsubBackward1"
+    if name == "div" and kinds[1] == NUMBER:
+        return "DivBackward1"
+    return grad_fn
+
+
+class Tape:
+    """The nodes of a graph under construction, with their values, in creation order."""
+
+    def __init__(self, graph: Graph, values: Sequence[Any], dtype: np.dtype) -> None:
+        self.program = graph.program
+        self.nodes: list[Node] = list(graph.nodes)
+        self.values: list[Any] = [np.asarray(v) for v in values]
+        self.dtype = dtype
+
+    def traced(self, index: int) -> Traced:
+        return Traced(self, index)
+
+    def constant(self, value: Any, name: str | None = None) -> Traced:
+        """A tensor that requires no grad (an upstream gradient, a rule's zeros)."""
+        index = len(self.nodes)
+        value = np.asarray(value, dtype=self.dtype)
+        self.nodes.append(Node(index, name or f"c{index}", CONST, value.shape, False))
+        self.values.append(value)
+        return Traced(self, index)
+
+    def _operand(self, x: Any) -> Operand:
+        if isinstance(x, Traced):
+            if x.tape is not self:
+                raise Untraceable("a rule mixed tensors of two graphs")
+            return x.index
+        if isinstance(x, (bool, int, float, np.generic)) or (isinstance(x, np.ndarray) and x.ndim == 0):
+            number = float(x)
+            return Literal(number, Num(number, repr(number), 0, 0))
+        return self.constant(x).index
+
+    def apply(self, name: str, *operands: Any, **attrs: Any) -> Any:
+        """Record registry op `name` on these operands; its value by the op's own forward."""
+        op = REGISTRY[name]
+        recorded = [self._operand(o) for o in operands]
+        args = [self.values[o] if isinstance(o, int) else o.value for o in recorded]
+        kinds = [TENSOR if isinstance(o, int) else NUMBER for o in recorded]
+        shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in recorded]
+        shape = op.shape(shapes, attrs)
+        with np.errstate(all="ignore"):
+            value = np.asarray(op.forward(*args, **attrs), dtype=self.dtype)
+        requires_grad = op.differentiable and any(
+            isinstance(o, int) and self.nodes[o].requires_grad for o in recorded
+        )
+        index = len(self.nodes)
+        grad_fn = (
+            _scalar_overload(name, kinds, op.grad_fn_for(kinds, shapes, attrs)) if requires_grad else None
+        )
+        self.nodes.append(
+            Node(index, f"t{index}", OP, shape, requires_grad, op, tuple(recorded), attrs, grad_fn)
+        )
+        self.values.append(value)
+        return Traced(self, index)
+
+    def graph(self, output: Traced) -> Graph:
+        return Graph(self.program, tuple(self.nodes), output.index)
+
+
+def is_traced(value: Any) -> bool:
+    return isinstance(value, Traced)
+
+
+def trace_backward(
+    graph: Graph, values: Sequence[Any], dtype: np.dtype, gradient: Any = None
+) -> tuple[Tape, list]:
+    """backward(create_graph=True): every node's adjoint as a traced value on a new tape.
+
+    The tape starts with the forward graph's own nodes (saved values such as tanh's output
+    stay connected, as in PyTorch) and the upstream gradient as a constant.
+    """
+    from .autograd import backward
+
+    tape = Tape(graph, values, dtype)
+    output = graph.nodes[graph.output]
+    seed = np.ones(output.shape, dtype=dtype) if gradient is None else gradient
+    traced_values = [tape.traced(i) for i in range(len(graph.nodes))]
+    adjoints = backward(graph, traced_values, tape.constant(seed, "grad_output"), dtype)
+    return tape, adjoints
+
+
+def as_traced(tape: Tape, value: Any) -> Traced:
+    """An adjoint that a rule left as plain numbers (a zero gradient) as a tape constant."""
+    return value if isinstance(value, Traced) else tape.constant(value)
