@@ -20,6 +20,7 @@ import numpy as np
 from . import limits
 from .autograd import NOT_SCALAR, backward
 from .autograd import forward as autograd_forward
+from .batched import Unbatchable, backward_rows
 from .errors import AutogradError
 from .graph import OP, Graph, Node
 from .traced import Traced, Untraceable, trace_backward
@@ -331,6 +332,10 @@ def _jacobian_of(
                 break
         else:
             return result
+    try:
+        return _batched_rows(graph, values, leaves, result, dtype)
+    except Unbatchable:
+        pass
     for k in range(size):
         seed = np.zeros(size, dtype=dtype)
         seed[k] = 1
@@ -339,6 +344,30 @@ def _jacobian_of(
         for leaf in leaves:
             if adjoints[leaf.index] is not None:
                 result[leaf.name][index] = adjoints[leaf.index]
+    return result
+
+
+ROW_BLOCK_ELEMENTS = 1 << 24  # adjoint elements of one batched sweep (128 MiB in float64)
+
+
+def _batched_rows(
+    graph: Graph, values: list[Any], leaves: Sequence[Node], result: dict[str, np.ndarray], dtype: np.dtype
+) -> dict[str, np.ndarray]:
+    """The Jacobian's rows in blocks of one-hot seeds, each block one batched backward sweep."""
+    out_shape = graph.nodes[graph.output].shape
+    size = math.prod(out_shape)
+    carried = sum(math.prod(node.shape) for node in _ancestors(graph) if node.requires_grad)
+    block = max(1, min(size, ROW_BLOCK_ELEMENTS // max(1, carried)))
+    for start in range(0, size, block):
+        stop = min(size, start + block)
+        seeds = np.zeros((stop - start, size), dtype=dtype)
+        seeds[np.arange(stop - start), np.arange(start, stop)] = 1
+        adjoints = backward_rows(graph, values, seeds.reshape((stop - start,) + out_shape), dtype)
+        for leaf in leaves:
+            adjoint = adjoints[leaf.index]
+            if adjoint is not None:
+                rows = result[leaf.name].reshape((size,) + leaf.shape)
+                rows[start:stop] = adjoint
     return result
 
 

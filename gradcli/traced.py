@@ -123,6 +123,12 @@ class Traced:
         """core.call's hook: a rule's registry call on a traced operand records a node."""
         return self.tape.apply(name, *operands, **attrs)
 
+    def sum_to(self, shape: tuple[int, ...]) -> Any:
+        """unbroadcast, recorded as PyTorch's at::sum_to records it."""
+        from .ops.core import _sum_to_traced
+
+        return _sum_to_traced(self, shape)
+
     def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
         raise Untraceable("a rule turned a traced tensor into a plain array (np.asarray)")
 

@@ -166,8 +166,8 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
 
 def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
     """The adjoint of broadcasting is a sum over the broadcast dimensions."""
-    if hasattr(grad, "apply_op"):
-        return _sum_to_traced(grad, tuple(shape))
+    if hasattr(grad, "sum_to"):  # a traced or batched value: its interpretation's own sum_to
+        return grad.sum_to(tuple(shape))
     grad = np.asarray(grad)
     if grad.shape == tuple(shape):
         return grad
