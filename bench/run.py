@@ -316,6 +316,15 @@ def many_points(count: int, repeat: int) -> None:
     print(
         f"  peak RSS {ours_rss / 1024:.0f} MiB for {count:,} points, {double_rss / 1024:.0f} MiB for {2 * count:,}"
     )
+    # A program that is not elementwise, over tensor points: the batched interpretation.
+    tensor_lines = "".join(
+        json.dumps({"x": [rng.uniform(-2, 2) for _ in range(3)], "y": rng.uniform(-2, 2)}) + "\n"
+        for _ in range(count)
+    )
+    mixing = "sum(x**2*y) + max(x*0) + mean(x)"
+    ours, _ = timed([*GRADCLI, "grad", mixing, "--batch", "-", "--no-symbolic"], stdin=tensor_lines, repeat=repeat)
+    floor, _ = timed([PYTHON, "-c", _IO_FLOOR], stdin=tensor_lines, repeat=repeat)
+    report("many points", f"gradcli --batch {mixing}, 3-vectors", ours, "I/O floor", floor, "target <= 3")
     if HAVE_TORCH:
         subset = "".join(lines.splitlines(keepends=True)[: max(1, count // 20)])
         torch_s, _ = timed([PYTHON, "-c", _TORCH_LOOP], stdin=subset, repeat=1)

@@ -225,10 +225,44 @@ class BatchRunner:
             for i, point in enumerate(points)
         }
 
+    def _stacked(self, points: list[_Point]) -> dict[int, str]:
+        """Points of one shape each through any program: the chunk stacked on a leading axis
+        and run once by the batched interpretation (gradcli.batched). Empty when the points
+        differ in shape, a line is bad, or an op has no batching rule: then point by point."""
+        from .batched import Batched, Unbatchable, backward_rows, forward_points
+
+        try:
+            arrays = {n: to_array([p.raw[n] for p in points], self.dtype, n) for n in self.leaves}
+            shapes = {n: a.shape[1:] for n, a in arrays.items()}
+            if any(a.shape[:1] != (len(points),) for a in arrays.values()):
+                return {}
+            graph = build_graph(self.program, self._specs(shapes))
+            if graph.nodes[graph.output].shape != () or not graph.nodes[graph.output].requires_grad:
+                return {}
+            inputs = {**{n: Batched(a) for n, a in arrays.items()}, **self.const}
+            values = forward_points(graph, inputs, self.dtype)
+            adjoints = backward_rows(graph, values, np.ones(len(points), dtype=self.dtype), self.dtype)
+        except (GradcliError, Unbatchable):
+            return {}
+        output = values[graph.output]
+        output = output.value if isinstance(output, Batched) else np.broadcast_to(output, (len(points),))
+        grads = {
+            leaf.name: None
+            if adjoints[leaf.index] is None
+            else np.broadcast_to(adjoints[leaf.index], (len(points),) + leaf.shape)
+            for leaf in graph.leaves
+        }
+        return {
+            point.line: _line(point.raw, output[i], {n: None if g is None else g[i] for n, g in grads.items()})
+            for i, point in enumerate(points)
+        }
+
     def run(self, lines: Iterable[bytes | str]) -> Iterator[str]:
         for chunk in _chunks(_read(lines, self.leaves), self.chunk):
             good = [p for p in chunk if p.error is None]
             done = self._vectorised(good) if self.elementwise and good else {}
+            if not done and good and not self.elementwise:
+                done = self._stacked(good)
             for point in chunk:
                 if point.error is not None:
                     yield self._fail(point.line, point.error)

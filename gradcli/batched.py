@@ -121,6 +121,32 @@ class Batched:
     def __rmatmul__(self, o: Any) -> Batched:
         return _matmul(o, self)
 
+    def __gt__(self, o: Any) -> Batched:
+        return self._ufunc(np.greater, self, o)
+
+    def __lt__(self, o: Any) -> Batched:
+        return self._ufunc(np.less, self, o)
+
+    def __ge__(self, o: Any) -> Batched:
+        return self._ufunc(np.greater_equal, self, o)
+
+    def __le__(self, o: Any) -> Batched:
+        return self._ufunc(np.less_equal, self, o)
+
+    def __eq__(self, o: Any) -> Batched:  # type: ignore[override]
+        return self._ufunc(np.equal, self, o)
+
+    def __ne__(self, o: Any) -> Batched:  # type: ignore[override]
+        return self._ufunc(np.not_equal, self, o)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def astype(self, dtype: Any, copy: bool = True) -> Batched:
+        return Batched(self.value.astype(dtype, copy=copy))
+
+    def __abs__(self) -> Batched:
+        return Batched(np.abs(self.value))
+
     def __neg__(self) -> Batched:
         return Batched(-self.value)
 
@@ -166,10 +192,20 @@ def _sum(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return Batched(np.sum(a.value, axis=tuple(_sample_axis(int(i)) for i in axes), keepdims=keepdims))
 
 
+def _reduce(function: Any, a: Batched, axis: Any, keepdims: bool) -> Batched:
+    axes = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    return Batched(function(a.value, axis=tuple(_sample_axis(int(i)) for i in axes), keepdims=keepdims))
+
+
 def _matmul(a: Any, b: Any) -> Batched:
     """Per-sample a @ b with 1-D and 2-D samples (the ranks gradcli's matmul takes)."""
-    if isinstance(a, Batched) and isinstance(b, Batched):
-        raise Unbatchable("a rule multiplied two batched matrices")
+    if isinstance(a, Batched) and isinstance(b, Batched):  # many points: both operands vary
+        left = a.value[:, None, :] if a.ndim == 1 else a.value
+        right = b.value[:, :, None] if b.ndim == 1 else b.value
+        product = np.matmul(left, right)
+        if a.ndim == 1:
+            product = product[:, 0]
+        return Batched(product[..., 0] if b.ndim == 1 else product)
     if isinstance(a, Batched):
         return Batched(np.matmul(a.value, b))  # (B, n) or (B, m, n) against a plain b broadcasts
     a = np.asarray(a)
@@ -197,7 +233,7 @@ def _expand_dims(a: Any, axis: int) -> Batched:
 
 def _outer(a: Any, b: Any) -> Batched:
     if isinstance(a, Batched) and isinstance(b, Batched):
-        raise Unbatchable("a rule took the outer product of two batched vectors")
+        return Batched(a.value[:, :, None] * b.value[:, None, :])
     if isinstance(a, Batched):
         return Batched(a.value[:, :, None] * np.asarray(b).reshape(-1)[None, None, :])
     return Batched(np.asarray(a).reshape(-1)[None, :, None] * b.value[:, None, :])
@@ -215,6 +251,8 @@ ARRAY_FUNCTIONS = {
     "ndim": lambda a: a.ndim,
     "size": lambda a, axis=None: a.size if axis is None else a.shape[axis],
     "sum": _sum,
+    "mean": lambda a, axis=None, keepdims=False: _reduce(np.mean, a, axis, keepdims),
+    "copy": lambda a, **kw: Batched(a.value.copy()),
     "where": _where,
     "broadcast_to": _broadcast_to,
     "expand_dims": _expand_dims,
@@ -232,6 +270,28 @@ ARRAY_FUNCTIONS = {
 
 def _permuted(a: Batched, axes: Sequence[int]) -> Batched:
     return Batched(np.transpose(a.value, (0,) + tuple(int(i) % a.ndim + 1 for i in axes)))
+
+
+def forward_points(graph: Any, inputs: dict[str, Any], dtype: np.dtype) -> list[Any]:
+    """autograd.forward with some inputs Batched (many points of one shape each)."""
+    from .graph import OP
+
+    values: list[Any] = []
+    with np.errstate(all="ignore"):
+        for node in graph.nodes:
+            if node.kind != OP:
+                values.append(inputs[node.name])
+                continue
+            args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+            value = node.op.forward(*args, **node.attrs)
+            if isinstance(value, Batched):
+                value = Batched(value.value.astype(dtype, copy=False))
+                if value.shape != node.shape:
+                    raise Unbatchable(f"{node.op.name} gave a sample of shape {list(value.shape)}")
+            else:
+                value = np.asarray(value, dtype=dtype)
+            values.append(value)
+    return values
 
 
 def backward_rows(graph: Any, values: Sequence[Any], seeds: np.ndarray, dtype: np.dtype) -> list[Any]:

@@ -41,6 +41,40 @@ def test_non_elementwise_programs_run_point_by_point():
     assert out[2]["grads"]["x"] == 5.0
 
 
+@pytest.mark.parametrize(
+    "program",
+    ["sum(x**2*y)", "sum(tanh(W @ x) * y)", "mean(x)*y + sum(x.t() @ x)", "sum(log(x) * y)"],
+)
+def test_points_of_one_shape_run_stacked_and_equal_point_by_point_and_torch(program):
+    rng = np.random.default_rng(3)
+    points = [{"x": rng.uniform(0.1, 2, (2, 2)).tolist(), "y": float(rng.uniform(-2, 2))} for _ in range(9)]
+    points += [
+        {"x": [[0.0, float("nan")], [1.0, 2.0]], "y": 1e308},
+        {"x": [[1.0, 2.0], [3.0, 4.0]], "y": -0.0},
+    ]
+    lines = [json.dumps(p) for p in points]
+    const = {"W": [[1.0, -2.0], [0.5, 3.0]]} if "W" in program else {}
+    runner = BatchRunner(program, const=const, chunk=4)
+    assert not runner.elementwise
+    stacked = list(runner.run(lines))
+    one_by_one = [
+        runner._one(p) for p in __import__("gradcli.batch", fromlist=["_read"])._read(lines, runner.leaves)
+    ]
+    assert stacked == one_by_one  # the same bytes, nan and inf included
+    for line, point in zip(stacked[:9], points):
+        want = torch_grads(program, point, const)
+        assert all(close(strict_loads(line)["grads"][k], want[k]) for k in "xy")
+
+
+def test_stacking_needs_points_of_one_shape():
+    from gradcli.batch import _read
+
+    runner = BatchRunner("sum(x**2)", chunk=8)
+    points = list(_read(['{"x": [1, 2]}', '{"x": [1, 2, 3]}'], runner.leaves))
+    assert runner._stacked(points) == {}
+    assert runner._stacked(points[:1]) != {}
+
+
 def test_a_chunk_with_a_tensor_point_falls_back_and_keeps_order():
     lines = ['{"x": 1}', '{"x": [1, 2]}', '{"x": 3}']
     out = [strict_loads(line) for line in BatchRunner("sum(x**3)", chunk=8).run(lines)]

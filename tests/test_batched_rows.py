@@ -1,8 +1,10 @@
-"""The batched interpretation for every op: B one-hot seeds in one sweep give the rows that
-B separate backward passes give (gradcli.batched), for each registry op's first case.
+"""The batched interpretation for every op (gradcli.batched), on each registry op's first case:
+B one-hot seeds in one sweep give the rows that B separate backward passes give, and B
+points stacked on a leading axis give what B separate forward and backward passes give.
 
-An op whose VJP uses an array call without a batching rule is listed in
-tests/batched_gaps.json (its Jacobian rows then run one pass each); the list is a ratchet.
+An op whose rules use an array call without a batching rule is listed in
+tests/batched_gaps.json ("rows": Jacobian rows then run one pass each; "points": --batch
+then runs point by point); the lists are ratchets.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from op_cases import example
 
 from gradcli.api import _prepare
 from gradcli.autograd import backward, forward
-from gradcli.batched import Unbatchable, backward_rows
+from gradcli.batched import Batched, Unbatchable, backward_rows, forward_points
 from gradcli.ops import OPS
 
-GAPS = set(json.loads((Path(__file__).parent / "batched_gaps.json").read_text()))
+_GAPS = json.loads((Path(__file__).parent / "batched_gaps.json").read_text())
+GAPS, POINT_GAPS = set(_GAPS["rows"]), set(_GAPS["points"])
 
 
 def _inner(name: str) -> tuple[str, dict, dict]:
@@ -54,5 +57,34 @@ def test_batched_rows_equal_one_pass_per_row(name: str) -> None:
             )
 
 
+@pytest.mark.parametrize("name", sorted(op.name for op in OPS))
+def test_stacked_points_equal_one_point_at_a_time(name: str) -> None:
+    program, at, const = example(name)
+    prepared = _prepare(program, at, const, "float64")
+    graph, dtype = prepared.graph, prepared.dtype
+    points = [prepared.arrays, {n: v * 1.1 if n in at else v for n, v in prepared.arrays.items()}]
+    inputs = {
+        n: Batched(np.stack([p[n] for p in points])) if n in at else v for n, v in prepared.arrays.items()
+    }
+    if name in POINT_GAPS:
+        with pytest.raises(Unbatchable):
+            values = forward_points(graph, inputs, dtype)
+            backward_rows(graph, values, np.ones(len(points), dtype), dtype)
+        return
+    values = forward_points(graph, inputs, dtype)
+    adjoints = backward_rows(graph, values, np.ones(len(points), dtype), dtype)
+    for i, point in enumerate(points):
+        one = forward(graph, point, dtype)
+        alone = backward(graph, one, np.ones((), dtype), dtype)
+        output = values[graph.output]
+        np.testing.assert_allclose(
+            output.value[i] if isinstance(output, Batched) else output, one[graph.output]
+        )
+        for leaf in graph.leaves:
+            if alone[leaf.index] is not None:
+                got = np.broadcast_to(adjoints[leaf.index], (len(points),) + leaf.shape)[i]
+                np.testing.assert_allclose(got, alone[leaf.index], rtol=1e-13, atol=1e-15)
+
+
 def test_gaps_name_registry_ops() -> None:
-    assert {op.name for op in OPS} >= GAPS
+    assert {op.name for op in OPS} >= GAPS | POINT_GAPS

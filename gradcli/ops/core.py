@@ -295,11 +295,11 @@ def _sgn(a):
     elements compare by value, and a sign is a constant to every derivative, so
     abs'' = 0 as in PyTorch.
     """
-    if hasattr(a, "apply_op"):  # create_graph: PyTorch's sgn node (SgnBackward0)
+    if getattr(a, "tape", None) is not None:  # create_graph: PyTorch's sgn node (SgnBackward0)
         return call("sgn", a)
-    if np.asarray(a).dtype == object:
-        return np.greater(a, 0).astype(float) - np.less(a, 0)
-    return np.where(np.isnan(a), 0.0, np.sign(a))
+    if hasattr(a, "sum_to") or np.asarray(a).dtype != object:  # arrays, batched arrays
+        return np.where(np.isnan(a), 0.0, np.sign(a))
+    return np.greater(a, 0).astype(float) - np.less(a, 0)
 
 
 def _softplus(a):
@@ -331,18 +331,16 @@ def _dim_overload(attrs: dict) -> bool:
 
 
 def _sum(a, dim=None, keepdim=False):
-    a = np.asarray(a)
-    if a.ndim == 0:
-        return a.copy()
-    axis = _normalise_dim(dim, a.ndim)
+    if np.ndim(a) == 0:
+        return np.copy(a)
+    axis = _normalise_dim(dim, np.ndim(a))
     return np.sum(a, axis=axis, keepdims=keepdim)
 
 
 def _mean(a, dim=None, keepdim=False):
-    a = np.asarray(a)
-    if a.ndim == 0:
-        return a.copy()
-    axis = _normalise_dim(dim, a.ndim)
+    if np.ndim(a) == 0:
+        return np.copy(a)
+    axis = _normalise_dim(dim, np.ndim(a))
     return np.mean(a, axis=axis, keepdims=keepdim)
 
 
