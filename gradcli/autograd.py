@@ -53,10 +53,16 @@ def evaluate(node: Node, values: list[np.ndarray | None], dtype: np.dtype) -> np
     return np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
 
 
+EdgeHook = Callable[[Node, int, int, np.ndarray], None]
+
+
 def backward(
-    graph: Graph, values: list[np.ndarray], seed: np.ndarray, dtype: np.dtype
+    graph: Graph, values: list[np.ndarray], seed: np.ndarray, dtype: np.dtype, on_edge: EdgeHook | None = None
 ) -> list[np.ndarray | None]:
-    """Adjoint of every node for one pass; None where no gradient flows."""
+    """Adjoint of every node for one pass; None where no gradient flows.
+
+    `on_edge(node, position, operand, contribution)` sees every gradient an op sends an
+    operand, in the order backward() sends them (explain narrates from these)."""
     nodes = graph.nodes
     adjoints: list[np.ndarray | None] = [None] * len(nodes)
     adjoints[graph.output] = seed
@@ -65,7 +71,7 @@ def backward(
             g = adjoints[node.index]
             if g is None or node.kind != OP or not node.requires_grad:
                 continue
-            push_adjoints(node, g, values, adjoints, nodes, dtype, lambda operand: nodes[operand].shape)
+            push_adjoints(node, g, values, adjoints, nodes, dtype, lambda operand: nodes[operand].shape, on_edge)
     return adjoints
 
 
@@ -77,6 +83,7 @@ def push_adjoints(
     nodes: tuple[Node, ...],
     dtype: np.dtype,
     shape_of: Callable[[int], tuple[int, ...]],
+    on_edge: EdgeHook | None = None,
 ) -> None:
     """Add one node's vector-Jacobian products into its operands' adjoints.
 
@@ -91,8 +98,18 @@ def push_adjoints(
         contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), shape_of(operand))
         if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
             contribution = np.asarray(contribution, dtype=dtype)
+        if on_edge is not None:
+            on_edge(node, position, operand, contribution)
         previous = adjoints[operand]
         adjoints[operand] = contribution if previous is None else previous + contribution
+
+
+def local_derivative(node: Node, values: list[np.ndarray], position: int) -> np.ndarray:
+    """d node / d operand at `position` of an elementwise op, elementwise: its VJP rule with g = 1."""
+    args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+    out = values[node.index]
+    with np.errstate(all="ignore"):
+        return np.asarray(node.op.vjp[position](np.ones_like(out), out, *args, **node.attrs), dtype=out.dtype)
 
 
 @dataclass(frozen=True)

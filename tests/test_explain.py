@@ -8,7 +8,7 @@ from golden import assert_golden
 from seed_programs import CUBE, LINEAR, MEAN
 
 from gradcli import grad
-from gradcli.render.explain import backward_steps, rebuild_graph, render
+from gradcli.render.explain import _pass_adjoints, backward_steps, rebuild_graph, render
 
 # seed 000: the elements of `gradient` weight the output's elements (whole / second column)
 COLUMNS = (
@@ -121,9 +121,9 @@ def test_each_steps_contributions_add_up_to_the_engines_adjoints(expression, at,
     """The numbers the story tells are the engine's: the paths into a node sum to its adjoint."""
     result = grad(expression, at=at, const=const, gradient=gradient)
     graph = rebuild_graph(result)
-    adjoints = [n.adjoint for n in result.nodes]
+    adjoints, edges = _pass_adjoints(result, graph, result.passes[-1].gradient)
     steps = backward_steps(
-        graph, [np.asarray(n.value) for n in result.nodes], adjoints, True, gradient is None
+        graph, [np.asarray(n.value) for n in result.nodes], adjoints, True, gradient is None, edges
     )
     totals: dict[int, np.ndarray] = {}
     for step in steps:

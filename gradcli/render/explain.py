@@ -108,9 +108,11 @@ def backward_steps(
     adjoints: list[np.ndarray | None] | None,
     symbolic: bool,
     unit_seed: bool,
+    edges: dict[tuple[int, int], np.ndarray] | None = None,
 ) -> list[Step]:
-    """Every edge that carries a gradient, in the order backward() visits them."""
-    from ..ops import unbroadcast
+    """Every edge that carries a gradient, in the order backward() visits them; `edges` holds
+    what the engine's backward sent along each (see _pass_adjoints)."""
+    from ..autograd import local_derivative
 
     forms = _operand_forms(graph) if symbolic else {}
     steps: list[Step] = []
@@ -119,21 +121,14 @@ def backward_steps(
             continue
         if adjoints is not None and adjoints[node.index] is None:
             continue
-        args = [values[o] if isinstance(o, int) else o.value for o in node.operands] if values else []
         for position, operand in enumerate(node.operands):
             if not isinstance(operand, int) or not graph.nodes[operand].requires_grad:
                 continue
             local = contribution = None
-            if values is not None and adjoints is not None:
-                out = values[node.index]
-                rule = node.op.vjp[position]
-                with np.errstate(all="ignore"):
-                    if node.op.elementwise:
-                        local = np.asarray(rule(np.ones_like(out), out, *args, **node.attrs), dtype=out.dtype)
-                    gradient = rule(adjoints[node.index], out, *args, **node.attrs)
-                    contribution = np.asarray(
-                        unbroadcast(gradient, graph.nodes[operand].shape), dtype=out.dtype
-                    )
+            if values is not None and edges is not None:
+                if node.op.elementwise:
+                    local = local_derivative(node, values, position)
+                contribution = edges.get((node.index, position))
             local_symbolic = rule_symbolic = gradient_symbol = None
             if symbolic:
                 if node.op.elementwise:
@@ -271,7 +266,9 @@ class _Narrator:
 
     # --- one backward pass
 
-    def backward(self, seed: np.ndarray | None, adjoints: list | None, title: str) -> None:
+    def backward(
+        self, seed: np.ndarray | None, adjoints: list | None, title: str, edges: dict | None = None
+    ) -> None:
         """Narrate one pass: each op's local derivative, then the chain-rule product."""
         unit = _is_unit(seed)
         flow = self._flow(unit)
@@ -283,7 +280,7 @@ class _Narrator:
             self.say(f"  start: v = {inline_value(seed)}, the upstream gradient (--gradient, PyTorch's")
             self.say(f"  backward(gradient=v)). Each gradient below is v*d{self.out}/dn, v times the")
             self.say("  derivative: v scales the first step, and through the chain every later one.")
-        steps = backward_steps(self.graph, self._values(), adjoints, self.symbolic, unit)
+        steps = backward_steps(self.graph, self._values(), adjoints, self.symbolic, unit, edges)
         uses = self._uses(steps)
         received: dict[int, list[Step]] = {}
         current = None
@@ -374,10 +371,10 @@ class _Narrator:
             total,
         )
 
-    def leaf_sums(self, adjoints: list | None, seed: np.ndarray | None) -> None:
+    def leaf_sums(self, adjoints: list | None, seed: np.ndarray | None, edges: dict | None = None) -> None:
         """Leaves used more than once add their paths here (they send nothing further)."""
         unit = _is_unit(seed)
-        steps = backward_steps(self.graph, self._values(), adjoints, False, unit)
+        steps = backward_steps(self.graph, self._values(), adjoints, False, unit, edges)
         for leaf in self.result.leaves:
             index = self.nodes.index(leaf)
             self._sum_paths(index, [s for s in steps if s.operand == index], self._flow(unit), adjoints, unit)
@@ -388,11 +385,17 @@ class _Narrator:
         return [np.asarray(n.value) for n in self.nodes]
 
 
-def _pass_adjoints(result: GradResult, graph: Graph, seed: np.ndarray) -> list:
+def _pass_adjoints(result: GradResult, graph: Graph, seed: np.ndarray) -> tuple[list, dict]:
+    """One pass of the engine's backward: every node's adjoint and what each edge carried."""
     from ..autograd import backward
 
     values = [np.asarray(n.value) for n in result.nodes]
-    return backward(graph, values, seed, np.dtype(result.dtype))
+    edges: dict[tuple[int, int], np.ndarray] = {}
+
+    def record(node, position, operand, contribution) -> None:
+        edges[(node.index, position)] = contribution
+
+    return backward(graph, values, seed, np.dtype(result.dtype), on_edge=record), edges
 
 
 def render(result: GradResult) -> str:
@@ -414,7 +417,7 @@ def render(result: GradResult) -> str:
     narrated: list[tuple[np.ndarray, int]] = []
     pass_adjoints = []
     for record in passes:
-        adjoints = _pass_adjoints(result, narrator.graph, record.gradient)
+        adjoints, edges = _pass_adjoints(result, narrator.graph, record.gradient)
         pass_adjoints.append(adjoints)
         same = next((i for seed, i in narrated if np.array_equal(seed, record.gradient)), None)
         title = "Backward pass" if len(passes) == 1 else f"Backward pass {record.index}"
@@ -423,8 +426,8 @@ def render(result: GradResult) -> str:
             say(f"{title}: the same upstream gradient as pass {same}, so the same gradients.")
             continue
         narrated.append((record.gradient, record.index))
-        narrator.backward(record.gradient, adjoints, title)
-        narrator.leaf_sums(adjoints, record.gradient)
+        narrator.backward(record.gradient, adjoints, title, edges)
+        narrator.leaf_sums(adjoints, record.gradient, edges)
 
     say()
     order = getattr(result, "order", 1)
