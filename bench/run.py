@@ -322,7 +322,9 @@ def many_points(count: int, repeat: int) -> None:
         for _ in range(count)
     )
     mixing = "sum(x**2*y) + max(x*0) + mean(x)"
-    ours, _ = timed([*GRADCLI, "grad", mixing, "--batch", "-", "--no-symbolic"], stdin=tensor_lines, repeat=repeat)
+    ours, _ = timed(
+        [*GRADCLI, "grad", mixing, "--batch", "-", "--no-symbolic"], stdin=tensor_lines, repeat=repeat
+    )
     floor, _ = timed([PYTHON, "-c", _IO_FLOOR], stdin=tensor_lines, repeat=repeat)
     report("many points", f"gradcli --batch {mixing}, 3-vectors", ours, "I/O floor", floor, "target <= 3")
     if HAVE_TORCH:

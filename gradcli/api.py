@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -592,3 +593,123 @@ def run(script: str) -> RunResult:
     from .script.interpreter import run_script
 
     return run_script(script)
+
+
+@dataclass(frozen=True)
+class ProductResult:
+    """A Jacobian or Hessian product without the matrix: kind is "vjp", "jvp" or "hvp",
+    as torch.autograd.functional names them. `product` is per leaf (vjp, hvp) or
+    output-shaped (jvp)."""
+
+    kind: str
+    expression: str
+    dtype: str
+    output: NodeResult
+    product: dict[str, np.ndarray] | np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        from .render.json import encode, output_document
+
+        product = self.product
+        return {
+            "expression": self.expression,
+            "dtype": self.dtype,
+            "output": output_document(self.output),
+            self.kind: {n: encode(v) for n, v in product.items()}
+            if isinstance(product, dict)
+            else encode(product),
+        }
+
+    def to_json(self) -> str:
+        from .render.json import dumps
+
+        return dumps(self.to_dict())
+
+
+def _vectors(prepared: _Prepared, v: Mapping[str, Any], what: str) -> dict[str, np.ndarray]:
+    """One array per leaf, each of its leaf's shape, as torch.autograd.functional checks v."""
+    leaves = {leaf.name: leaf for leaf in prepared.graph.leaves}
+    unknown = [n for n in v if n not in leaves]
+    if unknown:
+        raise ValueInputError(
+            f"{input_label('v', unknown[0])}: the program has no input named {unknown[0]!r} "
+            f"that requires grad (its leaves: {', '.join(leaves)})"
+        )
+    vectors = {}
+    for name, leaf in leaves.items():
+        if name not in v:
+            raise ValueInputError(f"{what} needs a vector for every input: give {input_label('v', name)}")
+        array = to_array(v[name], prepared.dtype, input_label("v", name))
+        if array.shape != leaf.shape:
+            raise ValueInputError(
+                f"{input_label('v', name)} has shape {list(array.shape)}, but {name} has shape {list(leaf.shape)}",
+                hint="v must have the shape of the input it goes with",
+            )
+        vectors[name] = array
+    return vectors
+
+
+def vjp(
+    expression: str,
+    at: Mapping[str, Any],
+    v: Any = None,
+    const: Mapping[str, Any] | None = None,
+    dtype: str = "float64",
+) -> ProductResult:
+    """v^T J for every `at` input, as torch.autograd.functional.vjp(f, inputs, v): v has the
+    output's shape (it may be left out for a one-element output)."""
+    from .higher import vjp as compute
+
+    prepared, values = _at_point(expression, at, const, dtype, "vjp")
+    shape = prepared.graph.nodes[prepared.graph.output].shape
+    label = option("v")
+    if v is None and math.prod(shape) != 1:
+        raise ValueInputError(
+            "The vector v can only be None if the user-provided function returns a single Tensor "
+            "with a single element.",
+            hint=f"give {label} with the output's shape {list(shape)}",
+        )
+    if v is not None:
+        v = to_array(v, prepared.dtype, label)
+        if v.shape != shape:
+            raise ValueInputError(
+                f"{label} has shape {list(v.shape)}, but the output has shape {list(shape)}",
+                hint="v must have the output's shape",
+            )
+    seed = seed_for(prepared.graph, v, prepared.dtype)
+    product = compute(prepared.graph, values, seed, prepared.dtype)
+    return ProductResult("vjp", expression, str(prepared.dtype), _output_node(prepared, values), product)
+
+
+def jvp(
+    expression: str,
+    at: Mapping[str, Any],
+    v: Mapping[str, Any],
+    const: Mapping[str, Any] | None = None,
+    dtype: str = "float64",
+) -> ProductResult:
+    """J v, output-shaped, as torch.autograd.functional.jvp(f, inputs, v): v gives one tangent
+    per `at` input, of its shape."""
+    from .higher import jvp as compute
+
+    prepared, values = _at_point(expression, at, const, dtype, "jvp")
+    vectors = _vectors(prepared, v, "jvp")
+    product = compute(prepared.graph, prepared.arrays, vectors, prepared.dtype)
+    return ProductResult("jvp", expression, str(prepared.dtype), _output_node(prepared, values), product)
+
+
+def hvp(
+    expression: str,
+    at: Mapping[str, Any],
+    v: Mapping[str, Any],
+    const: Mapping[str, Any] | None = None,
+    dtype: str = "float64",
+) -> ProductResult:
+    """H v for every `at` input, as torch.autograd.functional.hvp(f, inputs, v), without
+    forming H: one create_graph backward and one backward through it."""
+    from .higher import hvp as compute
+
+    prepared, values = _at_point(expression, at, const, dtype, "hvp")
+    vectors = _vectors(prepared, v, "hvp")
+    product = compute(prepared.graph, prepared.arrays, vectors, prepared.dtype)
+    return ProductResult("hvp", expression, str(prepared.dtype), _output_node(prepared, values), product)

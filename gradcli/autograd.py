@@ -71,7 +71,9 @@ def backward(
             g = adjoints[node.index]
             if g is None or node.kind != OP or not node.requires_grad:
                 continue
-            push_adjoints(node, g, values, adjoints, nodes, dtype, lambda operand: nodes[operand].shape, on_edge)
+            push_adjoints(
+                node, g, values, adjoints, nodes, dtype, lambda operand: nodes[operand].shape, on_edge
+            )
     return adjoints
 
 

@@ -242,7 +242,7 @@ class BatchRunner:
             inputs = {**{n: Batched(a) for n, a in arrays.items()}, **self.const}
             values = forward_points(graph, inputs, self.dtype)
             adjoints = backward_rows(graph, values, np.ones(len(points), dtype=self.dtype), self.dtype)
-        except (GradcliError, Unbatchable):
+        except (GradcliError, Unbatchable, TypeError, ValueError):
             return {}
         output = values[graph.output]
         output = output.value if isinstance(output, Batched) else np.broadcast_to(output, (len(points),))
@@ -253,7 +253,9 @@ class BatchRunner:
             for leaf in graph.leaves
         }
         return {
-            point.line: _line(point.raw, output[i], {n: None if g is None else g[i] for n, g in grads.items()})
+            point.line: _line(
+                point.raw, output[i], {n: None if g is None else g[i] for n, g in grads.items()}
+            )
             for i, point in enumerate(points)
         }
 

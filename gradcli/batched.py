@@ -79,6 +79,17 @@ class Batched:
     def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
         raise Unbatchable("a rule turned a batched value into a plain array (np.asarray)")
 
+    def __float__(self) -> float:
+        raise Unbatchable("a rule read a number out of a batched value")
+
+    __int__ = __index__ = __float__  # type: ignore[assignment]
+
+    def __len__(self) -> int:
+        raise Unbatchable("a rule took the length of a batched value")
+
+    def __getitem__(self, key: Any) -> Any:
+        raise Unbatchable("a rule indexed a batched value")
+
     def __bool__(self) -> bool:
         raise Unbatchable("a rule branched on a batched value")
 

@@ -23,9 +23,13 @@ from .autograd import forward as autograd_forward
 from .batched import Unbatchable, backward_rows
 from .errors import AutogradError
 from .graph import OP, Graph, Node
-from .traced import Traced, Untraceable, trace_backward
+from .traced import Traced, Untraceable, contract, trace_backward
 
 OBJECT = np.dtype(object)
+# A rule that does not run on traced (or batched) values may fail inside NumPy before our
+# protocols see it (grad[key] = g asks the value for a sequence): all mean "not this way".
+CANNOT_TRACE = (Untraceable, TypeError, ValueError)
+CANNOT_BATCH = (Unbatchable, TypeError, ValueError)
 
 
 def _zero(t: Any) -> bool:
@@ -293,7 +297,7 @@ def hessian(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> dic
     values = autograd_forward(graph, inputs, dtype)
     try:
         tape, adjoints = trace_backward(graph, values, dtype)
-    except Untraceable:
+    except CANNOT_TRACE:
         return _dual_hessian(graph, inputs, dtype)
     result = {a.name: {b.name: np.zeros(a.shape + b.shape, dtype=dtype) for b in leaves} for a in leaves}
     with np.errstate(all="ignore"):
@@ -334,7 +338,7 @@ def _jacobian_of(
             return result
     try:
         return _batched_rows(graph, values, leaves, result, dtype)
-    except Unbatchable:
+    except CANNOT_BATCH:
         pass
     for k in range(size):
         seed = np.zeros(size, dtype=dtype)
@@ -399,6 +403,78 @@ def _elementwise_leaves(graph: Graph) -> set[str]:
 PURE, ELEMENTWISE, ROW_SUMS = "pure", "elementwise", "hessian_row_sums"
 
 
+def vjp(graph: Graph, values: list[np.ndarray], v: np.ndarray, dtype: np.dtype) -> dict[str, np.ndarray]:
+    """v^T J for every leaf, as torch.autograd.functional.vjp: one backward pass seeded with v."""
+    adjoints = backward(graph, values, v, dtype)
+    return {
+        leaf.name: np.zeros(leaf.shape, dtype) if adjoints[leaf.index] is None else adjoints[leaf.index]
+        for leaf in graph.leaves
+    }
+
+
+def jvp(
+    graph: Graph, inputs: dict[str, np.ndarray], tangents: dict[str, np.ndarray], dtype: np.dtype
+) -> np.ndarray:
+    """J u (output-shaped), as torch.autograd.functional.jvp: the double-vjp trick. The
+    gradients are linear in backward's upstream gradient w, so d/dw of sum(grad_a(w) * u_a)
+    is J u: one traced backward and one numeric backward."""
+    out_shape = graph.nodes[graph.output].shape
+    values = autograd_forward(graph, inputs, dtype)
+    try:
+        tape, adjoints = trace_backward(
+            graph, values, dtype, np.zeros(out_shape, dtype), seed_requires_grad=True
+        )
+    except CANNOT_TRACE:
+        blocks = jacobian(graph, values, dtype)
+        return sum(
+            (
+                np.tensordot(blocks[leaf.name], tangents[leaf.name], axes=len(leaf.shape))
+                for leaf in graph.leaves
+            ),
+            start=np.zeros(out_shape, dtype),
+        )
+    total = contract(tape, [(adjoints[leaf.index], tangents[leaf.name]) for leaf in graph.leaves])
+    if total is None:
+        return np.zeros(out_shape, dtype)
+    found = backward(tape.graph(total), tape.values, np.ones((), dtype), dtype)[len(graph.nodes)]
+    return np.zeros(out_shape, dtype) if found is None else np.asarray(found, dtype=dtype)
+
+
+def hvp(
+    graph: Graph, inputs: dict[str, np.ndarray], vectors: dict[str, np.ndarray], dtype: np.dtype
+) -> dict[str, np.ndarray]:
+    """H v for every leaf, as torch.autograd.functional.hvp: the gradient graph's backward
+    seeded with v (H is symmetric), one traced and one numeric pass in all."""
+    _require_scalar_output(graph)
+    values = autograd_forward(graph, inputs, dtype)
+    try:
+        tape, adjoints = trace_backward(graph, values, dtype)
+    except CANNOT_TRACE:
+        blocks = hessian(graph, inputs, dtype)
+        return {
+            a.name: sum(
+                (
+                    np.tensordot(blocks[a.name][b.name], vectors[b.name], axes=len(b.shape))
+                    for b in graph.leaves
+                ),
+                start=np.zeros(a.shape, dtype),
+            )
+            for a in graph.leaves
+        }
+    total = contract(tape, [(adjoints[leaf.index], vectors[leaf.name]) for leaf in graph.leaves])
+    found = (
+        [None] * len(tape.nodes)
+        if total is None
+        else backward(tape.graph(total), tape.values, np.ones((), dtype), dtype)
+    )
+    return {
+        leaf.name: np.zeros(leaf.shape, dtype)
+        if found[leaf.index] is None
+        else np.asarray(found[leaf.index], dtype)
+        for leaf in graph.leaves
+    }
+
+
 def _ancestors(graph: Graph) -> list[Node]:
     """The nodes the output depends on (a tape also holds the forward graph's other nodes)."""
     needed = [False] * len(graph.nodes)
@@ -425,7 +501,7 @@ def derivatives(
     leaf = next(n for n in graph.leaves if n.name == leaf_name)
     try:
         found, elementwise = _traced_derivatives(graph, values, leaf, order, dtype)
-    except Untraceable:
+    except CANNOT_TRACE:
         if leaf.shape != ():
             raise
         found = [np.asarray(v, dtype=dtype) for v in _dual_derivatives(graph, inputs, leaf_name, order)]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .errors import GradcliError
-from .graph import CONST, OP, Graph, Literal, Node, Operand
+from .graph import CONST, LEAF, OP, Graph, Literal, Node, Operand
 from .ops import NUMBER, REGISTRY, TENSOR
 from .parse import Num
 
@@ -198,6 +198,17 @@ class Traced:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __float__(self) -> float:
+        raise Untraceable("a rule read a number out of a traced value")
+
+    __int__ = __index__ = __float__  # type: ignore[assignment]
+
+    def __len__(self) -> int:
+        raise Untraceable("a rule took the length of a traced value")
+
+    def __getitem__(self, key: Any) -> Any:
+        raise Untraceable("a rule indexed a traced value")
+
     def __bool__(self) -> bool:
         raise Untraceable("a rule branched on a traced tensor's value")
 
@@ -330,6 +341,14 @@ class Tape:
         self.values.append(value)
         return Traced(self, index)
 
+    def leaf(self, value: Any, name: str) -> Traced:
+        """A tensor that requires grad, made here (jvp's upstream gradient, to differentiate by)."""
+        index = len(self.nodes)
+        value = np.asarray(value, dtype=self.dtype)
+        self.nodes.append(Node(index, name, LEAF, value.shape, True))
+        self.values.append(value)
+        return Traced(self, index)
+
     def _operand(self, x: Any) -> Operand:
         if isinstance(x, Traced):
             if x.tape is not self:
@@ -372,12 +391,17 @@ def is_traced(value: Any) -> bool:
 
 
 def trace_backward(
-    graph: Graph, values: Sequence[Any], dtype: np.dtype, gradient: Any = None
+    graph: Graph,
+    values: Sequence[Any],
+    dtype: np.dtype,
+    gradient: Any = None,
+    seed_requires_grad: bool = False,
 ) -> tuple[Tape, list]:
     """backward(create_graph=True): every node's adjoint as a traced value on a new tape.
 
     The tape starts with the forward graph's own nodes (saved values such as tanh's output
-    stay connected, as in PyTorch) and the upstream gradient as a constant.
+    stay connected, as in PyTorch), then the upstream gradient: a constant, or a leaf when
+    `seed_requires_grad` (the adjoints are linear in it, which is how jvp differentiates).
     """
     from .autograd import backward
 
@@ -385,10 +409,16 @@ def trace_backward(
     output = graph.nodes[graph.output]
     seed = np.ones(output.shape, dtype=dtype) if gradient is None else gradient
     traced_values = [tape.traced(i) for i in range(len(graph.nodes))]
-    adjoints = backward(graph, traced_values, tape.constant(seed, "grad_output"), dtype)
+    made = tape.leaf if seed_requires_grad else tape.constant
+    adjoints = backward(graph, traced_values, made(seed, "grad_output"), dtype)
     return tape, adjoints
 
 
-def as_traced(tape: Tape, value: Any) -> Traced:
-    """An adjoint that a rule left as plain numbers (a zero gradient) as a tape constant."""
-    return value if isinstance(value, Traced) else tape.constant(value)
+def contract(tape: Tape, pairs: Sequence[tuple[Any, np.ndarray]]) -> Traced | None:
+    """The sum over pairs of sum(traced * vector): a scalar to differentiate (None if none traces)."""
+    total = None
+    for traced, vector in pairs:
+        if isinstance(traced, Traced) and traced.requires_grad:
+            term = tape.apply("sum", tape.apply("mul", traced, tape.constant(vector)))
+            total = term if total is None else tape.apply("add", total, term)
+    return total

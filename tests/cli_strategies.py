@@ -465,6 +465,10 @@ NAMED = {
     "const": lambda draw, param, program: draw(assignment_pieces(_spelling(draw, param), program, False)),
     "gradients": lambda draw, param, program: draw(_gradient_pieces(param)),
     "gradient": lambda draw, param, program: draw(_gradient_pieces(param)),
+    # vjp's v is output-shaped, like --gradient; jvp's and hvp's are NAME=VALUE per leaf
+    "v": lambda draw, param, program: draw(
+        _vector_pieces(param, program) if param.multiple else _gradient_pieces(param)
+    ),
     "batch": lambda draw, param, program: draw(weighted((85, st.just([])), (15, batch_pieces(program)))),
     "nodes": lambda draw, param, program: [
         _valued(draw, _spelling(draw, param), "nodes", name)
@@ -481,6 +485,22 @@ ARGUMENTS = {"expr", "script"}  # positional arguments the builder fills itself,
 
 def _spelling(draw, param: click.Parameter) -> str:
     return draw(st.sampled_from(sorted(param.opts + param.secondary_opts)))
+
+
+@st.composite
+def _vector_pieces(draw, param: click.Option, program: Program) -> list[Piece]:
+    option = _spelling(draw, param)
+    names = draw(st.lists(st.sampled_from([*program.names, "z"]), max_size=3, unique=True))
+    good = GOOD_VALUES
+    return [
+        _valued(
+            draw,
+            option,
+            "v",
+            f"{name}={draw(weighted((60, st.sampled_from(program.good.get(name, []) + good)), (40, values)))}",
+        )
+        for name in names
+    ]
 
 
 @st.composite

@@ -13,9 +13,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "grad": ("grad", "grad_command"),
     "graph": ("graph", "graph_command"),
     "hessian": ("higher", "hessian_command"),
+    "hvp": ("products", "hvp_command"),
     "jacobian": ("higher", "jacobian_command"),
+    "jvp": ("products", "jvp_command"),
     "ops": ("ops", "ops_command"),
     "run": ("run", "run_command"),
+    "vjp": ("products", "vjp_command"),
 }
 
 

@@ -13,7 +13,7 @@ from rich.text import Text
 from .values import format_value
 
 if TYPE_CHECKING:
-    from ..api import HessianResult, JacobianResult, NodeResult
+    from ..api import HessianResult, JacobianResult, NodeResult, ProductResult
     from ..gradcheck import CheckResult
 
 
@@ -48,6 +48,25 @@ def render_hessian(result: HessianResult, console: Console) -> None:
         for b, block in row.items():
             symbolic = result.symbolic.get(a, {}).get(b)
             table.add_row(a, b, format_value(block), symbolic or "-")
+    console.print(Group(_heading(result.output, result.dtype), table))
+
+
+def render_product(result: ProductResult, console: Console) -> None:
+    names = {"vjp": "v^T J", "jvp": "J v", "hvp": "H v"}
+    table = Table(
+        title=f"{result.kind}: {names[result.kind]}", box=box.SIMPLE_HEAD, title_justify="left", min_width=28
+    )
+    product = result.product
+    if isinstance(product, dict):
+        table.add_column("leaf", style="bold")
+        table.add_column("shape")
+        table.add_column(result.kind, justify="right")
+        for name, value in product.items():
+            table.add_row(name, str(list(np.shape(value))), format_value(value))
+    else:
+        table.add_column("shape (the output's)")
+        table.add_column(result.kind, justify="right")
+        table.add_row(str(list(np.shape(product))), format_value(product))
     console.print(Group(_heading(result.output, result.dtype), table))
 
 
