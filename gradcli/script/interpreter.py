@@ -16,6 +16,7 @@ expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import re
 import string
@@ -30,7 +31,16 @@ from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeE
 from ..ops import MODULES
 from ..parse import Apply, Num, _Parser
 from . import runtime
-from .runtime import LEAF_IN_PLACE, NON_LEAF_GRAD, ScriptRuntimeError, Tensor, apply_op
+from .runtime import (
+    LEAF_IN_PLACE,
+    NO_GRAD_VIEW,
+    NON_LEAF_GRAD,
+    VIEW_OF_LEAF,
+    ScriptError,
+    ScriptRuntimeError,
+    Tensor,
+    apply_op,
+)
 from .tensor_repr import dtype_repr, grad_fn_repr, size_repr, tensor_repr
 
 MAX_STEPS = 1_000_000  # statements executed in one run (a 10,000-step training loop fits)
@@ -45,11 +55,9 @@ MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take 
 def show(t: Tensor) -> str:
     """The one place a tensor becomes text: PyTorch's repr."""
     name = t.grad_fn.name if t.grad_fn is not None else None
+    if t.stale_view:  # PyTorch regenerates a view's grad_fn after its base changed in place
+        name = "AsStridedBackward0"
     return tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
-
-
-class ScriptError(GradcliError):
-    """The script is outside the language, or over a cap: not catchable by the script."""
 
 
 # ---------------------------------------------------------------- values of the language
@@ -967,7 +975,7 @@ class Interpreter:
         if name == "grad_fn":
             return t.grad_fn
         if name == "data":
-            return Tensor(t.box, dtype=t.dtype)
+            return Tensor.alias(t, share_version=False)  # changes through .data go unseen by autograd
         if name == "shape":
             return Size(t.shape)
         if name == "dtype":
@@ -1001,7 +1009,7 @@ class Interpreter:
         elif name == "data":
             if not isinstance(value, Tensor):
                 raise ScriptRuntimeError("data must be a Tensor", "TypeError")
-            owner.box.value = value.value.astype(owner.dtype)
+            owner.rebind(value)
         else:
             raise ScriptError(
                 f"{_position(node)}: only a tensor's .grad, .requires_grad and .data can be set"
@@ -1377,7 +1385,21 @@ class Interpreter:
         key = self.index_value(node.slice)
         if isinstance(owner, Tensor):
             mapping: dict[int, Any] = {}
-            elements = key if isinstance(key, tuple) else (key,)
+            elements: tuple = ()
+            if isinstance(key, Tensor) and key.dtype == "bool" and key.value.ndim > 1:
+                # x[mask2d]: the masked dims merged into one, then one index (as torch does inside)
+                k = key.value.ndim
+                merged = (math.prod(owner.shape[:k]), *owner.shape[k:])
+                if tuple(owner.shape[:k]) == key.shape:
+                    owner = self.apply("reshape", [owner], {"shape": merged})
+                    key = Tensor(np.flatnonzero(key.value), dtype="int64")
+            for element in _as_tuple(key):  # x[mask] is x[mask.nonzero()], one index per mask dim
+                if isinstance(element, Tensor) and element.dtype == "bool":
+                    elements += tuple(Tensor(i, dtype="int64") for i in np.nonzero(element.value))
+                else:
+                    elements += (element,)
+            if len(elements) != 1:
+                key = elements
             parts = [self.index_literal(k, mapping, node) for k in elements]
             slice_node = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(key, tuple) else parts[0]
             synthetic = ast.Subscript(
@@ -1444,17 +1466,18 @@ class Interpreter:
         recording = self.grad_enabled and (
             owner.requires_grad or isinstance(value, Tensor) and value.requires_grad
         )
-        if recording and owner.is_leaf and owner.requires_grad:
-            raise ScriptRuntimeError(LEAF_IN_PLACE)
+        # x[0] = v is x[0].copy_(v): an in-place op on a view; x[[0]] = v is index_put_ on x
+        basic = all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in _as_tuple(key))
+        self.check_in_place(owner, recording, through_view=basic)
         if recording:
             raise ScriptError(
                 f"{_position(target)}: index assignment recorded by autograd (CopySlices) is not "
                 "supported yet; assign under torch.no_grad() or build a new tensor"
             )
         index = self.numpy_index(key)
-        new = owner.value.copy()
-        self.python(lambda: new.__setitem__(index, value.value if isinstance(value, Tensor) else value))
-        owner.assign(new)
+        if isinstance(value, Tensor):
+            value = value.value.astype(owner.dtype, copy=False)
+        self.python(lambda: owner.write(value, index))
 
     def numpy_index(self, key: Any) -> Any:
         if isinstance(key, tuple):
@@ -1472,9 +1495,33 @@ class Interpreter:
             raise ScriptRuntimeError(f"a Tensor with {t.value.size} elements cannot be converted to Scalar")
         return t.value.reshape(()).item()
 
+    def check_in_place(self, t: Tensor, recording: bool, through_view: bool = False) -> None:
+        """PyTorch's refusals of an in-place op, in its words; CopySlices is not built yet."""
+        if not self.grad_enabled:
+            return
+        base = t.view_of
+        if base is not None and not t.view_grad_mode and base.requires_grad:
+            if through_view:
+                raise ScriptRuntimeError(
+                    "Output 0 of Select is a view of a view which was created in no_grad mode and is "
+                    + NO_GRAD_VIEW[len("A view was created in no_grad mode and is ") :]
+                )
+            raise ScriptRuntimeError(NO_GRAD_VIEW)
+        if t.is_leaf and t.requires_grad:
+            raise ScriptRuntimeError(VIEW_OF_LEAF if through_view else LEAF_IN_PLACE)
+        if base is not None and base.is_leaf and base.requires_grad:
+            raise ScriptRuntimeError(VIEW_OF_LEAF)
+        if recording and (base is not None or through_view):
+            raise ScriptError(
+                f"line {self.line}: an in-place change of a view of a tensor in a graph (CopySlices) is "
+                "not supported yet; change it under torch.no_grad() or build a new tensor"
+            )
+
     def in_place(self, t: Tensor, name: str, other: Any, alpha: Any = None) -> Tensor:
-        if self.grad_enabled and t.requires_grad and t.is_leaf:
-            raise ScriptRuntimeError(LEAF_IN_PLACE)
+        recording = self.grad_enabled and (
+            t.requires_grad or isinstance(other, Tensor) and other.requires_grad
+        )
+        self.check_in_place(t, recording)
         if alpha is not None:
             other = self.apply("mul", [other, alpha], {}) if isinstance(other, Tensor) else other * alpha
         result = self.apply(name, [t, other], {})
@@ -1482,9 +1529,16 @@ class Interpreter:
             raise ScriptRuntimeError(
                 f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)}"
             )
+        fn = result.grad_fn
+        if fn is not None:  # PyTorch saves a clone of self for an in-place op's own backward
+            first = fn.operands[0]
+            fn.operands = (dataclasses.replace(first, version=None),) + fn.operands[1:]
         t.assign(result.value)
-        if result.grad_fn is not None:
-            t.grad_fn, t.requires_grad = result.grad_fn, True
+        if fn is not None:
+            t.grad_fn, t.requires_grad = fn, True
+            fn.output = (t.version, t.version.value)
+            fn.out = result.value
+            t.autograd_writes += 1  # views of t taken before now have a stale grad_fn
         return t
 
     def method(self, receiver: Any, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -1581,7 +1635,7 @@ class Interpreter:
                 raise ScriptRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return None
         if name == "detach" and not args:
-            return Tensor(t.box, dtype=t.dtype)
+            return Tensor.alias(t)  # shares elements and the version counter
         if name == "detach_" and not args:
             t.grad_fn, t.requires_grad = None, False
             return t
@@ -1595,11 +1649,10 @@ class Interpreter:
             fill = 0 if name == "zero_" else args[0]
             if isinstance(fill, Tensor):
                 fill = self.item(fill)
+            self.check_in_place(t, self.grad_enabled and t.requires_grad)
             if self.grad_enabled and t.requires_grad:
-                if t.is_leaf:
-                    raise ScriptRuntimeError(LEAF_IN_PLACE)
                 raise ScriptError(f"{_position(node)}: {name}() on a tensor in a graph is not supported yet")
-            t.assign(np.full(t.shape, fill))
+            self.python(lambda: t.write(fill))
             return t
         if name in _IN_PLACE_METHODS:
             alpha = kwargs.pop("alpha", None)
@@ -1607,9 +1660,9 @@ class Interpreter:
                 raise ScriptRuntimeError(f"{name}() takes one tensor or number (and alpha=)", "TypeError")
             return self.in_place(t, _IN_PLACE_METHODS[name], args[0], alpha)
         if name == "copy_" and len(args) == 1 and isinstance(args[0], Tensor):
-            if self.grad_enabled and (t.requires_grad or args[0].requires_grad):
-                if t.is_leaf and t.requires_grad:
-                    raise ScriptRuntimeError(LEAF_IN_PLACE)
+            recording = self.grad_enabled and (t.requires_grad or args[0].requires_grad)
+            self.check_in_place(t, recording)
+            if recording:
                 raise ScriptError(f"{_position(node)}: copy_() recorded by autograd is not supported yet")
             t.assign(np.broadcast_to(args[0].value, t.shape))
             return t
@@ -1689,6 +1742,10 @@ class Interpreter:
         grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs)
         self.backward_calls.append({"line": self.line})
         return tuple(Tensor(g, dtype=i.dtype) for g, i in zip(grads, inputs))
+
+
+def _as_tuple(key: Any) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
 
 
 def _linspace(start: float, end: float, steps: int, dtype: str) -> np.ndarray:
