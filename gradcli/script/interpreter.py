@@ -8,9 +8,10 @@ arguments are handed to it as literals, so spellings, defaults and keyword check
 exactly those of `gradcli grad`. Each tensor result is a node of a graph that grows as
 statements run (runtime.py); backward() hands the reached part to autograd.backward.
 
-Caps (module constants; see README "Run a PyTorch script"): MAX_STEPS statements executed,
+Caps (gradcli/limits.py, README "Safety and limits"): MAX_STEPS statements executed,
 MAX_LOOP iterations of one `for`, MAX_CALL_DEPTH nested calls, MAX_EXPR_DEPTH nesting of one
-expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string.
+expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string, MAX_INT_BITS
+bits of an integer.
 """
 
 from __future__ import annotations
@@ -42,14 +43,6 @@ from .runtime import (
     apply_op,
 )
 from .tensor_repr import dtype_repr, grad_fn_repr, size_repr, tensor_repr
-
-MAX_STEPS = 1_000_000  # statements executed in one run (a 10,000-step training loop fits)
-MAX_LOOP = 100_000  # iterations of one for loop
-MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
-MAX_EXPR_DEPTH = 100  # operators nested in one expression
-MAX_OUTPUT_CHARS = 10_000_000  # characters printed
-MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string
-MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
 
 
 def show(t: Tensor) -> str:
@@ -146,7 +139,7 @@ class RunResult:
         document: dict[str, Any] = {
             "stdout": self.stdout,
             "warnings": list(self.warnings),
-            "backward_calls": list(self.backward_calls),
+            "backward_calls": [c if isinstance(c, dict) else c.to_dict() for c in self.backward_calls],
         }
         if self.error is not None:
             document["error"] = self.error
@@ -388,9 +381,9 @@ def check(module: ast.Module) -> None:
     stack: list[tuple[ast.AST, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_EXPR_DEPTH and isinstance(node, ast.expr):
+        if depth > limits.MAX_EXPR_DEPTH and isinstance(node, ast.expr):
             raise ScriptError(
-                f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={MAX_EXPR_DEPTH}"
+                f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={limits.MAX_EXPR_DEPTH}"
             )
         kind = type(node).__name__
         if not isinstance(node, _ALLOWED):
@@ -462,13 +455,17 @@ def _dotted(name: str) -> ast.expr:
 
 
 class Interpreter:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source
+        self.lines = source.splitlines()
+        self.trace_width = trace_width  # --trace: each backward call's node table, this wide
+        self.record = record or trace_width is not None
+        self.trace_nodes: tuple[str, ...] = ()
         self.out: list[str] = []
         self.printed = 0
         self.warnings: list[str] = []
         self.warned: set[tuple[int, str]] = set()
-        self.backward_calls: list[dict] = []
+        self.backward_calls: list[Any] = []  # BackwardCall records, then {"line": N} past the cap
         self.globals: dict[str, Any] = {}
         self.frames: list[dict[str, Any]] = []
         self.grad_enabled = True
@@ -501,9 +498,9 @@ class Interpreter:
 
     def write(self, text: str) -> None:
         self.printed += len(text)
-        if self.printed > MAX_OUTPUT_CHARS:
+        if self.printed > limits.MAX_OUTPUT_CHARS:
             raise ScriptError(
-                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={MAX_OUTPUT_CHARS:,} characters"
+                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={limits.MAX_OUTPUT_CHARS:,} characters"
             )
         self.out.append(text)
 
@@ -521,9 +518,9 @@ class Interpreter:
 
     def statement(self, node: ast.stmt) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        if self.steps > limits.MAX_STEPS:
             raise ScriptError(
-                f"line {node.lineno}: the script ran more than MAX_STEPS={MAX_STEPS:,} statements"
+                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.MAX_STEPS:,} statements"
             )
         self.line = node.lineno
         if isinstance(node, ast.Expr):
@@ -569,9 +566,9 @@ class Interpreter:
     def for_loop(self, node: ast.For) -> None:
         items = self.expr(node.iter)
         if isinstance(items, range):
-            if len(items) > MAX_LOOP:
+            if len(items) > limits.MAX_LOOP:
                 raise ScriptError(
-                    f"line {node.lineno}: a loop of {len(items):,} iterations exceeds the limit MAX_LOOP={MAX_LOOP:,}"
+                    f"line {node.lineno}: a loop of {len(items):,} iterations exceeds the limit MAX_LOOP={limits.MAX_LOOP:,}"
                 )
         elif isinstance(items, Tensor):
             items = (
@@ -791,10 +788,18 @@ class Interpreter:
         return self.check_length(result)
 
     def check_length(self, value: Any) -> Any:
-        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
-            raise ScriptError(f"line {self.line}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits")
-        if isinstance(value, (str, list, tuple)) and len(value) > MAX_SEQUENCE:
-            raise ScriptError(f"line {self.line}: a string or list longer than MAX_SEQUENCE={MAX_SEQUENCE:,}")
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and value.bit_length() > limits.MAX_INT_BITS
+        ):
+            raise ScriptError(
+                f"line {self.line}: an integer of more than MAX_INT_BITS={limits.MAX_INT_BITS:,} bits"
+            )
+        if isinstance(value, (str, list, tuple)) and len(value) > limits.MAX_SEQUENCE:
+            raise ScriptError(
+                f"line {self.line}: a string or list longer than MAX_SEQUENCE={limits.MAX_SEQUENCE:,}"
+            )
         return value
 
     def binop(self, left: Any, op: type, right: Any, node: ast.AST) -> Any:
@@ -809,9 +814,9 @@ class Interpreter:
                 raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported on tensors")
             return self.apply(_BIN[op], [left, right], {})
         big_power = op is ast.Pow and isinstance(left, int) and isinstance(right, int) and right > 0
-        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > MAX_INT_BITS:
+        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > limits.MAX_INT_BITS:
             raise ScriptError(
-                f"{_position(node)}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits"
+                f"{_position(node)}: an integer of more than MAX_INT_BITS={limits.MAX_INT_BITS:,} bits"
             )
         if (
             op is ast.Mult
@@ -820,9 +825,9 @@ class Interpreter:
             or (op is ast.Mult and isinstance(right, (str, list, tuple)) and isinstance(left, int))
         ):
             seq, count = (left, right) if isinstance(right, int) else (right, left)
-            if len(seq) * count > MAX_SEQUENCE:
+            if len(seq) * count > limits.MAX_SEQUENCE:
                 raise ScriptError(
-                    f"{_position(node)}: a string or list longer than MAX_SEQUENCE={MAX_SEQUENCE:,}"
+                    f"{_position(node)}: a string or list longer than MAX_SEQUENCE={limits.MAX_SEQUENCE:,}"
                 )
         if op not in _PY_BIN:
             raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported")
@@ -1047,9 +1052,9 @@ class Interpreter:
         raise ScriptRuntimeError(f"'{self.type_name(func)}' object is not callable", "TypeError")
 
     def call_user(self, func: UserFunction, args: list, kwargs: dict, node: ast.AST) -> Any:
-        if len(self.frames) >= MAX_CALL_DEPTH:
+        if len(self.frames) >= limits.MAX_CALL_DEPTH:
             raise ScriptError(
-                f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={MAX_CALL_DEPTH}"
+                f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={limits.MAX_CALL_DEPTH}"
             )
         spec = func.node.args
         names = [a.arg for a in spec.args]
@@ -1159,8 +1164,10 @@ class Interpreter:
 
     def sequence_of(self, value: Any) -> list:
         if isinstance(value, range):
-            if len(value) > MAX_SEQUENCE:
-                raise ScriptError(f"line {self.line}: a sequence longer than MAX_SEQUENCE={MAX_SEQUENCE:,}")
+            if len(value) > limits.MAX_SEQUENCE:
+                raise ScriptError(
+                    f"line {self.line}: a sequence longer than MAX_SEQUENCE={limits.MAX_SEQUENCE:,}"
+                )
             return list(value)
         if isinstance(value, (list, tuple, str)):
             return list(value)
@@ -1705,9 +1712,40 @@ class Interpreter:
             gradient = Tensor(
                 np.asarray(gradient, dtype=t.dtype if t.dtype in runtime.FLOAT_DTYPES else "float32")
             )
-        runtime.run_backward(t, gradient, bool(retain_graph))
-        self.backward_calls.append({"line": self.line})
+        traced = self.traced()
+        runtime.run_backward(t, gradient, bool(retain_graph), record=traced)
+        self.recorded("backward", traced)
         return None
+
+    def traced(self) -> runtime.Traced | None:
+        """A record for the next backward call, named after the script's variables."""
+        if not self.record or len(self.backward_calls) >= limits.MAX_RECORDED_BACKWARD_CALLS:
+            return None
+        names: dict[int, str] = {}
+        for scope in (self.globals, *self.frames):
+            for name, value in scope.items():
+                if isinstance(value, Tensor):
+                    names[id(value)] = name
+                    if value.grad_fn is not None:
+                        names[id(value.grad_fn)] = name
+        return runtime.Traced(names)
+
+    def recorded(self, call: str, traced: runtime.Traced | None, grads: list | None = None) -> None:
+        if traced is None or traced.laid is None:
+            self.backward_calls.append({"line": self.line, "call": call})
+            return
+        from .trace import BackwardCall
+
+        if grads is None:
+            after = {i: runtime._grad_copy(t) for i, t in traced.laid.leaves.items()}
+        else:
+            after = dict(zip(traced.inputs, grads))
+        source = self.lines[self.line - 1].strip() if self.line <= len(self.lines) else ""
+        record = BackwardCall(self.line, call, source, traced, after)
+        self.backward_calls.append(record)
+        if self.trace_width is not None:
+            show_array = lambda v: tensor_repr(v, dtype=str(v.dtype))  # noqa: E731
+            self.write(record.text(self.trace_width, show_array, self.trace_nodes))
 
     def autograd_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name == "backward":
@@ -1739,8 +1777,9 @@ class Interpreter:
             )
         if not all(isinstance(i, Tensor) for i in inputs) or not isinstance(outputs[0], Tensor):
             raise ScriptRuntimeError("grad(): outputs and inputs must be tensors", "TypeError")
-        grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs)
-        self.backward_calls.append({"line": self.line})
+        traced = self.traced()
+        grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs, record=traced)
+        self.recorded("autograd.grad", traced, grads)
         return tuple(Tensor(g, dtype=i.dtype) for g, i in zip(grads, inputs))
 
 
@@ -1775,8 +1814,16 @@ def _parse(source: str) -> ast.Module:
         raise ScriptError(f"the script cannot be parsed: {type(exc).__name__}") from None
 
 
-def run_script(source: str) -> RunResult:
-    """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors."""
+def run_script(
+    source: str, trace_width: int | None = None, record: bool = True, nodes: tuple[str, ...] = ()
+) -> RunResult:
+    """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors.
+
+    trace_width: print each backward call's node table into the output (--trace).
+    record: keep each backward call's graph for `backward_calls` (--format json).
+    nodes: nodes the trace prints whole, by name (--node), where a call has them."""
     if not isinstance(source, str):
         raise GradcliError(f"the script must be text, not {type(source).__name__}")
-    return Interpreter(source).run()
+    interpreter = Interpreter(source, trace_width, record)
+    interpreter.trace_nodes = tuple(nodes)
+    return interpreter.run()

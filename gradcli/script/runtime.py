@@ -456,8 +456,28 @@ class _Laid:
     fns: list[Fn]
 
 
-def _lay_out(root: Tensor) -> _Laid:
-    """The part of the growing graph that backward from `root` reaches, as a graph.Graph."""
+class _Namer:
+    """Node names for tables: the script's variable for a tensor or grad_fn, else t<N>."""
+
+    def __init__(self, names: dict[int, str] | None) -> None:
+        self.names = names or {}
+        self.used: set[str] = set()
+
+    def __call__(self, key: int, index: int) -> str:
+        name = self.names.get(key)
+        if name is None or name in self.used:
+            name = f"t{index}"
+            while name in self.used or name in self.names.values():
+                name = f"t{index}_{len(self.used)}"
+        self.used.add(name)
+        return name
+
+
+def _lay_out(root: Tensor, names: dict[int, str] | None = None) -> _Laid:
+    """The part of the growing graph that backward from `root` reaches, as a graph.Graph.
+
+    `names` maps id(tensor) of inputs and id(grad_fn) of ops to the script's variable names."""
+    name = _Namer(names)
     fns: dict[int, Fn] = {}
     leaf_tensors: dict[int, Operand] = {}
     stack = [root.grad_fn] if root.grad_fn is not None else []
@@ -475,7 +495,7 @@ def _lay_out(root: Tensor) -> _Laid:
     leaf_index: dict[int, int] = {}
     if root.grad_fn is None:  # x.backward() on a leaf
         leaves[0] = root
-        nodes.append(Node(0, "t0", LEAF, root.shape, root.requires_grad))
+        nodes.append(Node(0, name(id(root), 0), LEAF, root.shape, root.requires_grad))
         values.append(root.value)
         return _Laid(Graph(None, tuple(nodes), 0), values, leaves, {}, [])
     ordered = sorted(fns.values(), key=lambda f: f.seq)
@@ -490,7 +510,8 @@ def _lay_out(root: Tensor) -> _Laid:
             index = len(nodes)
             leaf_index[key] = index
             kind = LEAF if operand.requires_grad else CONST
-            nodes.append(Node(index, f"t{index}", kind, operand.value.shape, operand.requires_grad))
+            label = name(id(operand.tensor), index)
+            nodes.append(Node(index, label, kind, operand.value.shape, operand.requires_grad))
             values.append(operand.value)
             if operand.requires_grad:
                 leaves[index] = operand.tensor
@@ -507,7 +528,8 @@ def _lay_out(root: Tensor) -> _Laid:
         index = len(nodes)
         fn_index[id(fn)] = index
         shape = _output_shape(fn, nodes, operands)
-        nodes.append(Node(index, f"t{index}", OP, shape, True, fn.op, tuple(operands), fn.attrs, fn.name))
+        label = name(id(fn), index)
+        nodes.append(Node(index, label, OP, shape, True, fn.op, tuple(operands), fn.attrs, fn.name))
         values.append(fn.out)
     return _Laid(Graph(None, tuple(nodes), fn_index[id(root.grad_fn)]), values, leaves, fn_index, ordered)
 
@@ -522,6 +544,7 @@ def run_backward(
     gradient: Tensor | None,
     retain_graph: bool,
     inputs: list[Tensor] | None = None,
+    record: Traced | None = None,
 ) -> list[np.ndarray | None] | None:
     """One backward pass from `root`: accumulate leaves' .grad (inputs=None) or return the
     gradients of `inputs` (torch.autograd.grad). PyTorch's checks, in PyTorch's order."""
@@ -541,10 +564,13 @@ def run_backward(
         for tensor in inputs:
             if not tensor.requires_grad:
                 raise AutogradError(NO_REQUIRES)
-    laid = _lay_out(root)
+    laid = _lay_out(root, record.names if record is not None else None)
     check_saved(laid.fns)
     seed = np.ones(shape, dtype=dtype) if seed_value is None else np.asarray(seed_value, dtype=dtype)
     adjoints = autograd.backward(laid.graph, laid.values, seed, dtype)
+    if record is not None:
+        record.laid, record.adjoints, record.seed, record.dtype = laid, adjoints, seed, str(dtype)
+        record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
     if not retain_graph:
         for fn in laid.fns:
             fn.freed = True
@@ -560,6 +586,8 @@ def run_backward(
             if adjoint is None:
                 raise AutogradError(UNUSED.format(position))
             found.append(np.asarray(adjoint, dtype=dtype))
+            if record is not None:
+                record.inputs.append(index)
         return found
     for index, tensor in laid.leaves.items():
         if adjoints[index] is not None:
@@ -656,6 +684,23 @@ def check_saved(fns: list[Fn]) -> None:
 def _modified(value: np.ndarray, dtype: str, which: str, now: int, then: int) -> str:
     what = f"{_type_name(dtype)} [{', '.join(str(n) for n in np.shape(value))}]"
     return MODIFIED.format(what=what, which=which, now=now, then=then)
+
+
+@dataclass
+class Traced:
+    """What --trace and --format json show of one backward call (filled by run_backward)."""
+
+    names: dict[int, str]
+    laid: _Laid | None = None
+    adjoints: list | None = None
+    seed: np.ndarray | None = None
+    dtype: str = "float32"
+    before: dict[int, np.ndarray | None] = field(default_factory=dict)
+    inputs: list[int] = field(default_factory=list)  # autograd.grad's inputs, as node indices
+
+
+def _grad_copy(tensor: Tensor) -> np.ndarray | None:
+    return None if tensor._grad is None else tensor._grad.value.copy()
 
 
 def accumulate(tensor: Tensor, adjoint: np.ndarray) -> None:

@@ -1,0 +1,37 @@
+"""`gradcli run`'s caps live in gradcli/limits.py and are read there at run time."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradcli import limits
+from gradcli.script.interpreter import run_script
+
+CASES = {
+    "MAX_LOOP": ("for i in range(3):\n    pass\n", "for i in range(4):\n    pass\n", 3),
+    "MAX_STEPS": ("a = 1\nb = 2\n", "a = 1\nb = 2\nc = 3\n", 2),
+    "MAX_CALL_DEPTH": (
+        "def f(n):\n    return 0 if n == 0 else f(n - 1)\nf(2)\n",
+        "def f(n):\n    return 0 if n == 0 else f(n - 1)\nf(3)\n",
+        3,
+    ),
+    "MAX_OUTPUT_CHARS": ("print('abcd')\n", "print('abcde')\n", 5),
+    "MAX_SEQUENCE": ("s = 'ab' * 2\n", "s = 'ab' * 3\n", 4),
+    "MAX_INT_BITS": ("n = 2 ** 30\n", "n = 2 ** 40\n", 64),  # checked as bits(2) * exponent
+    "MAX_EXPR_DEPTH": ("x = -(-(1))\n", "x = -(-(-(-(1))))\n", 3),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_each_script_cap_is_read_from_limits(monkeypatch, name):
+    inside, over, cap = CASES[name]
+    monkeypatch.setattr(limits, name, cap)
+    assert run_script(inside).error is None
+    error = run_script(over).error
+    assert error is not None and f"{name}=" in error
+
+
+def test_the_interpreter_keeps_no_caps_of_its_own():
+    from gradcli.script import interpreter
+
+    assert not [name for name in vars(interpreter) if name.startswith("MAX_")]
