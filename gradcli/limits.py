@@ -33,6 +33,7 @@ MAX_EXPR_DEPTH = 100  # operators nested in one expression
 MAX_OUTPUT_CHARS = 10_000_000  # characters printed
 MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string
 MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
+MAX_SCRIPT_BYTES = 2_000_000_000  # how much memory a running script may add (tensors and lists it keeps)
 MAX_RECORDED_BACKWARD_CALLS = 1_000  # backward calls kept whole for --format json (then the line only)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 from gradcli import limits
@@ -35,3 +38,27 @@ def test_the_interpreter_keeps_no_caps_of_its_own():
     from gradcli.script import interpreter
 
     assert not [name for name in vars(interpreter) if name.startswith("MAX_")]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="resident size is read from /proc")
+@pytest.mark.parametrize(
+    "script",
+    [
+        "xs = []\nfor i in range(100000):\n    xs.append([0] * 1000000)\n",
+        "import torch\nxs = []\nfor i in range(100000):\n    xs.append(torch.ones(1000000))\n",
+        "xs = [[0] * 1000000 for i in range(100000)]\n",
+    ],
+    ids=["lists", "tensors", "comprehension"],
+)
+def test_a_script_that_keeps_allocating_is_stopped_at_the_memory_cap(monkeypatch, script):
+    monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", 200_000_000)
+    started = time.perf_counter()
+    error = run_script(script).error
+    assert error is not None and "MAX_SCRIPT_BYTES=200,000,000" in error
+    assert time.perf_counter() - started < 10
+
+
+def test_a_script_that_frees_what_it_makes_is_not_stopped(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", 200_000_000)
+    script = "import torch\nfor i in range(200):\n    x = torch.ones(1000000)\n    y = [0] * 1000000\n"
+    assert run_script(script).error is None

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
+import os
 import re
 import string
 import warnings
@@ -104,6 +105,46 @@ class Caught:
 
     kind: str
     message: str
+
+
+@dataclass(eq=False)
+class AccumulateGrad:
+    """The node that accumulates a leaf's gradient into .grad (PyTorch's next_functions show it)."""
+
+    variable: Tensor
+
+
+_ACCUMULATORS: dict[int, AccumulateGrad] = {}
+
+
+def next_functions(fn: Any) -> tuple:
+    """PyTorch's grad_fn.next_functions: one (node, 0) per differentiable tensor input.
+
+    A number operand of mul/add/sub/div is a wrapped tensor in PyTorch (an entry of its own,
+    None, after the tensor: 2 * x is mul(x, 2)); rsub, rdiv and pow take it as a Scalar (no
+    entry); where's condition is no input."""
+    if isinstance(fn, AccumulateGrad):
+        return ()
+    operands = list(fn.operands)
+    name = fn.op.name
+    if name == "where":
+        operands = operands[1:]
+    tensors = [o for o in operands if isinstance(o, runtime.Operand)]
+    wrapped = name in ("mul", "add") or name in ("sub", "div") and isinstance(operands[-1], float)
+    entries: list[tuple] = []
+    for operand in tensors:
+        if operand.grad_fn is not None:
+            entries.append((operand.grad_fn, 0))
+        elif operand.requires_grad:
+            key = id(operand.tensor)
+            if key not in _ACCUMULATORS or _ACCUMULATORS[key].variable is not operand.tensor:
+                _ACCUMULATORS[key] = AccumulateGrad(operand.tensor)
+            entries.append((_ACCUMULATORS[key], 0))
+        else:
+            entries.append((None, 0))
+    if wrapped and len(tensors) < len(operands):
+        entries.append((None, 0))
+    return tuple(entries)
 
 
 class Device:
@@ -322,6 +363,8 @@ _ALLOWED = (
     ast.JoinedStr,
     ast.FormattedValue,
     ast.IfExp,
+    ast.ListComp,
+    ast.comprehension,
     ast.operator,
     ast.unaryop,
     ast.boolop,
@@ -357,7 +400,6 @@ _WHAT = {
     "Nonlocal": "nonlocal",
     "Delete": "del",
     "Raise": "raise",
-    "ListComp": "list comprehensions",
     "DictComp": "dict comprehensions",
     "SetComp": "set comprehensions",
     "GeneratorExp": "generators",
@@ -472,6 +514,7 @@ class Interpreter:
         self.steps = 0
         self.line = 1
         self.binder = _Binder()
+        self.memory = _Memory()
 
     # -- running ----------------------------------------------------------------
 
@@ -479,7 +522,8 @@ class Interpreter:
         try:
             module = _parse(self.source)
             check(module)
-            self.block(module.body)
+            with _Memory() as self.memory:
+                self.block(module.body)
         except ScriptRuntimeError as exc:
             return self.result(f"line {self.line}: {exc.kind}: {exc.message}")
         except (AutogradError, ShapeError) as exc:
@@ -522,6 +566,8 @@ class Interpreter:
             raise ScriptError(
                 f"line {node.lineno}: the script ran more than MAX_STEPS={limits.MAX_STEPS:,} statements"
             )
+        if self.steps % 16 == 0 or runtime.allocated() > self.memory.checked + 1_000_000:
+            self.memory.check(node.lineno)
         self.line = node.lineno
         if isinstance(node, ast.Expr):
             self.expr(node.value)
@@ -564,7 +610,57 @@ class Interpreter:
         # ast.Pass: nothing
 
     def for_loop(self, node: ast.For) -> None:
-        items = self.expr(node.iter)
+        for item in self.iterable(self.expr(node.iter), node):
+            self.assign(node.target, item)
+            try:
+                self.block(node.body)
+            except _Break:
+                break
+            except _Continue:
+                continue
+
+    def list_comp(self, node: ast.ListComp) -> list:
+        """[elt for a in xs if c ...]: its names are its own, as in Python 3."""
+        scope = self.frames[-1] if self.frames else self.globals
+        names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        saved = {n: scope[n] for n in names if n in scope}
+        result: list = []
+
+        def walk(level: int) -> None:
+            if level == len(node.generators):
+                self.tick(node)
+                result.append(self.expr(node.elt))
+                self.check_length(result)
+                return
+            generator = node.generators[level]
+            for item in self.iterable(self.expr(generator.iter), node):
+                self.tick(node)
+                self.assign(generator.target, item)
+                if all(self.truth(self.expr(test)) for test in generator.ifs):
+                    walk(level + 1)
+
+        try:
+            walk(0)
+        finally:
+            for name in names:
+                if name in saved:
+                    scope[name] = saved[name]
+                else:
+                    scope.pop(name, None)
+        return result
+
+    def tick(self, node: ast.AST) -> None:
+        """One step of work that is not a statement (a comprehension's item): MAX_STEPS counts it."""
+        self.steps += 1
+        if self.steps > limits.MAX_STEPS:
+            raise ScriptError(
+                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.MAX_STEPS:,} statements"
+            )
+        if self.steps % 16 == 0:
+            self.memory.check(node.lineno)
+
+    def iterable(self, items: Any, node: ast.AST) -> Any:
+        """What `for` walks: a range (capped), a list, tuple or string, a tensor's rows."""
         if isinstance(items, range):
             if len(items) > limits.MAX_LOOP:
                 raise ScriptError(
@@ -578,14 +674,7 @@ class Interpreter:
                 raise ScriptRuntimeError("iteration over a 0-d tensor", "TypeError")
         elif not isinstance(items, (list, tuple, str)):
             raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
-        for item in items:
-            self.assign(node.target, item)
-            try:
-                self.block(node.body)
-            except _Break:
-                break
-            except _Continue:
-                continue
+        return items
 
     def try_block(self, node: ast.Try) -> None:
         try:
@@ -741,6 +830,8 @@ class Interpreter:
             return tuple(self.expr(e) for e in node.elts)
         if isinstance(node, ast.List):
             return [self.expr(e) for e in node.elts]
+        if isinstance(node, ast.ListComp):
+            return self.list_comp(node)
         if isinstance(node, ast.JoinedStr):
             return self.check_length("".join(self.fstring_part(v) for v in node.values))
         raise ScriptError(f"{_position(node)}: {type(node).__name__} not supported")
@@ -884,6 +975,8 @@ class Interpreter:
             return f"({inner},)" if len(value) == 1 else f"({inner})"
         if isinstance(value, runtime.Fn):
             return grad_fn_repr(value.name)
+        if isinstance(value, AccumulateGrad):
+            return grad_fn_repr("AccumulateGrad")
         if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray)) or value is None:
             return repr(value)
         if isinstance(value, Caught):
@@ -912,10 +1005,16 @@ class Interpreter:
             return self.module_attribute(owner, name, node)
         if isinstance(owner, Tensor):
             return self.tensor_attribute(owner, name, node)
-        if isinstance(owner, runtime.Fn):
+        if isinstance(owner, (runtime.Fn, AccumulateGrad)):
             if name == "name":
                 return Method(owner, name)
-            raise ScriptError(f"{_position(node)}: grad_fn has only .name() here")
+            if name == "next_functions":
+                return next_functions(owner)
+            if name == "variable" and isinstance(owner, AccumulateGrad):
+                return owner.variable
+            raise ScriptError(
+                f"{_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
+            )
         if isinstance(owner, (list, str, Caught)) and name in (
             "append",
             "extend",
@@ -1549,10 +1648,14 @@ class Interpreter:
         return t
 
     def method(self, receiver: Any, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
-        if isinstance(receiver, runtime.Fn):
+        if isinstance(receiver, (runtime.Fn, AccumulateGrad)):
             if name == "name" and not args:
-                return receiver.name
-            raise ScriptError(f"{_position(node)}: grad_fn has only .name() here")
+                return (
+                    receiver.name if isinstance(receiver, runtime.Fn) else "torch::autograd::AccumulateGrad"
+                )
+            raise ScriptError(
+                f"{_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
+            )
         if isinstance(receiver, list):
             if name == "append" and len(args) == 1:
                 receiver.append(args[0])
@@ -1781,6 +1884,51 @@ class Interpreter:
         grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs, record=traced)
         self.recorded("autograd.grad", traced, grads)
         return tuple(Tensor(g, dtype=i.dtype) for g, i in zip(grads, inputs))
+
+
+class _Memory:
+    """MAX_SCRIPT_BYTES: how much the process may grow while a script runs.
+
+    Each cap on one tensor or list still lets a loop keep thousands of them
+    (`xs.append(torch.zeros(10**8))`); the resident size (Linux /proc/self/statm) is read
+    every 16 statements and after each million tensor elements made, and past the cap the
+    script ends with one error line before the machine runs out of memory."""
+
+    def __init__(self) -> None:
+        self.fd: int | None = None
+        self.start = 0
+        self.checked = 0
+
+    def __enter__(self) -> _Memory:
+        try:
+            self.fd = os.open("/proc/self/statm", os.O_RDONLY)
+            self.start = self.resident()
+        except OSError:  # not Linux: the per-tensor and per-list caps still hold
+            self.fd = None
+        self.checked = runtime.allocated()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+    def resident(self) -> int:
+        assert self.fd is not None
+        return int(os.pread(self.fd, 64, 0).split()[1]) * _PAGE
+
+    def check(self, line: int) -> None:
+        self.checked = runtime.allocated()
+        if self.fd is None:
+            return
+        grown = self.resident() - self.start
+        if grown > limits.MAX_SCRIPT_BYTES:
+            raise ScriptError(
+                f"line {line}: the script holds more than MAX_SCRIPT_BYTES={limits.MAX_SCRIPT_BYTES:,} "
+                "bytes of tensors and lists"
+            )
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def _as_tuple(key: Any) -> tuple:

@@ -58,6 +58,11 @@ class ScriptRuntimeError(GradcliError):
 
 
 _sequence = itertools.count()
+_allocated = [0]  # tensor elements made so far (the interpreter's memory check reads it)
+
+
+def allocated() -> int:
+    return _allocated[0]
 
 
 @dataclass(eq=False)
@@ -158,6 +163,7 @@ class Tensor:
         grad_fn: Fn | None = None,
     ) -> None:
         array = np.asarray(value)
+        _allocated[0] += array.size
         self.dtype = dtype or str(array.dtype)
         if self.dtype != str(array.dtype):
             array = array.astype(self.dtype)

@@ -1,5 +1,7 @@
 """Views of every kind read and write their base: ellipsis, negative dims, view(-1), copy_, .data = ..."""
+
 import torch
+
 x = torch.arange(24.0).reshape(2, 3, 4)
 a = x[..., 0]
 b = x[1, :, -1]
@@ -37,7 +39,7 @@ m.copy_(torch.eye(2))
 print(r)
 w = torch.tensor([1.0, 2.0], requires_grad=True)
 for step in range(3):
-    loss = (w ** 2).sum()
+    loss = (w**2).sum()
     loss.backward()
     with torch.no_grad():
         w -= 0.1 * w.grad
