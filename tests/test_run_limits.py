@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -28,7 +29,7 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_each_script_cap_is_read_from_limits(monkeypatch, name):
     inside, over, cap = CASES[name]
-    monkeypatch.setattr(limits, name, cap)
+    monkeypatch.setattr(limits.Script, name, cap)
     assert run_script(inside).error is None
     error = run_script(over).error
     assert error is not None and f"{name}=" in error
@@ -51,7 +52,7 @@ def test_the_interpreter_keeps_no_caps_of_its_own():
     ids=["lists", "tensors", "comprehension"],
 )
 def test_a_script_that_keeps_allocating_is_stopped_at_the_memory_cap(monkeypatch, script):
-    monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", 200_000_000)
+    monkeypatch.setattr(limits.Script, "MAX_SCRIPT_BYTES", 200_000_000)
     started = time.perf_counter()
     error = run_script(script).error
     assert error is not None and "MAX_SCRIPT_BYTES=200,000,000" in error
@@ -59,6 +60,14 @@ def test_a_script_that_keeps_allocating_is_stopped_at_the_memory_cap(monkeypatch
 
 
 def test_a_script_that_frees_what_it_makes_is_not_stopped(monkeypatch):
-    monkeypatch.setattr(limits, "MAX_SCRIPT_BYTES", 200_000_000)
+    monkeypatch.setattr(limits.Script, "MAX_SCRIPT_BYTES", 200_000_000)
     script = "import torch\nfor i in range(200):\n    x = torch.ones(1000000)\n    y = [0] * 1000000\n"
     assert run_script(script).error is None
+
+
+def test_readme_lists_every_script_cap_with_its_value():
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    caps = {name: value for name, value in vars(limits.Script).items() if name.startswith("MAX_")}
+    assert len(caps) == 9
+    for name, value in caps.items():
+        assert f"| `{name}` | {value:,} | `run`: " in text, name

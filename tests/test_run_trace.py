@@ -138,7 +138,7 @@ def test_a_warning_is_a_json_list_item(run):
 
 
 def test_records_past_the_cap_keep_only_the_line(monkeypatch):
-    monkeypatch.setattr(limits, "MAX_RECORDED_BACKWARD_CALLS", 2)
+    monkeypatch.setattr(limits.Script, "MAX_RECORDED_BACKWARD_CALLS", 2)
     script = (
         "import torch\n"
         "w = torch.tensor(1.0, requires_grad=True)\n"

@@ -8,7 +8,7 @@ arguments are handed to it as literals, so spellings, defaults and keyword check
 exactly those of `gradcli grad`. Each tensor result is a node of a graph that grows as
 statements run (runtime.py); backward() hands the reached part to autograd.backward.
 
-Caps (gradcli/limits.py, README "Safety and limits"): MAX_STEPS statements executed,
+Caps (gradcli/limits.py's Script, README "Safety and limits"): MAX_STEPS statements executed,
 MAX_LOOP iterations of one `for`, MAX_CALL_DEPTH nested calls, MAX_EXPR_DEPTH nesting of one
 expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string, MAX_INT_BITS
 bits of an integer.
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 import math
 import os
 import re
@@ -114,9 +115,6 @@ class AccumulateGrad:
     variable: Tensor
 
 
-_ACCUMULATORS: dict[int, AccumulateGrad] = {}
-
-
 def next_functions(fn: Any) -> tuple:
     """PyTorch's grad_fn.next_functions: one (node, 0) per differentiable tensor input.
 
@@ -136,15 +134,28 @@ def next_functions(fn: Any) -> tuple:
         if operand.grad_fn is not None:
             entries.append((operand.grad_fn, 0))
         elif operand.requires_grad:
-            key = id(operand.tensor)
-            if key not in _ACCUMULATORS or _ACCUMULATORS[key].variable is not operand.tensor:
-                _ACCUMULATORS[key] = AccumulateGrad(operand.tensor)
-            entries.append((_ACCUMULATORS[key], 0))
+            if operand.tensor.accumulator is None:  # one per leaf, as PyTorch keeps it
+                operand.tensor.accumulator = AccumulateGrad(operand.tensor)
+            entries.append((operand.tensor.accumulator, 0))
         else:
             entries.append((None, 0))
     if wrapped and len(tensors) < len(operands):
         entries.append((None, 0))
     return tuple(entries)
+
+
+_HOOK_IDS = itertools.count()
+
+
+@dataclass(eq=False)
+class HookHandle:
+    """What register_hook returns; .remove() takes the hook off."""
+
+    owner: dict
+    key: int
+
+    def remove(self) -> None:
+        self.owner.pop(self.key, None)
 
 
 class Device:
@@ -423,9 +434,9 @@ def check(module: ast.Module) -> None:
     stack: list[tuple[ast.AST, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
-        if depth > limits.MAX_EXPR_DEPTH and isinstance(node, ast.expr):
+        if depth > limits.Script.MAX_EXPR_DEPTH and isinstance(node, ast.expr):
             raise ScriptError(
-                f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={limits.MAX_EXPR_DEPTH}"
+                f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={limits.Script.MAX_EXPR_DEPTH}"
             )
         kind = type(node).__name__
         if not isinstance(node, _ALLOWED):
@@ -542,9 +553,9 @@ class Interpreter:
 
     def write(self, text: str) -> None:
         self.printed += len(text)
-        if self.printed > limits.MAX_OUTPUT_CHARS:
+        if self.printed > limits.Script.MAX_OUTPUT_CHARS:
             raise ScriptError(
-                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={limits.MAX_OUTPUT_CHARS:,} characters"
+                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={limits.Script.MAX_OUTPUT_CHARS:,} characters"
             )
         self.out.append(text)
 
@@ -562,9 +573,9 @@ class Interpreter:
 
     def statement(self, node: ast.stmt) -> None:
         self.steps += 1
-        if self.steps > limits.MAX_STEPS:
+        if self.steps > limits.Script.MAX_STEPS:
             raise ScriptError(
-                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.MAX_STEPS:,} statements"
+                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.Script.MAX_STEPS:,} statements"
             )
         if self.steps % 16 == 0 or runtime.allocated() > self.memory.checked + 1_000_000:
             self.memory.check(node.lineno)
@@ -652,9 +663,9 @@ class Interpreter:
     def tick(self, node: ast.AST) -> None:
         """One step of work that is not a statement (a comprehension's item): MAX_STEPS counts it."""
         self.steps += 1
-        if self.steps > limits.MAX_STEPS:
+        if self.steps > limits.Script.MAX_STEPS:
             raise ScriptError(
-                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.MAX_STEPS:,} statements"
+                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.Script.MAX_STEPS:,} statements"
             )
         if self.steps % 16 == 0:
             self.memory.check(node.lineno)
@@ -662,9 +673,9 @@ class Interpreter:
     def iterable(self, items: Any, node: ast.AST) -> Any:
         """What `for` walks: a range (capped), a list, tuple or string, a tensor's rows."""
         if isinstance(items, range):
-            if len(items) > limits.MAX_LOOP:
+            if len(items) > limits.Script.MAX_LOOP:
                 raise ScriptError(
-                    f"line {node.lineno}: a loop of {len(items):,} iterations exceeds the limit MAX_LOOP={limits.MAX_LOOP:,}"
+                    f"line {node.lineno}: a loop of {len(items):,} iterations exceeds the limit MAX_LOOP={limits.Script.MAX_LOOP:,}"
                 )
         elif isinstance(items, Tensor):
             items = (
@@ -882,14 +893,14 @@ class Interpreter:
         if (
             isinstance(value, int)
             and not isinstance(value, bool)
-            and value.bit_length() > limits.MAX_INT_BITS
+            and value.bit_length() > limits.Script.MAX_INT_BITS
         ):
             raise ScriptError(
-                f"line {self.line}: an integer of more than MAX_INT_BITS={limits.MAX_INT_BITS:,} bits"
+                f"line {self.line}: an integer of more than MAX_INT_BITS={limits.Script.MAX_INT_BITS:,} bits"
             )
-        if isinstance(value, (str, list, tuple)) and len(value) > limits.MAX_SEQUENCE:
+        if isinstance(value, (str, list, tuple)) and len(value) > limits.Script.MAX_SEQUENCE:
             raise ScriptError(
-                f"line {self.line}: a string or list longer than MAX_SEQUENCE={limits.MAX_SEQUENCE:,}"
+                f"line {self.line}: a string or list longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
             )
         return value
 
@@ -905,9 +916,9 @@ class Interpreter:
                 raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported on tensors")
             return self.apply(_BIN[op], [left, right], {})
         big_power = op is ast.Pow and isinstance(left, int) and isinstance(right, int) and right > 0
-        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > limits.MAX_INT_BITS:
+        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > limits.Script.MAX_INT_BITS:
             raise ScriptError(
-                f"{_position(node)}: an integer of more than MAX_INT_BITS={limits.MAX_INT_BITS:,} bits"
+                f"{_position(node)}: an integer of more than MAX_INT_BITS={limits.Script.MAX_INT_BITS:,} bits"
             )
         if (
             op is ast.Mult
@@ -916,9 +927,9 @@ class Interpreter:
             or (op is ast.Mult and isinstance(right, (str, list, tuple)) and isinstance(left, int))
         ):
             seq, count = (left, right) if isinstance(right, int) else (right, left)
-            if len(seq) * count > limits.MAX_SEQUENCE:
+            if len(seq) * count > limits.Script.MAX_SEQUENCE:
                 raise ScriptError(
-                    f"{_position(node)}: a string or list longer than MAX_SEQUENCE={limits.MAX_SEQUENCE:,}"
+                    f"{_position(node)}: a string or list longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
                 )
         if op not in _PY_BIN:
             raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported")
@@ -985,6 +996,8 @@ class Interpreter:
             return f"<module '{value.name}'>"
         if isinstance(value, UserFunction):
             return f"<function {value.node.name} at 0x7f0000000000>"
+        if isinstance(value, HookHandle):
+            return "<torch.utils.hooks.RemovableHandle object at 0x7f0000000000>"
         if isinstance(value, (Function, Method)):
             return f"<built-in method {value.name}>"
         return f"<{type(value).__name__}>"
@@ -1031,6 +1044,8 @@ class Interpreter:
         if isinstance(owner, (int, float)) and name in ("real", "imag"):
             return getattr(owner, name)
         if isinstance(owner, float) and name == "is_integer":
+            return Method(owner, name)
+        if isinstance(owner, HookHandle) and name == "remove":
             return Method(owner, name)
         raise ScriptRuntimeError(
             f"'{self.type_name(owner)}' object has no attribute '{name}'", "AttributeError"
@@ -1151,9 +1166,9 @@ class Interpreter:
         raise ScriptRuntimeError(f"'{self.type_name(func)}' object is not callable", "TypeError")
 
     def call_user(self, func: UserFunction, args: list, kwargs: dict, node: ast.AST) -> Any:
-        if len(self.frames) >= limits.MAX_CALL_DEPTH:
+        if len(self.frames) >= limits.Script.MAX_CALL_DEPTH:
             raise ScriptError(
-                f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={limits.MAX_CALL_DEPTH}"
+                f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={limits.Script.MAX_CALL_DEPTH}"
             )
         spec = func.node.args
         names = [a.arg for a in spec.args]
@@ -1263,9 +1278,9 @@ class Interpreter:
 
     def sequence_of(self, value: Any) -> list:
         if isinstance(value, range):
-            if len(value) > limits.MAX_SEQUENCE:
+            if len(value) > limits.Script.MAX_SEQUENCE:
                 raise ScriptError(
-                    f"line {self.line}: a sequence longer than MAX_SEQUENCE={limits.MAX_SEQUENCE:,}"
+                    f"line {self.line}: a sequence longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
                 )
             return list(value)
         if isinstance(value, (list, tuple, str)):
@@ -1675,6 +1690,9 @@ class Interpreter:
                 return getattr(receiver, name)()
         if isinstance(receiver, float) and name == "is_integer":
             return receiver.is_integer()
+        if isinstance(receiver, HookHandle) and name == "remove" and not args and not kwargs:
+            receiver.remove()
+            return None
         if isinstance(receiver, Tensor):
             return self.tensor_method(receiver, name, args, kwargs, node)
         raise ScriptRuntimeError(
@@ -1792,9 +1810,41 @@ class Interpreter:
                     "is not supported yet"
                 )
             return Tensor(t.value.astype(target), dtype=target)
-        if name in ("register_hook", "register_post_accumulate_grad_hook"):
-            raise ScriptError(f"{_position(node)}: hooks are not supported")
+        if name == "register_hook" and len(args) == 1 and not kwargs:
+            return self.register_hook(t, args[0], node)
+        if name == "register_post_accumulate_grad_hook":
+            raise ScriptError(f"{_position(node)}: post-accumulate hooks are not supported yet")
         return self.registry("", name, t, args, kwargs, node)
+
+    def register_hook(self, t: Tensor, hook: Any, node: ast.AST) -> HookHandle:
+        """t.register_hook(f): backward passes t's gradient through f, which may return a new one."""
+        if not t.requires_grad:
+            raise ScriptRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not isinstance(hook, UserFunction) and hook != Function("", "print"):
+            raise ScriptError(f"{_position(node)}: a hook is a function defined with def (or print)")
+        dtype = t.dtype
+        label = hook.node.name if isinstance(hook, UserFunction) else "print"
+
+        def run(g: np.ndarray) -> np.ndarray:
+            grad = Tensor(np.array(g, dtype=dtype), dtype=dtype)
+            if isinstance(hook, UserFunction):
+                returned = self.call_user(hook, [grad], {}, node)
+            else:
+                returned = self.builtin("print", [grad], {}, node)
+            if returned is None:
+                return g
+            if not isinstance(returned, Tensor):
+                raise ScriptRuntimeError(
+                    f"expected Variable or None (got {self.type_name(returned)})", "TypeError"
+                )
+            if returned.shape != np.shape(g):
+                raise ScriptRuntimeError(f"hook '{label}' has changed the size of value")
+            return np.asarray(returned.value, dtype=g.dtype)
+
+        owner = t.hooks if t.grad_fn is None else t.grad_fn.hooks
+        key = next(_HOOK_IDS)
+        owner[key] = run
+        return HookHandle(owner, key)
 
     def signature(self, name: str, args: list, kwargs: dict, params: tuple[str, ...]) -> list:
         if len(args) > len(params):
@@ -1822,7 +1872,7 @@ class Interpreter:
 
     def traced(self) -> runtime.Traced | None:
         """A record for the next backward call, named after the script's variables."""
-        if not self.record or len(self.backward_calls) >= limits.MAX_RECORDED_BACKWARD_CALLS:
+        if not self.record or len(self.backward_calls) >= limits.Script.MAX_RECORDED_BACKWARD_CALLS:
             return None
         names: dict[int, str] = {}
         for scope in (self.globals, *self.frames):
@@ -1921,9 +1971,9 @@ class _Memory:
         if self.fd is None:
             return
         grown = self.resident() - self.start
-        if grown > limits.MAX_SCRIPT_BYTES:
+        if grown > limits.Script.MAX_SCRIPT_BYTES:
             raise ScriptError(
-                f"line {line}: the script holds more than MAX_SCRIPT_BYTES={limits.MAX_SCRIPT_BYTES:,} "
+                f"line {line}: the script holds more than MAX_SCRIPT_BYTES={limits.Script.MAX_SCRIPT_BYTES:,} "
                 "bytes of tensors and lists"
             )
 

@@ -79,6 +79,7 @@ class Fn:
     freed: bool = False
     retained: Tensor | None = None  # the output tensor, when retain_grad() was called
     output: tuple | None = None  # (Version, value) of the output when the op ran
+    hooks: dict = field(default_factory=dict)  # register_hook on its output: id -> hook
 
     def next_functions(self) -> tuple:
         return tuple(o for o in self.operands if isinstance(o, Operand))
@@ -180,6 +181,8 @@ class Tensor:
         self.grad_fn = grad_fn
         self._grad: Tensor | None = None
         self.retains_grad = False
+        self.hooks: dict[int, Any] = {}  # a leaf's register_hook: id -> (grad array -> array or None)
+        self.accumulator: Any = None  # its AccumulateGrad node, once next_functions showed it
 
     @classmethod
     def alias(cls, source: Tensor, step: Any = None, *, share_version: bool = True) -> Tensor:
@@ -198,6 +201,8 @@ class Tensor:
         t.grad_fn = None
         t._grad = None
         t.retains_grad = False
+        t.hooks = {}
+        t.accumulator = None
         return t
 
     @property
@@ -573,7 +578,12 @@ def run_backward(
     laid = _lay_out(root, record.names if record is not None else None)
     check_saved(laid.fns)
     seed = np.ones(shape, dtype=dtype) if seed_value is None else np.asarray(seed_value, dtype=dtype)
-    adjoints = autograd.backward(laid.graph, laid.values, seed, dtype)
+    hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
+    hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})
+    if hooked:
+        adjoints = _backward_with_hooks(laid, seed, dtype, hooked)
+    else:
+        adjoints = autograd.backward(laid.graph, laid.values, seed, dtype)
     if record is not None:
         record.laid, record.adjoints, record.seed, record.dtype = laid, adjoints, seed, str(dtype)
         record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
@@ -602,6 +612,26 @@ def run_backward(
         if fn.retained is not None and adjoints[laid.fn_index[id(fn)]] is not None:
             accumulate(fn.retained, np.asarray(adjoints[laid.fn_index[id(fn)]], dtype=fn.retained.dtype))
     return None
+
+
+def _backward_with_hooks(laid: _Laid, seed: np.ndarray, dtype: np.dtype, hooked: dict) -> list:
+    """autograd.backward's sweep, with each hooked node's gradient passed through its hooks
+    (in the order they were registered) before it flows on, as PyTorch's tensor hooks do."""
+    nodes = laid.graph.nodes
+    adjoints: list[np.ndarray | None] = [None] * len(nodes)
+    adjoints[laid.graph.output] = seed
+    with np.errstate(all="ignore"):
+        for node in reversed(nodes):
+            g = adjoints[node.index]
+            if g is None:
+                continue
+            for hook in hooked.get(node.index, ()):
+                g = hook(g)
+            adjoints[node.index] = g
+            if node.kind != OP or not node.requires_grad:
+                continue
+            autograd.push_adjoints(node, g, laid.values, adjoints, nodes, dtype, lambda o: nodes[o].shape)
+    return adjoints
 
 
 # Ops whose backward reads their result (derivatives.yaml's `result`) rather than, or
