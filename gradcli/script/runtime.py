@@ -164,6 +164,8 @@ class Tensor:
         grad_fn: Fn | None = None,
     ) -> None:
         array = np.asarray(value)
+        if not array.flags.c_contiguous:  # views address the storage by C-order element offsets
+            array = np.ascontiguousarray(array)
         _allocated[0] += array.size
         self.dtype = dtype or str(array.dtype)
         if self.dtype != str(array.dtype):
@@ -190,7 +192,7 @@ class Tensor:
         t = cls.__new__(cls)
         t.dtype = source.dtype
         t.storage = source.storage
-        t.steps = source.steps + ((step,) if step is not None else ())
+        t.steps = source.steps if step is None else (_strided(step(source.value), source.storage.base),)
         t.version = source.version if share_version else Version()
         t.view_of = None
         t.view_grad_mode = True
@@ -286,9 +288,23 @@ class Tensor:
         self._generation = -1
 
 
-def _axes(dim: Any, ndim: int) -> tuple[int, ...]:
-    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-    return tuple(d % max(ndim, 1) for d in dims)
+def _strided(view: np.ndarray, base: np.ndarray) -> Any:
+    """A view as one step from its storage's (C-contiguous) array: offset, shape and strides in
+    elements, so `x = x[0:9]` in a loop keeps one step, not a chain, and the step still
+    applies to the storage's copy after copy-on-write."""
+    shape = view.shape
+    if view.size == 0:
+        dtype = view.dtype
+        return lambda a: np.empty(shape, dtype=dtype)
+    size = base.itemsize
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // size
+    strides = tuple(s // size for s in view.strides)
+
+    def step(a: np.ndarray) -> np.ndarray:
+        flat = a.reshape(-1)[offset:]
+        return np.lib.stride_tricks.as_strided(flat, shape, tuple(s * size for s in strides), writeable=True)
+
+    return step
 
 
 def view_step(name: str, attrs: dict, source: np.ndarray, shape: tuple[int, ...]) -> Any:
@@ -442,6 +458,8 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         base = source.view_of or source
         result.view_of, result.view_grad_mode, result.view_writes = base, grad_enabled, base.autograd_writes
     else:
+        if any(np.may_share_memory(out, t.value) for t in tensors):
+            out = out.copy()  # a forward that returned a NumPy view must not alias a storage
         result = Tensor(out, dtype=dtype)
     if not requires:
         return result
