@@ -124,6 +124,12 @@ HOSTILE = {
     "class": "class A:\n    pass",
     "deep expression": "x = " + "+".join(["1"] * 5000),
     "doubling list": "x = [1]\nfor i in range(100):\n    x = x + x",
+    "comprehension bomb": "print('x')\nx = [0 for i in range(100000) for j in range(100000)]",
+    "hook recursion": (
+        "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+        "def h(g):\n    y.backward(retain_graph=True)\n    return g\n"
+        "x.register_hook(h)\ny.backward(retain_graph=True)"
+    ),
 }
 
 
