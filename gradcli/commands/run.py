@@ -14,11 +14,13 @@ RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT`
 
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
 interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
-torch.autograd, math and numpy; assignments, for over range or a list, if, small
-defs, try/except RuntimeError, assert, with torch.no_grad(), print and f-strings;
+torch.autograd, math and numpy; assignments, for over range or a list, list
+comprehensions, if, small defs, try/except RuntimeError, assert, with
+torch.no_grad(), print and f-strings;
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace and every op of
 `gradcli ops`; backward(gradient, retain_graph), torch.autograd.grad, .grad,
-.grad.zero_(), retain_grad(), detach(), .data, in-place updates under no_grad.
+.grad.zero_(), retain_grad(), register_hook, detach(), .data, views that share
+storage, in-place updates (PyTorch's version-counter errors included).
 
 Errors are PyTorch's, with the script's line: `error: line 12: RuntimeError: ...`
 (exit 1), after what the script printed before. PyTorch's warnings go to stderr.
