@@ -1598,7 +1598,13 @@ class Interpreter:
         index = self.numpy_index(key)
         if isinstance(value, Tensor):
             value = value.value.astype(owner.dtype, copy=False)
-        self.python(lambda: owner.write(value, index))
+        try:
+            self.python(lambda: owner.write(value, index))
+        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
+            exc.message = re.sub(
+                r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
+            )
+            raise
 
     def numpy_index(self, key: Any) -> Any:
         if isinstance(key, tuple):

@@ -270,7 +270,7 @@ class Tensor:
         parts = index if isinstance(index, tuple) else (index,)
         basic = all(isinstance(p, (int, slice)) or p is None or p is Ellipsis for p in parts)
         written = target[index] if basic else target
-        if any(stride == 0 and n > 1 for stride, n in zip(written.strides, written.shape)):
+        if written.size > 1 and any(s == 0 and n > 1 for s, n in zip(written.strides, written.shape)):
             raise ScriptRuntimeError(OVERLAP)
         values = values.value if isinstance(values, Tensor) else values
         with np.errstate(all="ignore"), warnings.catch_warnings():
