@@ -28,6 +28,23 @@ MAX_DIMS = 32  # dimensions of one tensor (NumPy's own limit is 64, some of its 
 MAX_CHECK_ELEMENTS = 1_000  # leaf elements `check` perturbs: two forward passes and a symbolic value each
 
 
+class Script:
+    """Caps of `gradcli run` scripts, checked as a script runs (gradcli/script/interpreter.py);
+    README's limits table lists them too. They stay out of table() because every cap there must
+    be hit by a case of tests/hostile/cases.py, which has no `run` cases yet;
+    tests/test_run_limits.py hits each of these instead."""
+
+    MAX_STEPS = 1_000_000  # statements executed in one run (a 10,000-step training loop fits)
+    MAX_LOOP = 100_000  # iterations of one for loop
+    MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
+    MAX_EXPR_DEPTH = 100  # operators nested in one expression
+    MAX_OUTPUT_CHARS = 10_000_000  # characters printed
+    MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string
+    MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
+    MAX_SCRIPT_BYTES = 2_000_000_000  # how much memory a running script may add (tensors and lists it keeps)
+    MAX_RECORDED_BACKWARD_CALLS = 1_000  # backward calls kept whole for --format json (then the line only)
+
+
 def count_text(value: int) -> str:
     """A count as people read it: 10,000,000,000, or 1.0e+300 when digits stop helping."""
     return f"{value:,}" if value < 10**18 else f"{float(value):.1e}"

@@ -79,9 +79,10 @@ def test_json_format_and_the_python_api():
     )
     result = run_api(script)
     assert result.stdout == "tensor(12.)\n" and result.error is None and result.warnings == []
-    assert result.backward_calls == [{"line": 3}]
     document = json.loads(json.dumps(result.to_dict()))
     assert set(document) == {"stdout", "warnings", "backward_calls"}
+    (call,) = document["backward_calls"]
+    assert call["line"] == 3 and call["grads_after"] == {"x": 12.0}
 
 
 def test_json_format_on_the_command_line_keeps_the_error_line(run):
@@ -123,6 +124,12 @@ HOSTILE = {
     "class": "class A:\n    pass",
     "deep expression": "x = " + "+".join(["1"] * 5000),
     "doubling list": "x = [1]\nfor i in range(100):\n    x = x + x",
+    "comprehension bomb": "print('x')\nx = [0 for i in range(100000) for j in range(100000)]",
+    "hook recursion": (
+        "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+        "def h(g):\n    y.backward(retain_graph=True)\n    return g\n"
+        "x.register_hook(h)\ny.backward(retain_graph=True)"
+    ),
 }
 
 

@@ -8,19 +8,27 @@ import click
 
 from ..errors import GradcliError
 from .common import read_program
+from .width import node_option, table_width, width_option
 
 RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT` prints under torch.
 
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
 interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
-torch.autograd, math and numpy; assignments, for over range or a list, if, small
-defs, try/except RuntimeError, assert, with torch.no_grad(), print and f-strings;
+torch.autograd, math and numpy; assignments, for over range or a list, list
+comprehensions, if, small defs, try/except RuntimeError, assert, with
+torch.no_grad(), print and f-strings;
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace and every op of
 `gradcli ops`; backward(gradient, retain_graph), torch.autograd.grad, .grad,
-.grad.zero_(), retain_grad(), detach(), .data, in-place updates under no_grad.
+.grad.zero_(), retain_grad(), register_hook, detach(), .data, views that share
+storage, in-place updates (PyTorch's version-counter errors included).
 
 Errors are PyTorch's, with the script's line: `error: line 12: RuntimeError: ...`
 (exit 1), after what the script printed before. PyTorch's warnings go to stderr.
+
+--trace prints, after each backward() or torch.autograd.grad call, the node table
+of `gradcli grad` (grad_fn, value, adjoint, chain-rule step, named after the
+script's variables) and each leaf's .grad before and after the call, between the
+script's own lines. --format json gives one record per call in "backward_calls".
 
 \b
 Examples:
@@ -29,6 +37,7 @@ Examples:
   x = torch.tensor(2.0, requires_grad=True)
   (3 * x ** 2).backward()
   print(x.grad)' | gradcli run -
+  gradcli run tutorial.py --trace
   gradcli run tutorial.py --format json
 """
 
@@ -43,9 +52,20 @@ Examples:
     show_default=True,
     help='text (what the script prints) or json ({"stdout": ..., "warnings": [...], "backward_calls": [...]}).',
 )
-def run_command(script: str, fmt: str) -> None:
-    from ..api import run
+@click.option(
+    "--trace",
+    is_flag=True,
+    help="After each backward call, print its node table and each leaf's .grad before and after.",
+)
+@width_option
+@node_option
+def run_command(script: str, fmt: str, trace: bool, width: int | None, nodes: tuple[str, ...]) -> None:
+    from ..script.interpreter import run_script
 
+    if trace and fmt == "json":
+        raise click.UsageError("--trace prints tables; --format json already has each call's nodes")
+    if nodes and not trace:
+        raise click.UsageError("--node chooses what --trace prints whole; add --trace")
     if script == "-":
         source = read_program("-")
     else:
@@ -54,7 +74,7 @@ def run_command(script: str, fmt: str) -> None:
                 source = handle.read(4 * 500_000 + 1)
         except (OSError, UnicodeDecodeError) as exc:
             raise GradcliError(f"cannot read {script}: {getattr(exc, 'strerror', None) or exc}") from None
-    result = run(source)
+    result = run_script(source, table_width(width) if trace else None, record=fmt == "json", nodes=nodes)
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     else:

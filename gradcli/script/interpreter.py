@@ -8,15 +8,19 @@ arguments are handed to it as literals, so spellings, defaults and keyword check
 exactly those of `gradcli grad`. Each tensor result is a node of a graph that grows as
 statements run (runtime.py); backward() hands the reached part to autograd.backward.
 
-Caps (module constants; see README "Run a PyTorch script"): MAX_STEPS statements executed,
+Caps (gradcli/limits.py's Script, README "Safety and limits"): MAX_STEPS statements executed,
 MAX_LOOP iterations of one `for`, MAX_CALL_DEPTH nested calls, MAX_EXPR_DEPTH nesting of one
-expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string.
+expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string, MAX_INT_BITS
+bits of an integer.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import itertools
 import math
+import os
 import re
 import string
 import warnings
@@ -30,26 +34,25 @@ from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeE
 from ..ops import MODULES
 from ..parse import Apply, Num, _Parser
 from . import runtime
-from .runtime import LEAF_IN_PLACE, NON_LEAF_GRAD, ScriptRuntimeError, Tensor, apply_op
+from .runtime import (
+    LEAF_IN_PLACE,
+    NO_GRAD_VIEW,
+    NON_LEAF_GRAD,
+    VIEW_OF_LEAF,
+    ScriptError,
+    ScriptRuntimeError,
+    Tensor,
+    apply_op,
+)
 from .tensor_repr import dtype_repr, grad_fn_repr, size_repr, tensor_repr
-
-MAX_STEPS = 1_000_000  # statements executed in one run (a 10,000-step training loop fits)
-MAX_LOOP = 100_000  # iterations of one for loop
-MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
-MAX_EXPR_DEPTH = 100  # operators nested in one expression
-MAX_OUTPUT_CHARS = 10_000_000  # characters printed
-MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string
-MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
 
 
 def show(t: Tensor) -> str:
     """The one place a tensor becomes text: PyTorch's repr."""
     name = t.grad_fn.name if t.grad_fn is not None else None
+    if t.stale_view:  # PyTorch regenerates a view's grad_fn after its base changed in place
+        name = "AsStridedBackward0"
     return tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
-
-
-class ScriptError(GradcliError):
-    """The script is outside the language, or over a cap: not catchable by the script."""
 
 
 # ---------------------------------------------------------------- values of the language
@@ -105,6 +108,56 @@ class Caught:
     message: str
 
 
+@dataclass(eq=False)
+class AccumulateGrad:
+    """The node that accumulates a leaf's gradient into .grad (PyTorch's next_functions show it)."""
+
+    variable: Tensor
+
+
+def next_functions(fn: Any) -> tuple:
+    """PyTorch's grad_fn.next_functions: one (node, 0) per differentiable tensor input.
+
+    A number operand of mul/add/sub/div is a wrapped tensor in PyTorch (an entry of its own,
+    None, after the tensor: 2 * x is mul(x, 2)); rsub, rdiv and pow take it as a Scalar (no
+    entry); where's condition is no input."""
+    if isinstance(fn, AccumulateGrad):
+        return ()
+    operands = list(fn.operands)
+    name = fn.op.name
+    if name == "where":
+        operands = operands[1:]
+    tensors = [o for o in operands if isinstance(o, runtime.Operand)]
+    wrapped = name in ("mul", "add") or name in ("sub", "div") and isinstance(operands[-1], float)
+    entries: list[tuple] = []
+    for operand in tensors:
+        if operand.grad_fn is not None:
+            entries.append((operand.grad_fn, 0))
+        elif operand.requires_grad:
+            if operand.tensor.accumulator is None:  # one per leaf, as PyTorch keeps it
+                operand.tensor.accumulator = AccumulateGrad(operand.tensor)
+            entries.append((operand.tensor.accumulator, 0))
+        else:
+            entries.append((None, 0))
+    if wrapped and len(tensors) < len(operands):
+        entries.append((None, 0))
+    return tuple(entries)
+
+
+_HOOK_IDS = itertools.count()
+
+
+@dataclass(eq=False)
+class HookHandle:
+    """What register_hook returns; .remove() takes the hook off."""
+
+    owner: dict
+    key: int
+
+    def remove(self) -> None:
+        self.owner.pop(self.key, None)
+
+
 class Device:
     def __repr__(self) -> str:
         return "device(type='cpu')"
@@ -138,7 +191,7 @@ class RunResult:
         document: dict[str, Any] = {
             "stdout": self.stdout,
             "warnings": list(self.warnings),
-            "backward_calls": list(self.backward_calls),
+            "backward_calls": [c if isinstance(c, dict) else c.to_dict() for c in self.backward_calls],
         }
         if self.error is not None:
             document["error"] = self.error
@@ -321,6 +374,8 @@ _ALLOWED = (
     ast.JoinedStr,
     ast.FormattedValue,
     ast.IfExp,
+    ast.ListComp,
+    ast.comprehension,
     ast.operator,
     ast.unaryop,
     ast.boolop,
@@ -356,7 +411,6 @@ _WHAT = {
     "Nonlocal": "nonlocal",
     "Delete": "del",
     "Raise": "raise",
-    "ListComp": "list comprehensions",
     "DictComp": "dict comprehensions",
     "SetComp": "set comprehensions",
     "GeneratorExp": "generators",
@@ -380,9 +434,9 @@ def check(module: ast.Module) -> None:
     stack: list[tuple[ast.AST, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_EXPR_DEPTH and isinstance(node, ast.expr):
+        if depth > limits.Script.MAX_EXPR_DEPTH and isinstance(node, ast.expr):
             raise ScriptError(
-                f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={MAX_EXPR_DEPTH}"
+                f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={limits.Script.MAX_EXPR_DEPTH}"
             )
         kind = type(node).__name__
         if not isinstance(node, _ALLOWED):
@@ -454,19 +508,24 @@ def _dotted(name: str) -> ast.expr:
 
 
 class Interpreter:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source
+        self.lines = source.splitlines()
+        self.trace_width = trace_width  # --trace: each backward call's node table, this wide
+        self.record = record or trace_width is not None
+        self.trace_nodes: tuple[str, ...] = ()
         self.out: list[str] = []
         self.printed = 0
         self.warnings: list[str] = []
         self.warned: set[tuple[int, str]] = set()
-        self.backward_calls: list[dict] = []
+        self.backward_calls: list[Any] = []  # BackwardCall records, then {"line": N} past the cap
         self.globals: dict[str, Any] = {}
         self.frames: list[dict[str, Any]] = []
         self.grad_enabled = True
         self.steps = 0
         self.line = 1
         self.binder = _Binder()
+        self.memory = _Memory()
 
     # -- running ----------------------------------------------------------------
 
@@ -474,7 +533,8 @@ class Interpreter:
         try:
             module = _parse(self.source)
             check(module)
-            self.block(module.body)
+            with _Memory() as self.memory:
+                self.block(module.body)
         except ScriptRuntimeError as exc:
             return self.result(f"line {self.line}: {exc.kind}: {exc.message}")
         except (AutogradError, ShapeError) as exc:
@@ -493,9 +553,9 @@ class Interpreter:
 
     def write(self, text: str) -> None:
         self.printed += len(text)
-        if self.printed > MAX_OUTPUT_CHARS:
+        if self.printed > limits.Script.MAX_OUTPUT_CHARS:
             raise ScriptError(
-                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={MAX_OUTPUT_CHARS:,} characters"
+                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={limits.Script.MAX_OUTPUT_CHARS:,} characters"
             )
         self.out.append(text)
 
@@ -513,10 +573,12 @@ class Interpreter:
 
     def statement(self, node: ast.stmt) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        if self.steps > limits.Script.MAX_STEPS:
             raise ScriptError(
-                f"line {node.lineno}: the script ran more than MAX_STEPS={MAX_STEPS:,} statements"
+                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.Script.MAX_STEPS:,} statements"
             )
+        if self.steps % 16 == 0 or runtime.allocated() > self.memory.checked + 1_000_000:
+            self.memory.check(node.lineno)
         self.line = node.lineno
         if isinstance(node, ast.Expr):
             self.expr(node.value)
@@ -559,11 +621,61 @@ class Interpreter:
         # ast.Pass: nothing
 
     def for_loop(self, node: ast.For) -> None:
-        items = self.expr(node.iter)
+        for item in self.iterable(self.expr(node.iter), node):
+            self.assign(node.target, item)
+            try:
+                self.block(node.body)
+            except _Break:
+                break
+            except _Continue:
+                continue
+
+    def list_comp(self, node: ast.ListComp) -> list:
+        """[elt for a in xs if c ...]: its names are its own, as in Python 3."""
+        scope = self.frames[-1] if self.frames else self.globals
+        names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        saved = {n: scope[n] for n in names if n in scope}
+        result: list = []
+
+        def walk(level: int) -> None:
+            if level == len(node.generators):
+                self.tick(node)
+                result.append(self.expr(node.elt))
+                self.check_length(result)
+                return
+            generator = node.generators[level]
+            for item in self.iterable(self.expr(generator.iter), node):
+                self.tick(node)
+                self.assign(generator.target, item)
+                if all(self.truth(self.expr(test)) for test in generator.ifs):
+                    walk(level + 1)
+
+        try:
+            walk(0)
+        finally:
+            for name in names:
+                if name in saved:
+                    scope[name] = saved[name]
+                else:
+                    scope.pop(name, None)
+        return result
+
+    def tick(self, node: ast.AST) -> None:
+        """One step of work that is not a statement (a comprehension's item): MAX_STEPS counts it."""
+        self.steps += 1
+        if self.steps > limits.Script.MAX_STEPS:
+            raise ScriptError(
+                f"line {node.lineno}: the script ran more than MAX_STEPS={limits.Script.MAX_STEPS:,} statements"
+            )
+        if self.steps % 16 == 0:
+            self.memory.check(node.lineno)
+
+    def iterable(self, items: Any, node: ast.AST) -> Any:
+        """What `for` walks: a range (capped), a list, tuple or string, a tensor's rows."""
         if isinstance(items, range):
-            if len(items) > MAX_LOOP:
+            if len(items) > limits.Script.MAX_LOOP:
                 raise ScriptError(
-                    f"line {node.lineno}: a loop of {len(items):,} iterations exceeds the limit MAX_LOOP={MAX_LOOP:,}"
+                    f"line {node.lineno}: a loop of {len(items):,} iterations exceeds the limit MAX_LOOP={limits.Script.MAX_LOOP:,}"
                 )
         elif isinstance(items, Tensor):
             items = (
@@ -573,14 +685,7 @@ class Interpreter:
                 raise ScriptRuntimeError("iteration over a 0-d tensor", "TypeError")
         elif not isinstance(items, (list, tuple, str)):
             raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
-        for item in items:
-            self.assign(node.target, item)
-            try:
-                self.block(node.body)
-            except _Break:
-                break
-            except _Continue:
-                continue
+        return items
 
     def try_block(self, node: ast.Try) -> None:
         try:
@@ -736,6 +841,8 @@ class Interpreter:
             return tuple(self.expr(e) for e in node.elts)
         if isinstance(node, ast.List):
             return [self.expr(e) for e in node.elts]
+        if isinstance(node, ast.ListComp):
+            return self.list_comp(node)
         if isinstance(node, ast.JoinedStr):
             return self.check_length("".join(self.fstring_part(v) for v in node.values))
         raise ScriptError(f"{_position(node)}: {type(node).__name__} not supported")
@@ -783,10 +890,18 @@ class Interpreter:
         return self.check_length(result)
 
     def check_length(self, value: Any) -> Any:
-        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
-            raise ScriptError(f"line {self.line}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits")
-        if isinstance(value, (str, list, tuple)) and len(value) > MAX_SEQUENCE:
-            raise ScriptError(f"line {self.line}: a string or list longer than MAX_SEQUENCE={MAX_SEQUENCE:,}")
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and value.bit_length() > limits.Script.MAX_INT_BITS
+        ):
+            raise ScriptError(
+                f"line {self.line}: an integer of more than MAX_INT_BITS={limits.Script.MAX_INT_BITS:,} bits"
+            )
+        if isinstance(value, (str, list, tuple)) and len(value) > limits.Script.MAX_SEQUENCE:
+            raise ScriptError(
+                f"line {self.line}: a string or list longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
+            )
         return value
 
     def binop(self, left: Any, op: type, right: Any, node: ast.AST) -> Any:
@@ -801,9 +916,9 @@ class Interpreter:
                 raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported on tensors")
             return self.apply(_BIN[op], [left, right], {})
         big_power = op is ast.Pow and isinstance(left, int) and isinstance(right, int) and right > 0
-        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > MAX_INT_BITS:
+        if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > limits.Script.MAX_INT_BITS:
             raise ScriptError(
-                f"{_position(node)}: an integer of more than MAX_INT_BITS={MAX_INT_BITS:,} bits"
+                f"{_position(node)}: an integer of more than MAX_INT_BITS={limits.Script.MAX_INT_BITS:,} bits"
             )
         if (
             op is ast.Mult
@@ -812,9 +927,9 @@ class Interpreter:
             or (op is ast.Mult and isinstance(right, (str, list, tuple)) and isinstance(left, int))
         ):
             seq, count = (left, right) if isinstance(right, int) else (right, left)
-            if len(seq) * count > MAX_SEQUENCE:
+            if len(seq) * count > limits.Script.MAX_SEQUENCE:
                 raise ScriptError(
-                    f"{_position(node)}: a string or list longer than MAX_SEQUENCE={MAX_SEQUENCE:,}"
+                    f"{_position(node)}: a string or list longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
                 )
         if op not in _PY_BIN:
             raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported")
@@ -871,6 +986,8 @@ class Interpreter:
             return f"({inner},)" if len(value) == 1 else f"({inner})"
         if isinstance(value, runtime.Fn):
             return grad_fn_repr(value.name)
+        if isinstance(value, AccumulateGrad):
+            return grad_fn_repr("AccumulateGrad")
         if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray)) or value is None:
             return repr(value)
         if isinstance(value, Caught):
@@ -879,6 +996,8 @@ class Interpreter:
             return f"<module '{value.name}'>"
         if isinstance(value, UserFunction):
             return f"<function {value.node.name} at 0x7f0000000000>"
+        if isinstance(value, HookHandle):
+            return "<torch.utils.hooks.RemovableHandle object at 0x7f0000000000>"
         if isinstance(value, (Function, Method)):
             return f"<built-in method {value.name}>"
         return f"<{type(value).__name__}>"
@@ -899,10 +1018,16 @@ class Interpreter:
             return self.module_attribute(owner, name, node)
         if isinstance(owner, Tensor):
             return self.tensor_attribute(owner, name, node)
-        if isinstance(owner, runtime.Fn):
+        if isinstance(owner, (runtime.Fn, AccumulateGrad)):
             if name == "name":
                 return Method(owner, name)
-            raise ScriptError(f"{_position(node)}: grad_fn has only .name() here")
+            if name == "next_functions":
+                return next_functions(owner)
+            if name == "variable" and isinstance(owner, AccumulateGrad):
+                return owner.variable
+            raise ScriptError(
+                f"{_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
+            )
         if isinstance(owner, (list, str, Caught)) and name in (
             "append",
             "extend",
@@ -919,6 +1044,8 @@ class Interpreter:
         if isinstance(owner, (int, float)) and name in ("real", "imag"):
             return getattr(owner, name)
         if isinstance(owner, float) and name == "is_integer":
+            return Method(owner, name)
+        if isinstance(owner, HookHandle) and name == "remove":
             return Method(owner, name)
         raise ScriptRuntimeError(
             f"'{self.type_name(owner)}' object has no attribute '{name}'", "AttributeError"
@@ -967,7 +1094,7 @@ class Interpreter:
         if name == "grad_fn":
             return t.grad_fn
         if name == "data":
-            return Tensor(t.box, dtype=t.dtype)
+            return Tensor.alias(t, share_version=False)  # changes through .data go unseen by autograd
         if name == "shape":
             return Size(t.shape)
         if name == "dtype":
@@ -1001,7 +1128,7 @@ class Interpreter:
         elif name == "data":
             if not isinstance(value, Tensor):
                 raise ScriptRuntimeError("data must be a Tensor", "TypeError")
-            owner.box.value = value.value.astype(owner.dtype)
+            owner.rebind(value)
         else:
             raise ScriptError(
                 f"{_position(node)}: only a tensor's .grad, .requires_grad and .data can be set"
@@ -1039,9 +1166,9 @@ class Interpreter:
         raise ScriptRuntimeError(f"'{self.type_name(func)}' object is not callable", "TypeError")
 
     def call_user(self, func: UserFunction, args: list, kwargs: dict, node: ast.AST) -> Any:
-        if len(self.frames) >= MAX_CALL_DEPTH:
+        if len(self.frames) >= limits.Script.MAX_CALL_DEPTH:
             raise ScriptError(
-                f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={MAX_CALL_DEPTH}"
+                f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={limits.Script.MAX_CALL_DEPTH}"
             )
         spec = func.node.args
         names = [a.arg for a in spec.args]
@@ -1151,8 +1278,10 @@ class Interpreter:
 
     def sequence_of(self, value: Any) -> list:
         if isinstance(value, range):
-            if len(value) > MAX_SEQUENCE:
-                raise ScriptError(f"line {self.line}: a sequence longer than MAX_SEQUENCE={MAX_SEQUENCE:,}")
+            if len(value) > limits.Script.MAX_SEQUENCE:
+                raise ScriptError(
+                    f"line {self.line}: a sequence longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
+                )
             return list(value)
         if isinstance(value, (list, tuple, str)):
             return list(value)
@@ -1377,7 +1506,21 @@ class Interpreter:
         key = self.index_value(node.slice)
         if isinstance(owner, Tensor):
             mapping: dict[int, Any] = {}
-            elements = key if isinstance(key, tuple) else (key,)
+            elements: tuple = ()
+            if isinstance(key, Tensor) and key.dtype == "bool" and key.value.ndim > 1:
+                # x[mask2d]: the masked dims merged into one, then one index (as torch does inside)
+                k = key.value.ndim
+                merged = (math.prod(owner.shape[:k]), *owner.shape[k:])
+                if tuple(owner.shape[:k]) == key.shape:
+                    owner = self.apply("reshape", [owner], {"shape": merged})
+                    key = Tensor(np.flatnonzero(key.value), dtype="int64")
+            for element in _as_tuple(key):  # x[mask] is x[mask.nonzero()], one index per mask dim
+                if isinstance(element, Tensor) and element.dtype == "bool":
+                    elements += tuple(Tensor(i, dtype="int64") for i in np.nonzero(element.value))
+                else:
+                    elements += (element,)
+            if len(elements) != 1:
+                key = elements
             parts = [self.index_literal(k, mapping, node) for k in elements]
             slice_node = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(key, tuple) else parts[0]
             synthetic = ast.Subscript(
@@ -1444,17 +1587,24 @@ class Interpreter:
         recording = self.grad_enabled and (
             owner.requires_grad or isinstance(value, Tensor) and value.requires_grad
         )
-        if recording and owner.is_leaf and owner.requires_grad:
-            raise ScriptRuntimeError(LEAF_IN_PLACE)
+        # x[0] = v is x[0].copy_(v): an in-place op on a view; x[[0]] = v is index_put_ on x
+        basic = all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in _as_tuple(key))
+        self.check_in_place(owner, recording, through_view=basic)
         if recording:
             raise ScriptError(
                 f"{_position(target)}: index assignment recorded by autograd (CopySlices) is not "
                 "supported yet; assign under torch.no_grad() or build a new tensor"
             )
         index = self.numpy_index(key)
-        new = owner.value.copy()
-        self.python(lambda: new.__setitem__(index, value.value if isinstance(value, Tensor) else value))
-        owner.assign(new)
+        if isinstance(value, Tensor):
+            value = value.value.astype(owner.dtype, copy=False)
+        try:
+            self.python(lambda: owner.write(value, index))
+        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
+            exc.message = re.sub(
+                r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
+            )
+            raise
 
     def numpy_index(self, key: Any) -> Any:
         if isinstance(key, tuple):
@@ -1472,9 +1622,33 @@ class Interpreter:
             raise ScriptRuntimeError(f"a Tensor with {t.value.size} elements cannot be converted to Scalar")
         return t.value.reshape(()).item()
 
+    def check_in_place(self, t: Tensor, recording: bool, through_view: bool = False) -> None:
+        """PyTorch's refusals of an in-place op, in its words; CopySlices is not built yet."""
+        if not self.grad_enabled:
+            return
+        base = t.view_of
+        if base is not None and not t.view_grad_mode and base.requires_grad:
+            if through_view:
+                raise ScriptRuntimeError(
+                    "Output 0 of Select is a view of a view which was created in no_grad mode and is "
+                    + NO_GRAD_VIEW[len("A view was created in no_grad mode and is ") :]
+                )
+            raise ScriptRuntimeError(NO_GRAD_VIEW)
+        if t.is_leaf and t.requires_grad:
+            raise ScriptRuntimeError(VIEW_OF_LEAF if through_view else LEAF_IN_PLACE)
+        if base is not None and base.is_leaf and base.requires_grad:
+            raise ScriptRuntimeError(VIEW_OF_LEAF)
+        if recording and (base is not None or through_view):
+            raise ScriptError(
+                f"line {self.line}: an in-place change of a view of a tensor in a graph (CopySlices) is "
+                "not supported yet; change it under torch.no_grad() or build a new tensor"
+            )
+
     def in_place(self, t: Tensor, name: str, other: Any, alpha: Any = None) -> Tensor:
-        if self.grad_enabled and t.requires_grad and t.is_leaf:
-            raise ScriptRuntimeError(LEAF_IN_PLACE)
+        recording = self.grad_enabled and (
+            t.requires_grad or isinstance(other, Tensor) and other.requires_grad
+        )
+        self.check_in_place(t, recording)
         if alpha is not None:
             other = self.apply("mul", [other, alpha], {}) if isinstance(other, Tensor) else other * alpha
         result = self.apply(name, [t, other], {})
@@ -1482,16 +1656,27 @@ class Interpreter:
             raise ScriptRuntimeError(
                 f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)}"
             )
+        fn = result.grad_fn
+        if fn is not None:  # PyTorch saves a clone of self for an in-place op's own backward
+            first = fn.operands[0]
+            fn.operands = (dataclasses.replace(first, version=None),) + fn.operands[1:]
         t.assign(result.value)
-        if result.grad_fn is not None:
-            t.grad_fn, t.requires_grad = result.grad_fn, True
+        if fn is not None:
+            t.grad_fn, t.requires_grad = fn, True
+            fn.output = (t.version, t.version.value)
+            fn.out = result.value
+            t.autograd_writes += 1  # views of t taken before now have a stale grad_fn
         return t
 
     def method(self, receiver: Any, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
-        if isinstance(receiver, runtime.Fn):
+        if isinstance(receiver, (runtime.Fn, AccumulateGrad)):
             if name == "name" and not args:
-                return receiver.name
-            raise ScriptError(f"{_position(node)}: grad_fn has only .name() here")
+                return (
+                    receiver.name if isinstance(receiver, runtime.Fn) else "torch::autograd::AccumulateGrad"
+                )
+            raise ScriptError(
+                f"{_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
+            )
         if isinstance(receiver, list):
             if name == "append" and len(args) == 1:
                 receiver.append(args[0])
@@ -1511,6 +1696,9 @@ class Interpreter:
                 return getattr(receiver, name)()
         if isinstance(receiver, float) and name == "is_integer":
             return receiver.is_integer()
+        if isinstance(receiver, HookHandle) and name == "remove" and not args and not kwargs:
+            receiver.remove()
+            return None
         if isinstance(receiver, Tensor):
             return self.tensor_method(receiver, name, args, kwargs, node)
         raise ScriptRuntimeError(
@@ -1581,7 +1769,7 @@ class Interpreter:
                 raise ScriptRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return None
         if name == "detach" and not args:
-            return Tensor(t.box, dtype=t.dtype)
+            return Tensor.alias(t)  # shares elements and the version counter
         if name == "detach_" and not args:
             t.grad_fn, t.requires_grad = None, False
             return t
@@ -1595,11 +1783,10 @@ class Interpreter:
             fill = 0 if name == "zero_" else args[0]
             if isinstance(fill, Tensor):
                 fill = self.item(fill)
+            self.check_in_place(t, self.grad_enabled and t.requires_grad)
             if self.grad_enabled and t.requires_grad:
-                if t.is_leaf:
-                    raise ScriptRuntimeError(LEAF_IN_PLACE)
                 raise ScriptError(f"{_position(node)}: {name}() on a tensor in a graph is not supported yet")
-            t.assign(np.full(t.shape, fill))
+            self.python(lambda: t.write(fill))
             return t
         if name in _IN_PLACE_METHODS:
             alpha = kwargs.pop("alpha", None)
@@ -1607,9 +1794,9 @@ class Interpreter:
                 raise ScriptRuntimeError(f"{name}() takes one tensor or number (and alpha=)", "TypeError")
             return self.in_place(t, _IN_PLACE_METHODS[name], args[0], alpha)
         if name == "copy_" and len(args) == 1 and isinstance(args[0], Tensor):
-            if self.grad_enabled and (t.requires_grad or args[0].requires_grad):
-                if t.is_leaf and t.requires_grad:
-                    raise ScriptRuntimeError(LEAF_IN_PLACE)
+            recording = self.grad_enabled and (t.requires_grad or args[0].requires_grad)
+            self.check_in_place(t, recording)
+            if recording:
                 raise ScriptError(f"{_position(node)}: copy_() recorded by autograd is not supported yet")
             t.assign(np.broadcast_to(args[0].value, t.shape))
             return t
@@ -1629,9 +1816,41 @@ class Interpreter:
                     "is not supported yet"
                 )
             return Tensor(t.value.astype(target), dtype=target)
-        if name in ("register_hook", "register_post_accumulate_grad_hook"):
-            raise ScriptError(f"{_position(node)}: hooks are not supported")
+        if name == "register_hook" and len(args) == 1 and not kwargs:
+            return self.register_hook(t, args[0], node)
+        if name == "register_post_accumulate_grad_hook":
+            raise ScriptError(f"{_position(node)}: post-accumulate hooks are not supported yet")
         return self.registry("", name, t, args, kwargs, node)
+
+    def register_hook(self, t: Tensor, hook: Any, node: ast.AST) -> HookHandle:
+        """t.register_hook(f): backward passes t's gradient through f, which may return a new one."""
+        if not t.requires_grad:
+            raise ScriptRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not isinstance(hook, UserFunction) and hook != Function("", "print"):
+            raise ScriptError(f"{_position(node)}: a hook is a function defined with def (or print)")
+        dtype = t.dtype
+        label = hook.node.name if isinstance(hook, UserFunction) else "print"
+
+        def run(g: np.ndarray) -> np.ndarray:
+            grad = Tensor(np.array(g, dtype=dtype), dtype=dtype)
+            if isinstance(hook, UserFunction):
+                returned = self.call_user(hook, [grad], {}, node)
+            else:
+                returned = self.builtin("print", [grad], {}, node)
+            if returned is None:
+                return g
+            if not isinstance(returned, Tensor):
+                raise ScriptRuntimeError(
+                    f"expected Variable or None (got {self.type_name(returned)})", "TypeError"
+                )
+            if returned.shape != np.shape(g):
+                raise ScriptRuntimeError(f"hook '{label}' has changed the size of value")
+            return np.asarray(returned.value, dtype=g.dtype)
+
+        owner = t.hooks if t.grad_fn is None else t.grad_fn.hooks
+        key = next(_HOOK_IDS)
+        owner[key] = run
+        return HookHandle(owner, key)
 
     def signature(self, name: str, args: list, kwargs: dict, params: tuple[str, ...]) -> list:
         if len(args) > len(params):
@@ -1652,9 +1871,40 @@ class Interpreter:
             gradient = Tensor(
                 np.asarray(gradient, dtype=t.dtype if t.dtype in runtime.FLOAT_DTYPES else "float32")
             )
-        runtime.run_backward(t, gradient, bool(retain_graph))
-        self.backward_calls.append({"line": self.line})
+        traced = self.traced()
+        runtime.run_backward(t, gradient, bool(retain_graph), record=traced)
+        self.recorded("backward", traced)
         return None
+
+    def traced(self) -> runtime.Traced | None:
+        """A record for the next backward call, named after the script's variables."""
+        if not self.record or len(self.backward_calls) >= limits.Script.MAX_RECORDED_BACKWARD_CALLS:
+            return None
+        names: dict[int, str] = {}
+        for scope in (self.globals, *self.frames):
+            for name, value in scope.items():
+                if isinstance(value, Tensor):
+                    names[id(value)] = name
+                    if value.grad_fn is not None:
+                        names[id(value.grad_fn)] = name
+        return runtime.Traced(names)
+
+    def recorded(self, call: str, traced: runtime.Traced | None, grads: list | None = None) -> None:
+        if traced is None or traced.laid is None:
+            self.backward_calls.append({"line": self.line, "call": call})
+            return
+        from .trace import BackwardCall
+
+        if grads is None:
+            after = {i: runtime._grad_copy(t) for i, t in traced.laid.leaves.items()}
+        else:
+            after = dict(zip(traced.inputs, grads))
+        source = self.lines[self.line - 1].strip() if self.line <= len(self.lines) else ""
+        record = BackwardCall(self.line, call, source, traced, after)
+        self.backward_calls.append(record)
+        if self.trace_width is not None:
+            show_array = lambda v: tensor_repr(v, dtype=str(v.dtype))  # noqa: E731
+            self.write(record.text(self.trace_width, show_array, self.trace_nodes))
 
     def autograd_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name == "backward":
@@ -1686,9 +1936,59 @@ class Interpreter:
             )
         if not all(isinstance(i, Tensor) for i in inputs) or not isinstance(outputs[0], Tensor):
             raise ScriptRuntimeError("grad(): outputs and inputs must be tensors", "TypeError")
-        grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs)
-        self.backward_calls.append({"line": self.line})
+        traced = self.traced()
+        grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs, record=traced)
+        self.recorded("autograd.grad", traced, grads)
         return tuple(Tensor(g, dtype=i.dtype) for g, i in zip(grads, inputs))
+
+
+class _Memory:
+    """MAX_SCRIPT_BYTES: how much the process may grow while a script runs.
+
+    Each cap on one tensor or list still lets a loop keep thousands of them
+    (`xs.append(torch.zeros(10**8))`); the resident size (Linux /proc/self/statm) is read
+    every 16 statements and after each million tensor elements made, and past the cap the
+    script ends with one error line before the machine runs out of memory."""
+
+    def __init__(self) -> None:
+        self.fd: int | None = None
+        self.start = 0
+        self.checked = 0
+
+    def __enter__(self) -> _Memory:
+        try:
+            self.fd = os.open("/proc/self/statm", os.O_RDONLY)
+            self.start = self.resident()
+        except OSError:  # not Linux: the per-tensor and per-list caps still hold
+            self.fd = None
+        self.checked = runtime.allocated()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+
+    def resident(self) -> int:
+        assert self.fd is not None
+        return int(os.pread(self.fd, 64, 0).split()[1]) * _PAGE
+
+    def check(self, line: int) -> None:
+        self.checked = runtime.allocated()
+        if self.fd is None:
+            return
+        grown = self.resident() - self.start
+        if grown > limits.Script.MAX_SCRIPT_BYTES:
+            raise ScriptError(
+                f"line {line}: the script holds more than MAX_SCRIPT_BYTES={limits.Script.MAX_SCRIPT_BYTES:,} "
+                "bytes of tensors and lists"
+            )
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _as_tuple(key: Any) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
 
 
 def _linspace(start: float, end: float, steps: int, dtype: str) -> np.ndarray:
@@ -1718,8 +2018,16 @@ def _parse(source: str) -> ast.Module:
         raise ScriptError(f"the script cannot be parsed: {type(exc).__name__}") from None
 
 
-def run_script(source: str) -> RunResult:
-    """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors."""
+def run_script(
+    source: str, trace_width: int | None = None, record: bool = True, nodes: tuple[str, ...] = ()
+) -> RunResult:
+    """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors.
+
+    trace_width: print each backward call's node table into the output (--trace).
+    record: keep each backward call's graph for `backward_calls` (--format json).
+    nodes: nodes the trace prints whole, by name (--node), where a call has them."""
     if not isinstance(source, str):
         raise GradcliError(f"the script must be text, not {type(source).__name__}")
-    return Interpreter(source).run()
+    interpreter = Interpreter(source, trace_width, record)
+    interpreter.trace_nodes = tuple(nodes)
+    return interpreter.run()

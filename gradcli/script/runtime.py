@@ -1,9 +1,12 @@
 """Define-by-run tensors for `gradcli run`: each op result is a node of a graph that grows.
 
-A Tensor holds its value (a NumPy array in a shared box, so `.data`, `.detach()` and
-in-place updates alias as in PyTorch) and its grad_fn, an Fn record of the registry op
-that made it. Fn records its operands as they were when it ran (value, grad_fn,
-requires_grad), so a later in-place update of a leaf cannot change a recorded graph.
+A Tensor is a view of a Storage (a NumPy array shared with its views, `.data` and
+`.detach()`, so a change through one shows through the others, as in PyTorch) and has a
+grad_fn, an Fn record of the registry op that made it. Fn records its operands as they
+were when it ran (array, grad_fn, requires_grad, version). An in-place write bumps the
+version counter and copies the storage first if an op recorded it, so backward either
+sees the values an op ran with or, where PyTorch saved the tensor, raises PyTorch's
+"modified by an inplace operation" error (`check_saved`).
 
 backward() does not carry derivative rules of its own: it collects the Fn records
 reachable from the output, lays them out as a `graph.Graph` (leaves first, then ops in
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +58,11 @@ class ScriptRuntimeError(GradcliError):
 
 
 _sequence = itertools.count()
+_allocated = [0]  # tensor elements made so far (the interpreter's memory check reads it)
+
+
+def allocated() -> int:
+    return _allocated[0]
 
 
 @dataclass(eq=False)
@@ -68,6 +78,8 @@ class Fn:
     seq: int = field(default_factory=lambda: next(_sequence))
     freed: bool = False
     retained: Tensor | None = None  # the output tensor, when retain_grad() was called
+    output: tuple | None = None  # (Version, value) of the output when the op ran
+    hooks: dict = field(default_factory=dict)  # register_hook on its output: id -> hook
 
     def next_functions(self) -> tuple:
         return tuple(o for o in self.operands if isinstance(o, Operand))
@@ -75,55 +87,162 @@ class Fn:
 
 @dataclass(frozen=True, eq=False)
 class Operand:
+    """A tensor as an op recorded it; `at` is its version then (None: PyTorch saved a clone)."""
+
     tensor: Tensor
     value: np.ndarray
     grad_fn: Fn | None
     requires_grad: bool
+    version: Version | None = None
+    at: int | None = None
 
 
-class Box:
-    """Storage shared by a tensor and its `.data` / `.detach()` aliases."""
+class Storage:
+    """Memory shared by a tensor, its views and its `.data` / `.detach()` aliases.
 
-    __slots__ = ("value",)
+    `generation` changes when the array is replaced (copy-on-write, `.data = ...`), so each
+    view re-derives its own array from the new one on its next read."""
 
-    def __init__(self, value: np.ndarray) -> None:
-        self.value = value
+    __slots__ = ("base", "generation")
+
+    def __init__(self, base: np.ndarray) -> None:
+        self.base = base
+        self.generation = 0
+
+
+class Version:
+    """PyTorch's version counter: shared by a tensor, its views and detach(), not by .data.
+
+    `recorded` says an op kept a reference to the current array: the next in-place write
+    copies the storage first, so that op keeps the values it ran with (PyTorch errors
+    instead when it needs them, which `check_versions` reproduces)."""
+
+    __slots__ = ("value", "recorded")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.recorded = False
+
+
+OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+    "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+VIEW_SIZE = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+    "across two contiguous subspaces). Use .reshape(...) instead."
+)
+MODIFIED = (
+    "one of the variables needed for gradient computation has been modified by an inplace operation: "
+    "[{what}]{which} is at version {now}; expected version {then} instead. Hint: enable anomaly "
+    "detection to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+
+
+class ScriptError(GradcliError):
+    """The script is outside the language, or over a cap: not catchable by the script."""
 
 
 class Tensor:
-    """A tensor of a script: value, dtype, requires_grad, grad, grad_fn."""
+    """A tensor of a script: a view of a storage (`steps` from the storage's array), with
+    dtype, requires_grad, grad and grad_fn."""
 
     def __init__(
         self,
-        value: np.ndarray | Box,
+        value: np.ndarray,
         *,
         dtype: str | None = None,
         requires_grad: bool = False,
         grad_fn: Fn | None = None,
     ) -> None:
-        self.box = value if isinstance(value, Box) else Box(np.asarray(value))
-        self.dtype = dtype or str(self.box.value.dtype)
-        if self.dtype != str(self.box.value.dtype):
-            self.box.value = self.box.value.astype(self.dtype)
+        array = np.asarray(value)
+        if not array.flags.c_contiguous:  # views address the storage by C-order element offsets
+            array = np.ascontiguousarray(array)
+        _allocated[0] += array.size
+        self.dtype = dtype or str(array.dtype)
+        if self.dtype != str(array.dtype):
+            array = array.astype(self.dtype)
+        self.storage = Storage(array)
+        self.steps: tuple = ()  # functions from the storage's array to this tensor's (views)
+        self.version = Version()
+        self.view_of: Tensor | None = None  # the base of a view (not of detach() or .data)
+        self.view_grad_mode = True  # whether grad mode was on when the view was made
+        self.view_writes = 0  # the base's recorded in-place writes when the view was made
+        self.autograd_writes = 0  # recorded in-place writes on this (base) tensor
+        self._array = array
+        self._generation = 0
         self.requires_grad = requires_grad
         self.grad_fn = grad_fn
         self._grad: Tensor | None = None
         self.retains_grad = False
+        self.hooks: dict[int, Any] = {}  # a leaf's register_hook: id -> (grad array -> array or None)
+        self.accumulator: Any = None  # its AccumulateGrad node, once next_functions showed it
+
+    @classmethod
+    def alias(cls, source: Tensor, step: Any = None, *, share_version: bool = True) -> Tensor:
+        """A tensor on `source`'s storage: its view through `step`, or the same elements."""
+        t = cls.__new__(cls)
+        t.dtype = source.dtype
+        t.storage = source.storage
+        t.steps = source.steps if step is None else (_strided(step(source.value), source.storage.base),)
+        t.version = source.version if share_version else Version()
+        t.view_of = None
+        t.view_grad_mode = True
+        t.view_writes = 0
+        t.autograd_writes = 0
+        t._generation = -1
+        t.requires_grad = False
+        t.grad_fn = None
+        t._grad = None
+        t.retains_grad = False
+        t.hooks = {}
+        t.accumulator = None
+        return t
 
     @property
     def value(self) -> np.ndarray:
-        return self.box.value
+        storage = self.storage
+        if self._generation != storage.generation:
+            array = storage.base
+            for step in self.steps:
+                array = step(array)
+            self._array, self._generation = array, storage.generation
+        return self._array
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.box.value.shape
+        return self.value.shape
 
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
+    @property
+    def stale_view(self) -> bool:
+        """A view whose base was changed in place by a recorded op: PyTorch rebuilds its
+        grad_fn as AsStridedBackward0, which gradcli does not."""
+        return (
+            self.view_of is not None
+            and self.grad_fn is not None
+            and (self.view_of.autograd_writes != self.view_writes)
+        )
+
     def snapshot(self) -> Operand:
-        return Operand(self, self.box.value, self.grad_fn, self.requires_grad)
+        if self.stale_view:
+            raise ScriptError(
+                "a view whose base was modified in place by a recorded operation cannot be used in a "
+                "graph yet (PyTorch gives it AsStridedBackward0); take the view again after the update"
+            )
+        self.version.recorded = True
+        return Operand(self, self.value, self.grad_fn, self.requires_grad, self.version, self.version.value)
 
     def set_requires_grad(self, flag: bool) -> None:
         if not self.is_leaf:
@@ -140,9 +259,115 @@ class Tensor:
             raise ScriptRuntimeError(NOT_FLOAT)
         self.requires_grad = bool(flag)
 
+    def write(self, values: Any, index: Any = Ellipsis) -> None:
+        """In place: the new values go into the storage, so every view and alias sees them,
+        and the version counter moves on (as each PyTorch in-place op does)."""
+        if self.version.recorded:  # copy-on-write: recorded ops keep the values they ran with
+            self.storage.base = self.storage.base.copy()
+            self.storage.generation += 1
+            self.version.recorded = False
+        target = self.value
+        parts = index if isinstance(index, tuple) else (index,)
+        basic = all(isinstance(p, (int, slice)) or p is None or p is Ellipsis for p in parts)
+        written = target[index] if basic else target
+        if written.size > 1 and any(s == 0 and n > 1 for s, n in zip(written.strides, written.shape)):
+            raise ScriptRuntimeError(OVERLAP)
+        values = values.value if isinstance(values, Tensor) else values
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            target[index] = values
+        self.version.value += 1
+
     def assign(self, value: np.ndarray) -> None:
-        """In-place: every alias of this storage sees the new value (same dtype, same shape)."""
-        self.box.value = np.asarray(value).astype(self.dtype, copy=False)
+        """In place, the whole tensor (same dtype, same shape)."""
+        self.write(np.asarray(value).astype(self.dtype, copy=False))
+
+    def rebind(self, other: Tensor) -> None:
+        """`x.data = y`: x now shares y's elements (its views keep the old ones)."""
+        self.storage, self.steps, self.dtype = other.storage, other.steps, other.dtype
+        self._generation = -1
+
+
+def _strided(view: np.ndarray, base: np.ndarray) -> Any:
+    """A view as one step from its storage's (C-contiguous) array: offset, shape and strides in
+    elements, so `x = x[0:9]` in a loop keeps one step, not a chain, and the step still
+    applies to the storage's copy after copy-on-write."""
+    shape = view.shape
+    if view.size == 0:
+        dtype = view.dtype
+        return lambda a: np.empty(shape, dtype=dtype)
+    size = base.itemsize
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // size
+    strides = tuple(s // size for s in view.strides)
+
+    def step(a: np.ndarray) -> np.ndarray:
+        flat = a.reshape(-1)[offset:]
+        return np.lib.stride_tricks.as_strided(flat, shape, tuple(s * size for s in strides), writeable=True)
+
+    return step
+
+
+def view_step(name: str, attrs: dict, source: np.ndarray, shape: tuple[int, ...]) -> Any:
+    """How a view op reads its result out of its operand's array, or None when PyTorch copies.
+
+    The step is re-applied to a fresh array after copy-on-write, so it must be a pure
+    function of the operand's array; each returns a NumPy view (never a copy)."""
+    ndim = source.ndim
+    if name == "select":
+        dim = attrs["dim"] % ndim
+        index = attrs["index"]
+        return lambda a: a[(slice(None),) * dim + (index, Ellipsis)]  # a 0-d view, not a scalar
+    if name == "slice":
+        dim = attrs["dim"] % ndim
+        part = slice(attrs["start"], attrs["end"], attrs["step"])
+        return lambda a: a[(slice(None),) * dim + (part,)]
+    if name in ("T", "t", "mT"):
+        return lambda a: a.T if name != "mT" else np.swapaxes(a, -1, -2)
+    if name == "permute":
+        dims = tuple(d % ndim for d in attrs["dims"])
+        return lambda a: np.transpose(a, dims)
+    if name == "transpose":
+        if ndim == 0:
+            return lambda a: a
+        d0, d1 = attrs["dim0"] % ndim, attrs["dim1"] % ndim
+        return lambda a: np.swapaxes(a, d0, d1)
+    if name in ("squeeze", "unsqueeze", "reshape", "view", "flatten"):
+        try:
+            np.reshape(source, shape, copy=False)
+        except ValueError:
+            if name == "view":
+                raise ScriptRuntimeError(VIEW_SIZE) from None
+            return None  # reshape/flatten of a non-contiguous tensor copy, as in PyTorch
+        return lambda a: np.reshape(a, shape, copy=False)
+    if name == "expand":
+        lead = len(shape) - ndim
+
+        def expand(a: np.ndarray) -> np.ndarray:
+            strides = [0] * lead + [s if n == m else 0 for s, n, m in zip(a.strides, a.shape, shape[lead:])]
+            return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=True)
+
+        return expand
+    if name == "detach":
+        return lambda a: a
+    return None
+
+
+VIEW_OPS = {
+    "select",
+    "slice",
+    "T",
+    "t",
+    "mT",
+    "permute",
+    "transpose",
+    "squeeze",
+    "unsqueeze",
+    "reshape",
+    "view",
+    "flatten",
+    "expand",
+    "detach",
+}
 
 
 def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any]) -> str:
@@ -224,12 +449,28 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     if out.shape != tuple(shape):
         out = np.broadcast_to(out, shape).copy()
     requires = grad_enabled and op.differentiable and any(t.requires_grad for t in tensors)
+    step = None
+    if name in VIEW_OPS and len(tensors) == 1 and operands[0] is tensors[0]:
+        step = view_step(name, attrs, tensors[0].value, tuple(shape))
+    if step is not None:  # a view: the result reads (and writes) its operand's storage
+        source = tensors[0]
+        result = Tensor.alias(source, step)
+        base = source.view_of or source
+        result.view_of, result.view_grad_mode, result.view_writes = base, grad_enabled, base.autograd_writes
+    else:
+        if any(np.may_share_memory(out, t.value) for t in tensors):
+            out = out.copy()  # a forward that returned a NumPy view must not alias a storage
+        result = Tensor(out, dtype=dtype)
     if not requires:
-        return Tensor(out, dtype=dtype)
+        return result
     kinds = [TENSOR if isinstance(o, Tensor) else NUMBER for o in operands]
     recorded = tuple(o.snapshot() if isinstance(o, Tensor) else float(o) for o in operands)
     fn = Fn(op, op.grad_fn_for(kinds, shapes, attrs), dict(attrs), recorded, out)
-    return Tensor(out, dtype=dtype, requires_grad=True, grad_fn=fn)
+    result.requires_grad, result.grad_fn = True, fn
+    fn.output = (result.version, result.version.value)
+    if step is None:
+        result.version.recorded = True  # fn.out is this tensor's array
+    return result
 
 
 # ---------------------------------------------------------------- backward
@@ -244,8 +485,28 @@ class _Laid:
     fns: list[Fn]
 
 
-def _lay_out(root: Tensor) -> _Laid:
-    """The part of the growing graph that backward from `root` reaches, as a graph.Graph."""
+class _Namer:
+    """Node names for tables: the script's variable for a tensor or grad_fn, else t<N>."""
+
+    def __init__(self, names: dict[int, str] | None) -> None:
+        self.names = names or {}
+        self.used: set[str] = set()
+
+    def __call__(self, key: int, index: int) -> str:
+        name = self.names.get(key)
+        if name is None or name in self.used:
+            name = f"t{index}"
+            while name in self.used or name in self.names.values():
+                name = f"t{index}_{len(self.used)}"
+        self.used.add(name)
+        return name
+
+
+def _lay_out(root: Tensor, names: dict[int, str] | None = None) -> _Laid:
+    """The part of the growing graph that backward from `root` reaches, as a graph.Graph.
+
+    `names` maps id(tensor) of inputs and id(grad_fn) of ops to the script's variable names."""
+    name = _Namer(names)
     fns: dict[int, Fn] = {}
     leaf_tensors: dict[int, Operand] = {}
     stack = [root.grad_fn] if root.grad_fn is not None else []
@@ -263,7 +524,7 @@ def _lay_out(root: Tensor) -> _Laid:
     leaf_index: dict[int, int] = {}
     if root.grad_fn is None:  # x.backward() on a leaf
         leaves[0] = root
-        nodes.append(Node(0, "t0", LEAF, root.shape, root.requires_grad))
+        nodes.append(Node(0, name(id(root), 0), LEAF, root.shape, root.requires_grad))
         values.append(root.value)
         return _Laid(Graph(None, tuple(nodes), 0), values, leaves, {}, [])
     ordered = sorted(fns.values(), key=lambda f: f.seq)
@@ -278,7 +539,8 @@ def _lay_out(root: Tensor) -> _Laid:
             index = len(nodes)
             leaf_index[key] = index
             kind = LEAF if operand.requires_grad else CONST
-            nodes.append(Node(index, f"t{index}", kind, operand.value.shape, operand.requires_grad))
+            label = name(id(operand.tensor), index)
+            nodes.append(Node(index, label, kind, operand.value.shape, operand.requires_grad))
             values.append(operand.value)
             if operand.requires_grad:
                 leaves[index] = operand.tensor
@@ -295,7 +557,8 @@ def _lay_out(root: Tensor) -> _Laid:
         index = len(nodes)
         fn_index[id(fn)] = index
         shape = _output_shape(fn, nodes, operands)
-        nodes.append(Node(index, f"t{index}", OP, shape, True, fn.op, tuple(operands), fn.attrs, fn.name))
+        label = name(id(fn), index)
+        nodes.append(Node(index, label, OP, shape, True, fn.op, tuple(operands), fn.attrs, fn.name))
         values.append(fn.out)
     return _Laid(Graph(None, tuple(nodes), fn_index[id(root.grad_fn)]), values, leaves, fn_index, ordered)
 
@@ -310,6 +573,7 @@ def run_backward(
     gradient: Tensor | None,
     retain_graph: bool,
     inputs: list[Tensor] | None = None,
+    record: Traced | None = None,
 ) -> list[np.ndarray | None] | None:
     """One backward pass from `root`: accumulate leaves' .grad (inputs=None) or return the
     gradients of `inputs` (torch.autograd.grad). PyTorch's checks, in PyTorch's order."""
@@ -329,11 +593,18 @@ def run_backward(
         for tensor in inputs:
             if not tensor.requires_grad:
                 raise AutogradError(NO_REQUIRES)
-    laid = _lay_out(root)
-    if any(fn.freed and fn.op.saves_tensors for fn in laid.fns):
-        raise AutogradError(autograd.SECOND_PASS)
+    laid = _lay_out(root, record.names if record is not None else None)
+    check_saved(laid.fns)
     seed = np.ones(shape, dtype=dtype) if seed_value is None else np.asarray(seed_value, dtype=dtype)
-    adjoints = autograd.backward(laid.graph, laid.values, seed, dtype)
+    hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
+    hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})
+    if hooked:
+        adjoints = _backward_with_hooks(laid, seed, dtype, hooked)
+    else:
+        adjoints = autograd.backward(laid.graph, laid.values, seed, dtype)
+    if record is not None:
+        record.laid, record.adjoints, record.seed, record.dtype = laid, adjoints, seed, str(dtype)
+        record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
     if not retain_graph:
         for fn in laid.fns:
             fn.freed = True
@@ -349,6 +620,8 @@ def run_backward(
             if adjoint is None:
                 raise AutogradError(UNUSED.format(position))
             found.append(np.asarray(adjoint, dtype=dtype))
+            if record is not None:
+                record.inputs.append(index)
         return found
     for index, tensor in laid.leaves.items():
         if adjoints[index] is not None:
@@ -357,6 +630,131 @@ def run_backward(
         if fn.retained is not None and adjoints[laid.fn_index[id(fn)]] is not None:
             accumulate(fn.retained, np.asarray(adjoints[laid.fn_index[id(fn)]], dtype=fn.retained.dtype))
     return None
+
+
+def _backward_with_hooks(laid: _Laid, seed: np.ndarray, dtype: np.dtype, hooked: dict) -> list:
+    """autograd.backward's sweep, with each hooked node's gradient passed through its hooks
+    (in the order they were registered) before it flows on, as PyTorch's tensor hooks do."""
+    nodes = laid.graph.nodes
+    adjoints: list[np.ndarray | None] = [None] * len(nodes)
+    adjoints[laid.graph.output] = seed
+    with np.errstate(all="ignore"):
+        for node in reversed(nodes):
+            g = adjoints[node.index]
+            if g is None:
+                continue
+            for hook in hooked.get(node.index, ()):
+                g = hook(g)
+            adjoints[node.index] = g
+            if node.kind != OP or not node.requires_grad:
+                continue
+            autograd.push_adjoints(node, g, laid.values, adjoints, nodes, dtype, lambda o: nodes[o].shape)
+    return adjoints
+
+
+# Ops whose backward reads their result (derivatives.yaml's `result`) rather than, or
+# besides, their inputs; and ops that save an input only when another input requires grad.
+SAVES_RESULT_ONLY = {
+    "exp",
+    "exp2",
+    "expm1",
+    "reciprocal",
+    "relu",
+    "rsqrt",
+    "sigmoid",
+    "sqrt",
+    "tanh",
+    "tan",
+    "selu",
+    "softmax",
+    "log_softmax",
+}
+SAVES_RESULT_TOO = {
+    "logsumexp",
+    "norm",
+    "prod",
+    "amax",
+    "amin",
+    "max",
+    "min",
+    "std",
+    "max_values",
+    "min_values",
+}
+SAVES_OTHER = {"mul", "matmul"}  # x * w saves w for x's gradient and x only for w's
+
+
+def _saved_operands(fn: Fn) -> list[Operand]:
+    """The tensor operands PyTorch saves for this node's backward (so checks their versions)."""
+    operands = list(fn.operands)
+    name = fn.op.name
+    if not fn.op.saves_tensors or name in SAVES_RESULT_ONLY:
+        return []
+    if name in SAVES_OTHER or name == "div":
+        needed = []
+        for i, o in enumerate(operands):
+            others = any(isinstance(p, Operand) and p.requires_grad for j, p in enumerate(operands) if j != i)
+            if others or (name == "div" and i == 1):
+                needed.append(o)
+        operands = needed
+    elif name == "where":
+        operands = operands[:1]
+    elif name in ("index", "index1"):
+        operands = operands[1:]
+    return [o for o in operands if isinstance(o, Operand)]
+
+
+def _type_name(dtype: str) -> str:
+    kind = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}.get(dtype, "Float")
+    return f"torch.{kind}Tensor"
+
+
+def _short(name: str) -> str:
+    return re.sub(r"Backward\d*$", "", name)
+
+
+def check_saved(fns: list[Fn]) -> None:
+    """PyTorch's checks as its engine unpacks saved tensors, root first: freed by an earlier
+    backward, or modified in place since the op ran (the version counter moved)."""
+    for fn in sorted(fns, key=lambda f: -f.seq):
+        if not fn.op.saves_tensors:
+            continue
+        if fn.freed:
+            raise AutogradError(autograd.SECOND_PASS)
+        for operand in _saved_operands(fn):
+            if operand.version is None or operand.version.value == operand.at:
+                continue
+            current = operand.tensor.grad_fn
+            which = f", which is output 0 of {_short(current.name)}," if current is not None else ""
+            raise AutogradError(
+                _modified(operand.value, operand.tensor.dtype, which, operand.version.value, operand.at)
+            )
+        saves_result = fn.op.name in SAVES_RESULT_ONLY or fn.op.name in SAVES_RESULT_TOO
+        if saves_result and fn.output is not None and fn.output[0].value != fn.output[1]:
+            which = f", which is output 0 of {_short(fn.name)},"
+            raise AutogradError(_modified(fn.out, str(fn.out.dtype), which, fn.output[0].value, fn.output[1]))
+
+
+def _modified(value: np.ndarray, dtype: str, which: str, now: int, then: int) -> str:
+    what = f"{_type_name(dtype)} [{', '.join(str(n) for n in np.shape(value))}]"
+    return MODIFIED.format(what=what, which=which, now=now, then=then)
+
+
+@dataclass
+class Traced:
+    """What --trace and --format json show of one backward call (filled by run_backward)."""
+
+    names: dict[int, str]
+    laid: _Laid | None = None
+    adjoints: list | None = None
+    seed: np.ndarray | None = None
+    dtype: str = "float32"
+    before: dict[int, np.ndarray | None] = field(default_factory=dict)
+    inputs: list[int] = field(default_factory=list)  # autograd.grad's inputs, as node indices
+
+
+def _grad_copy(tensor: Tensor) -> np.ndarray | None:
+    return None if tensor._grad is None else tensor._grad.value.copy()
 
 
 def accumulate(tensor: Tensor, adjoint: np.ndarray) -> None:

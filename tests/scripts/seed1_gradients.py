@@ -4,11 +4,11 @@ import torch
 x = torch.tensor(2.0, requires_grad=True)
 y = 2 * x**2 + 3
 y.backward()
-print(x.grad) # Output: tensor(8.)
+print(x.grad)  # Output: tensor(8.)
 
 W = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-b = torch.tensor([0.5, 1.0], requires_grad=True) #bias
-X = torch.tensor([[1.0, 0.5], [0.2, 0.8]]) #input
+b = torch.tensor([0.5, 1.0], requires_grad=True)  # bias
+X = torch.tensor([[1.0, 0.5], [0.2, 0.8]])  # input
 y = torch.matmul(X, W) + b
 loss = torch.sum(y**2)
 loss.backward()

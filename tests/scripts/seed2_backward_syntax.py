@@ -1,8 +1,9 @@
 import torch
+
 # Create a tensor with gradient tracking
 x = torch.tensor(2.0, requires_grad=True)
 # Define a function y = 3 * x^2
-y = 3 * x ** 2
+y = 3 * x**2
 # Compute gradients (dy/dx)
 y.backward()
 print(f"Gradient dy/dx at x=2: {x.grad.item()}")

@@ -1,7 +1,8 @@
 # Gradient accumulation across backward calls, and retain_graph
 import torch
+
 x = torch.tensor(3.0, requires_grad=True)
-y = x ** 3
+y = x**3
 y.backward(retain_graph=True)
 print(x.grad)
 y.backward(retain_graph=True)

@@ -1,7 +1,8 @@
 # torch.autograd.grad, retain_graph and non-leaf gradients with retain_grad
 import torch
+
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-y = x ** 2
+y = x**2
 z = y.sum()
 (gx,) = torch.autograd.grad(z, x, retain_graph=True)
 print(gx, x.grad)

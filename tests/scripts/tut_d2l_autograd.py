@@ -30,6 +30,7 @@ x.grad.zero_()
 y.sum().backward()
 print(x.grad == 2 * x)
 
+
 def f(a):
     b = a * 2
     for i in range(10):
@@ -40,6 +41,7 @@ def f(a):
     else:
         c = 100 * b
     return c
+
 
 a = torch.tensor(0.7, requires_grad=True)
 d = f(a)

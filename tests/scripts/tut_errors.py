@@ -1,5 +1,6 @@
 # The errors tutorials warn about, caught and printed
 import torch
+
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 try:
     x += 1

@@ -1,5 +1,6 @@
 # Indexing, slices, index assignment under no_grad, tolist, sum over dims
 import torch
+
 w = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
 row = w[1]
 col = w[:, 2]

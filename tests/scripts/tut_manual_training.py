@@ -11,7 +11,7 @@ d = torch.tensor(-0.1, requires_grad=True)
 learning_rate = 1e-4
 losses = []
 for t in range(50):
-    y_pred = a + b * x + c * x ** 2 + d * x ** 3
+    y_pred = a + b * x + c * x**2 + d * x**3
     loss = (y_pred - y).pow(2).sum()
     losses.append(round(loss.item(), 3))
     loss.backward()
@@ -24,5 +24,5 @@ for t in range(50):
     c.grad.zero_()
     d.grad.data.zero_()
 print(losses[:5], losses[-1])
-print(f'Result: y = {a.item():.4f} + {b.item():.4f} x + {c.item():.4f} x^2 + {d.item():.4f} x^3')
+print(f"Result: y = {a.item():.4f} + {b.item():.4f} x + {c.item():.4f} x^2 + {d.item():.4f} x^3")
 print(a.grad, c.grad)

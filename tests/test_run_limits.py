@@ -1,0 +1,73 @@
+"""`gradcli run`'s caps live in gradcli/limits.py and are read there at run time."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from gradcli import limits
+from gradcli.script.interpreter import run_script
+
+CASES = {
+    "MAX_LOOP": ("for i in range(3):\n    pass\n", "for i in range(4):\n    pass\n", 3),
+    "MAX_STEPS": ("a = 1\nb = 2\n", "a = 1\nb = 2\nc = 3\n", 2),
+    "MAX_CALL_DEPTH": (
+        "def f(n):\n    return 0 if n == 0 else f(n - 1)\nf(2)\n",
+        "def f(n):\n    return 0 if n == 0 else f(n - 1)\nf(3)\n",
+        3,
+    ),
+    "MAX_OUTPUT_CHARS": ("print('abcd')\n", "print('abcde')\n", 5),
+    "MAX_SEQUENCE": ("s = 'ab' * 2\n", "s = 'ab' * 3\n", 4),
+    "MAX_INT_BITS": ("n = 2 ** 30\n", "n = 2 ** 40\n", 64),  # checked as bits(2) * exponent
+    "MAX_EXPR_DEPTH": ("x = -(-(1))\n", "x = -(-(-(-(1))))\n", 3),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_each_script_cap_is_read_from_limits(monkeypatch, name):
+    inside, over, cap = CASES[name]
+    monkeypatch.setattr(limits.Script, name, cap)
+    assert run_script(inside).error is None
+    error = run_script(over).error
+    assert error is not None and f"{name}=" in error
+
+
+def test_the_interpreter_keeps_no_caps_of_its_own():
+    from gradcli.script import interpreter
+
+    assert not [name for name in vars(interpreter) if name.startswith("MAX_")]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="resident size is read from /proc")
+@pytest.mark.parametrize(
+    "script",
+    [
+        "xs = []\nfor i in range(100000):\n    xs.append([0] * 1000000)\n",
+        "import torch\nxs = []\nfor i in range(100000):\n    xs.append(torch.ones(1000000))\n",
+        "xs = [[0] * 1000000 for i in range(100000)]\n",
+    ],
+    ids=["lists", "tensors", "comprehension"],
+)
+def test_a_script_that_keeps_allocating_is_stopped_at_the_memory_cap(monkeypatch, script):
+    monkeypatch.setattr(limits.Script, "MAX_SCRIPT_BYTES", 200_000_000)
+    started = time.perf_counter()
+    error = run_script(script).error
+    assert error is not None and "MAX_SCRIPT_BYTES=200,000,000" in error
+    assert time.perf_counter() - started < 10
+
+
+def test_a_script_that_frees_what_it_makes_is_not_stopped(monkeypatch):
+    monkeypatch.setattr(limits.Script, "MAX_SCRIPT_BYTES", 200_000_000)
+    script = "import torch\nfor i in range(200):\n    x = torch.ones(1000000)\n    y = [0] * 1000000\n"
+    assert run_script(script).error is None
+
+
+def test_readme_lists_every_script_cap_with_its_value():
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    caps = {name: value for name, value in vars(limits.Script).items() if name.startswith("MAX_")}
+    assert len(caps) == 9
+    for name, value in caps.items():
+        assert f"| `{name}` | {value:,} | `run`: " in text, name
