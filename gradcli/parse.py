@@ -23,6 +23,8 @@ from .ops import (
     COMPOSITES,
     CONSTANTS,
     FUNCTIONS,
+    LISTED,
+    LISTED_EMPTY,
     MODULES,
     REGISTRY,
     TORCH_SPELLINGS,
@@ -434,8 +436,14 @@ class _Parser:
                 f"(or [0], [1]), or write {spelling.op}(x) over every element",
                 node,
             )
-        op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
         positional = receiver + list(node.args)
+        keywords = list(node.keywords)
+        if spelling.op in LISTED:  # torch.cat([a, b], 1): the list's tensors are the operands
+            if receiver:  # torch has no x.cat(...)
+                raise self.error(f"unknown method '{written}'", func, hint=_guess(name))
+            op, positional, keywords = self.listed(node, spelling.op, written, positional, keywords)
+        else:
+            op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
         for arg in positional:
             if isinstance(arg, ast.Starred):
                 raise self.error("starred arguments are not allowed", arg)
@@ -456,7 +464,7 @@ class _Parser:
             raise self.error(f"{shown} takes {expected} argument(s) ({given} given)", node)
         given_attrs: dict[str, ast.AST] = dict(zip(positional_params, extra))
         renames = dict(spelling.renames)
-        for kw in node.keywords:
+        for kw in keywords:
             if kw.arg is None:
                 raise self.error("'**' arguments are not allowed", kw.value)
             key = renames.get(kw.arg, kw.arg)
@@ -473,6 +481,44 @@ class _Parser:
             return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def listed(
+        self, node: ast.Call, name: str, written: str, positional: list, keywords: list
+    ) -> tuple[Any, list, list]:
+        """The record for a call that takes its tensors as one list, and the call's arguments
+        with the list's elements as its operands: torch.cat([a, b], 1) is cat2(a, b, dim=1)."""
+        given = [kw for kw in keywords if kw.arg == "tensors"]
+        if positional:
+            sequence, rest = positional[0], positional[1:]
+        elif given:
+            sequence, rest = given[0].value, []
+        else:
+            raise self.error(f"{written}() missing 1 required positional argument: 'tensors'", node)
+        keywords = [kw for kw in keywords if kw.arg != "tensors"]
+        if not isinstance(sequence, (ast.List, ast.Tuple)):
+            raise self.error(
+                f"{written}() takes its tensors as one list, as in {written}([a, b], dim=0)", sequence
+            )
+        elements = list(sequence.elts)
+        if not elements:
+            raise self.error(LISTED_EMPTY.get(name, f"{written}() expects a non-empty list"), sequence)
+        for position, element in enumerate(elements):
+            if isinstance(element, ast.Starred):
+                raise self.error("starred arguments are not allowed", element)
+            if isinstance(element, ast.Constant) and type(element.value) in (int, float):
+                kind = type(element.value).__name__
+                raise self.error(
+                    f"expected Tensor as element {position} in argument 0, but got {kind}", element
+                )
+        by_count = LISTED[name]
+        if len(elements) not in by_count:
+            most = max(by_count)
+            raise self.error(
+                f"{written}() joins at most {most} tensors in one call here ({len(elements)} given)",
+                sequence,
+                hint=f"join them in steps: {written}([{written}([a, b]), c]) gives the same values",
+            )
+        return by_count[len(elements)], elements + rest, keywords
 
     def plan_subscript(self, node: ast.Subscript, line: int, col: int):
         """x[0, 1:3], x[..., -1], x[:, [2, 0]], x[range(3), y]: the nodes PyTorch records.

@@ -21,7 +21,7 @@ torch = pytest.importorskip(
 )
 F = torch.nn.functional
 
-from gradcli.ops import REGISTRY  # noqa: E402
+from gradcli.ops import LISTED, REGISTRY  # noqa: E402
 from gradcli.parse import Apply, Num, Ref, parse_program  # noqa: E402
 
 TORCH_OPS = {
@@ -119,6 +119,10 @@ class _ByRecord(dict):
 
     def __missing__(self, name: str):
         spelled = REGISTRY[name].torch
+        if any(REGISTRY[name] in by_count.values() for by_count in LISTED.values()):
+            # torch.cat([a, b], dim=1): the record's operands go to torch as one list
+            joined = getattr(torch, spelled.rsplit(".", 1)[-1])
+            return lambda *tensors, **attrs: joined(list(tensors), **attrs)
         assert spelled.startswith("torch."), f"give the op '{name}' a torch= spelling or a TORCH_OPS entry"
         function = torch
         for part in spelled.split(".")[1:]:

@@ -163,7 +163,7 @@ def test_the_steps_read_as_a_learner_writes_them():
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_every_written_form_parses_back_to_its_op(op):
-    operands = ["p", "q", "r"][: op.arity]
+    operands = ["p", "q", "r", *(f"r{i}" for i in range(1, op.arity))][: op.arity]  # cat8 takes 8
     attrs = {param.name: param.default for param in op.params}
     if op.reduction:
         attrs = {"dim": 0, "keepdim": True}

@@ -25,6 +25,7 @@ from . import (
     elementwise,
     elementwise_math,
     indexing,
+    joining,
     layout,
     logic,
     nn,
@@ -58,12 +59,20 @@ _FAMILIES = (
     reducing,
     shape,
     logic,
+    joining,
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 REGISTRY: dict[str, Op] = {op.name: op for op in OPS}
 # Calls that PyTorch records as several nodes, by the name a program calls them.
 COMPOSITES: dict[str, Composite] = {
     c.name: c for family in _FAMILIES for c in getattr(family, "COMPOSITES", ())
+}
+# Calls whose tensors come as one list (torch.cat([a, b])): the record for each list length.
+LISTED: dict[str, dict[int, Op]] = {
+    name: by_count for family in _FAMILIES for name, by_count in getattr(family, "LISTED", {}).items()
+}
+LISTED_EMPTY: dict[str, str] = {
+    k: v for family in _FAMILIES for k, v in getattr(family, "EMPTY_LIST", {}).items()
 }
 
 
@@ -116,9 +125,10 @@ def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, S
     }
     table.update({op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method})
     table.update({name: Spelling(name, renames=renames) for name in COMPOSITES})
+    table.update({name: Spelling(name, renames=renames) for name in LISTED})
     table.update({name: Spelling(op.name, renames=renames) for op in OPS for name in op.aliases})
     for name, spelling in aliases.items():
-        if spelling.op in REGISTRY or spelling.op in COMPOSITES:
+        if spelling.op in REGISTRY or spelling.op in COMPOSITES or spelling.op in LISTED:
             # a spelling's own renames (np.clip's a_min) join the family's (axis=)
             table[name] = Spelling(spelling.op, spelling.numbers, renames + spelling.renames)
     return table
@@ -158,6 +168,8 @@ __all__ = [
     "Composite",
     "CONSTANTS",
     "FUNCTIONS",
+    "LISTED",
+    "LISTED_EMPTY",
     "METHODS",
     "MODULES",
     "NUMBER",
