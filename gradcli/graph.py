@@ -15,7 +15,7 @@ import numpy as np
 
 from . import limits
 from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
-from .ops import NUMBER, REGISTRY, TENSOR, Op, Shape
+from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape
 from .parse import Apply, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
@@ -225,8 +225,46 @@ class _Builder:
                 arity = len(expr.args)
                 operands = values[-arity:]
                 del values[-arity:]
-                values.append(self.apply(expr, operands, target if expr is root else None))
+                name = target if expr is root else None
+                if expr.op in REGISTRY:
+                    values.append(self.apply(expr, operands, name))
+                else:
+                    values.append(self.expand(expr, operands, name))
         return values[0]
+
+    def expand(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
+        """A shaped composite (cross_entropy, linear): the nodes torch records for these shapes."""
+        composite = COMPOSITES[expr.op]
+        if not any(isinstance(o, int) for o in operands):
+            raise ShapeError(f"{_where(self.program, expr)}{expr.op}() takes tensors, not only numbers")
+        padded = [*operands, *[None] * (composite.arity - len(operands))]
+        shapes = tuple(
+            None if o is None else self.nodes[o].shape if isinstance(o, int) else () for o in padded
+        )
+        first = len(self.nodes)
+
+        def apply(op_name: str, *args: Operand | float, **given: object) -> Operand:
+            op = REGISTRY[op_name]
+            attrs = {param.name: param.default for param in op.params}
+            attrs.update(given)
+            args_ = [
+                a
+                if isinstance(a, (int, Literal))
+                else Literal(float(a), Num(float(a), repr(float(a)), expr.line, expr.column))
+                for a in args
+            ]
+            return self.apply(Apply(op_name, (), expr.line, expr.column, tuple(attrs.items())), args_, None)
+
+        try:
+            result = composite.build(apply, *padded, shapes=shapes, **dict(expr.attrs))
+        except ShapeError as exc:  # the composite's own checks (label_smoothing) need the location
+            where = _where(self.program, expr)
+            if exc.message.startswith(where):
+                raise
+            raise ShapeError(where + exc.message) from None
+        if name is not None and isinstance(result, int) and result >= first:
+            self.nodes[result] = replace(self.nodes[result], name=name)  # the statement's name
+        return result
 
     def node_name(self, target: str) -> str:
         """The name a statement's result shows: its target, or for a rebinding (`y = y + 1`,

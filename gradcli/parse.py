@@ -55,7 +55,10 @@ class Ref:
 
 @dataclass(frozen=True)
 class Apply:
-    """An op applied to operand expressions, with its non-tensor arguments (dim=, keepdim=)."""
+    """An op applied to operand expressions, with its non-tensor arguments (dim=, keepdim=).
+
+    `op` names a registry record, or a shaped Composite (cross_entropy, linear) that the
+    graph expands into records once its operands' shapes are known."""
 
     op: str
     args: tuple[Expr, ...]
@@ -119,6 +122,10 @@ _SYNONYMS = {"ln": "log"}
 
 
 _PICKED = {"max": ("max_values", "argmax"), "min": ("min_values", "argmin")}
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _has_dim(call: ast.Call, receiver: list) -> bool:
@@ -378,12 +385,12 @@ class _Parser:
             self.check_name(node.attr, node)
             if _dotted(node.value) in MODULES and node.attr in CONSTANTS:  # math.pi, np.e
                 return [], lambda: Num(CONSTANTS[node.attr], node.attr, line, col)
-            if node.attr == "T":
-                return [node.value], lambda a: Apply("T", (a,), line, col)
+            if node.attr in ("T", "mT"):
+                return [node.value], lambda a: Apply(node.attr, (a,), line, col)
             if node.attr in TORCH_SPELLINGS:
                 raise self.error(f"'.{node.attr}' is a method; call it, as in x.{node.attr}()", node)
             raise self.error(
-                f"unknown attribute '.{node.attr}' (only .T and the methods in 'gradcli ops')", node
+                f"unknown attribute '.{node.attr}' (only .T, .mT and the methods in 'gradcli ops')", node
             )
         if isinstance(node, ast.Call):
             return self.plan_call(node, line, col)
@@ -449,6 +456,9 @@ class _Parser:
                 raise self.error("starred arguments are not allowed", arg)
         tensors = op.arity - len(spelling.numbers)
         operands, extra = positional[:tensors], positional[tensors:]
+        optional = op.optional if isinstance(op, Composite) else 0
+        while optional and operands and _is_none(operands[-1]) and len(operands) > tensors - optional:
+            operands.pop()  # F.linear(x, W, None): the optional operand left out
         params = {param.name: param for param in op.params}
         positional_params = [param.name for param in op.params if not param.keyword_only]
         last = op.params[-1] if op.params else None
@@ -456,10 +466,10 @@ class _Parser:
             # x.reshape(2, 3), x.permute(1, 0): the last param takes the remaining ints
             tail = len(params) - 1
             extra = [*extra[:tail], ast.Tuple(elts=extra[tail:], ctx=ast.Load(), lineno=line, col_offset=0)]
-        if len(operands) < tensors or len(extra) > len(positional_params):
+        if len(operands) < tensors - optional or len(extra) > len(positional_params):
             given = len(positional)
             most = tensors + len(positional_params)
-            expected = f"{tensors}" + (f" to {most}" if most > tensors else "")
+            expected = f"{tensors - optional}" + (f" to {most}" if most > tensors - optional else "")
             shown = written if receiver else f"{written}()"
             raise self.error(f"{shown} takes {expected} argument(s) ({given} given)", node)
         given_attrs: dict[str, ast.AST] = dict(zip(positional_params, extra))
@@ -652,6 +662,15 @@ class _Parser:
             self.count_operation()
             return Apply(name, exprs, line, col, tuple(values.items()))
 
+        if composite.shaped:
+            padded = (*args, *(None,) * (composite.arity - len(args)))
+            if any(isinstance(a, (Num, Ref, Apply)) for a in args):
+                # A program: the shapes are known once the graph is built, which expands the call.
+                self.count_operation()
+                return Apply(composite.name, tuple(args), line, col, tuple(attrs.items()))
+            # `gradcli run` binds tensors that already have shapes: expand the call now.
+            shapes = tuple(None if a is None else tuple(getattr(a, "shape", ())) for a in padded)
+            return composite.build(apply, *padded, shapes=shapes, **attrs)
         return composite.build(apply, *args, **attrs)
 
     def attribute(self, param: Param, node: ast.AST, written: str) -> Any:

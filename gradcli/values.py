@@ -308,7 +308,7 @@ def _fold(expr: Any) -> float:
             return float(expr.name)
         raise ValueInputError(f"'{expr.name}' is not a number")
     assert isinstance(expr, Apply)
-    op = REGISTRY[expr.op]
-    if not op.elementwise:
-        raise ValueInputError(f"{op.name}() does not give a number here")
+    op = REGISTRY.get(expr.op)
+    if op is None or not op.elementwise:
+        raise ValueInputError(f"{expr.op}() does not give a number here")
     return fold(op, [_fold(arg) for arg in expr.args], {})

@@ -21,7 +21,7 @@ torch = pytest.importorskip(
 )
 F = torch.nn.functional
 
-from gradcli.ops import LISTED, REGISTRY  # noqa: E402
+from gradcli.ops import COMPOSITES, LISTED, REGISTRY  # noqa: E402
 from gradcli.parse import Apply, Num, Ref, parse_program  # noqa: E402
 
 TORCH_OPS = {
@@ -51,6 +51,7 @@ TORCH_OPS = {
     "softplus": F.softplus,
     "t": lambda a: a.t(),
     "T": lambda a: a.T,
+    "mT": lambda a: a.mT,
     # gradcli's class indices are floats holding integers; torch takes them as int64.
     "nll_loss": lambda x, t, **attrs: F.nll_loss(x, torch.as_tensor(t).detach().long(), **attrs),
     # torch.round takes no decimals=None: the one-argument overload is RoundBackward0
@@ -118,6 +119,12 @@ class _ByRecord(dict):
     an op whose torch function takes the same operands and keyword attrs needs no entry above."""
 
     def __missing__(self, name: str):
+        if name in COMPOSITES:  # a shaped composite stays one call in the program: F.linear(x, W)
+            spelled = COMPOSITES[name].torch
+            function = torch
+            for part in spelled.split(".")[1:]:
+                function = getattr(function, part)
+            return function
         spelled = REGISTRY[name].torch
         if any(REGISTRY[name] in by_count.values() for by_count in LISTED.values()):
             # torch.cat([a, b], dim=1): the record's operands go to torch as one list

@@ -154,6 +154,10 @@ MODULES: dict[str, dict[str, Spelling]] = {
     "jax.numpy": NUMPY_SPELLINGS,
     "math": NUMPY_SPELLINGS,
 }
+# torch.ops.aten.mul.Scalar and friends: records Python's torch.mul never makes (MulBackward1).
+for _family in _FAMILIES:
+    for _prefix, _names in getattr(_family, "ATEN_MODULES", {}).items():
+        MODULES.setdefault(_prefix, {}).update(_names)
 # Names callable as f(...) in a program, and as x.f(...).
 FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
 METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}

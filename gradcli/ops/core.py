@@ -67,6 +67,11 @@ class Composite:
     build: Callable[..., Any]
     torch: str
     derivative: str = ""  # for `gradcli ops`: what it is made of
+    # What torch records depends on the operands' shapes (cross_entropy's target: class
+    # indices or probabilities; linear's input rank): `build` also gets `shapes=` (None for
+    # an operand not given), and the graph expands the call once the shapes are known.
+    shaped: bool = False
+    optional: int = 0  # trailing tensor operands that may be left out or None (linear's bias)
 
 
 @dataclass(frozen=True)

@@ -144,6 +144,14 @@ def _transpose_shape(a: Shape, dim0: int | None = None, dim1: int | None = None)
     return tuple(swapped)
 
 
+def _mT_shape(a: Shape) -> Shape:
+    if len(a) < 2:
+        raise ShapeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {len(a)}-D tensor."
+        )
+    return (*a[:-2], a[-1], a[-2])
+
+
 def _expand_shape(a: Shape, size: Shape | None = None) -> Shape:
     """torch's expand: -1 keeps a size; a size-1 dim stretches; new dims go in front."""
     if size is None:
@@ -570,6 +578,47 @@ OPS: tuple[Op, ...] = (
         **_COMMON,
     ),
     Op(
+        "mT",
+        "x.mT",
+        forward=lambda a: np.swapaxes(a, -2, -1).copy(),
+        vjp=(lambda g, out, a: np.swapaxes(g, -2, -1),),
+        sympy=lambda sp, a, shapes=((),): _sym_transpose(sp, a, shapes, -2, -1),
+        sym_vjp=(lambda sp, g, a, shapes=((),): _sym_transpose_vjp(sp, g, a, shapes, -2, -1),),
+        grad_fn="TransposeBackward0",  # x.mT is x.transpose(-2, -1)
+        torch="Tensor.mT",
+        derivative="grad is g.mT",
+        domain="tensors with >= 2 dimensions",
+        function=False,
+        method=False,
+        infer_shape=_mT_shape,
+        step=("{g}.mT",),
+        written=lambda operands, attrs: f"{operands[0]}.mT",
+        **_COMMON,
+    ),
+    Op(
+        "_unsafe_view",
+        "torch.ops.aten._unsafe_view(x, [2, 3]): a view of a fresh result (matmul, reshape of a copy)",
+        forward=_view,
+        vjp=(_back_to_operand,),
+        sympy=_same,
+        sym_vjp=(_same_vjp,),
+        grad_fn="UnsafeViewBackward0",
+        torch="torch.ops.aten._unsafe_view",
+        derivative="grad is g reshaped to x's shape",
+        domain="a shape with as many elements (one -1 is inferred)",
+        function=False,
+        method=False,
+        params=(SIZE_PARAM,),
+        infer_shape=_view_shape,
+        step=(_reshape_step,),
+        written=lambda operands, attrs: (
+            f"torch.ops.aten._unsafe_view({operands[0]}"
+            + ("" if attrs.get("size") is None else f", {_listed(attrs['size'])}")
+            + ")"
+        ),
+        **_COMMON,
+    ),
+    Op(
         "clone",
         "clone(x) or x.clone()",
         forward=lambda a: np.array(a, copy=True),
@@ -603,3 +652,5 @@ NUMPY_ALIASES: dict[str, Spelling] = {
     "transpose": Spelling("permute"),
     "expand_dims": Spelling("unsqueeze", renames=(("axis", "dim"),)),
 }
+
+ATEN_MODULES = {"torch.ops.aten": {"_unsafe_view": Spelling("_unsafe_view")}}
