@@ -15,7 +15,7 @@ import numpy as np
 
 from . import limits
 from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
-from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape
+from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape, dtypes
 from .parse import Apply, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
@@ -43,6 +43,7 @@ class Node:
     operands: tuple[Operand, ...] = ()
     attrs: dict = field(default_factory=dict)
     grad_fn: str | None = None
+    dtype: str | None = dtypes.FLOAT  # what the tensor is in torch: float, int64 or bool; None unknown
 
     @property
     def is_leaf(self) -> bool:
@@ -77,10 +78,14 @@ class Graph:
         return self.nodes[operand].shape if isinstance(operand, int) else ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class InputSpec:
     kind: str  # LEAF or CONST
     shape: Shape
+    # torch's dtype of a const as its literal reads (int64 for [2, 0, 1], bool for [true]);
+    # None when not known, which refuses nothing. A leaf is always floating.
+    dtype: str | None = None
+    value: np.ndarray | None = None  # the value, where known: a bool mask's selection needs it
 
 
 def _where(program: Program, expr: Apply) -> str:
@@ -138,7 +143,9 @@ class _Builder:
         if spec is None:  # the API checks inputs first; this is a safety net
             raise ParseError(f"name '{ref.name}' has no value", line=ref.line, column=ref.column)
         self.count_elements(spec.shape, ref)
-        index = self.add(Node(len(self.nodes), ref.name, spec.kind, spec.shape, spec.kind == LEAF))
+        dtype = dtypes.FLOAT if spec.kind == LEAF else spec.dtype
+        node = Node(len(self.nodes), ref.name, spec.kind, spec.shape, spec.kind == LEAF, dtype=dtype)
+        index = self.add(node)
         self.env[ref.name] = index
         return index
 
@@ -153,11 +160,9 @@ class _Builder:
                 f"{_where(self.program, expr)}tensors used as indices must be long, int, byte or bool tensors"
                 " (give the indices with --const)"
             )
-        if op.refuses_masks and any(t.op is not None and t.op.gives_mask for t in tensors):
-            raise ShapeError(
-                f"{_where(self.program, expr)}indexing with a bool mask (x[x > 0]) is not supported yet: "
-                "the result's shape would depend on the values; torch.where(mask, x, 0) keeps the shape"
-            )
+        kinds_of = [dtypes.NUMBER if not isinstance(o, int) else self.nodes[o].dtype for o in operands]
+        if op.refuses_masks and any(kind == dtypes.BOOL for kind in kinds_of[1:]):
+            attrs["key"] = self.mask_key(expr, operands, attrs["key"])
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         sizes = [v for v in attrs.values() if isinstance(v, tuple) and all(isinstance(n, int) for n in v)]
         if any(len(v) > limits.MAX_DIMS for v in sizes):  # x.reshape(1, 1, ..., 1) with 70 ones
@@ -167,6 +172,8 @@ class _Builder:
             )
         try:
             shape = op.shape(shapes, attrs)
+            # after the shapes, as torch checks nll_loss's target rank before its dtype
+            dtypes.check(op, kinds_of, [isinstance(o, int) and self.nodes[o].requires_grad for o in operands])
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
         if len(shape) > limits.MAX_DIMS:
@@ -188,6 +195,8 @@ class _Builder:
             )
         self.count_elements(shape, expr)
         requires_grad = op.differentiable and any(node.requires_grad for node in tensors)
+        numbers = [o.value for o in operands if isinstance(o, Literal)]
+        dtype = dtypes.result_dtype(op, kinds_of, numbers)
         grad_fn = None
         if requires_grad:
             kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
@@ -202,8 +211,68 @@ class _Builder:
             operands=tuple(operands),
             attrs=attrs,
             grad_fn=grad_fn,
+            dtype=dtype,
         )
         return self.add(node)
+
+    def mask_key(self, expr: Apply, operands: list[Operand], key: tuple) -> tuple:
+        """x[mask]: a bool index tensor selects where it is True, so the result's length is the
+        mask's count, known from its value now: ("mask", k, dims, count) for index operand k."""
+        shape = self.nodes[operands[0]].shape
+        result, dim = [], 0
+        for entry in key:
+            if entry[0] != "tensor" or self.nodes[operands[1 + entry[1]]].dtype != dtypes.BOOL:
+                result.append(entry)
+                dim += 1
+                continue
+            mask = self.value_of(operands[1 + entry[1]], expr)
+            if mask.ndim == 0:
+                raise ShapeError(
+                    f"{_where(self.program, expr)}a 0-d bool index is not supported; index with a 1-D mask"
+                )
+            if dim + mask.ndim > len(shape):
+                raise ShapeError(
+                    f"{_where(self.program, expr)}too many indices for tensor of dimension {len(shape)}"
+                )
+            for i, size in enumerate(mask.shape):
+                if size != shape[dim + i]:
+                    raise ShapeError(
+                        f"{_where(self.program, expr)}The shape of the mask {list(mask.shape)} at index {i} does "
+                        f"not match the shape of the indexed tensor {list(shape)} at index {dim + i}"
+                    )
+            result.append(("mask", entry[1], mask.ndim, int(np.count_nonzero(mask))))
+            dim += mask.ndim
+        return tuple(result)
+
+    def value_of(self, operand: Operand, expr: Apply) -> np.ndarray:
+        """An operand's value while the graph is built, from the inputs' values (iteratively)."""
+        if isinstance(operand, Literal):
+            return np.asarray(operand.value)
+        known: dict[int, np.ndarray] = {}
+        stack = [operand]
+        while stack:
+            index = stack[-1]
+            node = self.nodes[index]
+            if node.kind != OP:
+                spec = self.specs.get(node.name)
+                if spec is None or spec.value is None:
+                    raise ShapeError(
+                        f"{_where(self.program, expr)}indexing with a bool mask needs the mask's values, "
+                        f"and '{node.name}' has none here (give it with --at or --const; not with --batch)"
+                    )
+                known[index] = np.asarray(spec.value)
+                stack.pop()
+                continue
+            missing = [o for o in node.inputs() if o not in known]
+            if missing:
+                stack.extend(missing)
+                continue
+            args = [known[o] if isinstance(o, int) else o.value for o in node.operands]
+            with np.errstate(all="ignore"):
+                known[index] = np.asarray(node.op.forward(*args, **node.attrs))
+            stack.pop()
+        value = known[operand]
+        return value != 0 if self.nodes[operand].dtype == dtypes.BOOL else value
 
     def expression(self, root: Expr, target: str | None) -> Operand:
         """Post-order walk with an explicit stack; the root op takes the statement's name.
@@ -241,6 +310,7 @@ class _Builder:
         shapes = tuple(
             None if o is None else self.nodes[o].shape if isinstance(o, int) else () for o in padded
         )
+        kinds = tuple(self.nodes[o].dtype if isinstance(o, int) else dtypes.NUMBER for o in padded)
         first = len(self.nodes)
 
         def apply(op_name: str, *args: Operand | float, **given: object) -> Operand:
@@ -256,7 +326,7 @@ class _Builder:
             return self.apply(Apply(op_name, (), expr.line, expr.column, tuple(attrs.items())), args_, None)
 
         try:
-            result = composite.build(apply, *padded, shapes=shapes, **dict(expr.attrs))
+            result = composite.build(apply, *padded, shapes=shapes, dtypes=kinds, **dict(expr.attrs))
         except ShapeError as exc:  # the composite's own checks (label_smoothing) need the location
             where = _where(self.program, expr)
             if exc.message.startswith(where):

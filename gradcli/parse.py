@@ -124,6 +124,12 @@ _SYNONYMS = {"ln": "log"}
 _PICKED = {"max": ("max_values", "argmax"), "min": ("min_values", "argmin")}
 
 
+def _dtype_kind(value: Any) -> str | None:
+    """float, int64 or bool: what a `gradcli run` tensor is, as the graph's nodes say it."""
+    dtype = str(getattr(value, "dtype", "float"))
+    return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
+
+
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -670,7 +676,8 @@ class _Parser:
                 return Apply(composite.name, tuple(args), line, col, tuple(attrs.items()))
             # `gradcli run` binds tensors that already have shapes: expand the call now.
             shapes = tuple(None if a is None else tuple(getattr(a, "shape", ())) for a in padded)
-            return composite.build(apply, *padded, shapes=shapes, **attrs)
+            kinds = tuple(_dtype_kind(a) for a in padded)
+            return composite.build(apply, *padded, shapes=shapes, dtypes=kinds, **attrs)
         return composite.build(apply, *args, **attrs)
 
     def attribute(self, param: Param, node: ast.AST, written: str) -> Any:

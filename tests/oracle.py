@@ -80,6 +80,8 @@ def _torch_key(key, tensors):
             parts.append(slice(None))
         elif entry[0] == "list":
             parts.append(list(entry[1]))
+        elif entry[0] == "mask":
+            parts.append(tensors[entry[1]] != 0)  # a bool mask, as torch indexes with one
         else:
             parts.append(tensors[entry[1]].long())
     return tuple(parts)

@@ -22,6 +22,7 @@ import math
 from . import (
     activations,
     arithmetic,
+    dtypes,
     elementwise,
     elementwise_math,
     indexing,
@@ -188,5 +189,6 @@ __all__ = [
     "Spelling",
     "broadcast_dims",
     "broadcast_shapes",
+    "dtypes",
     "unbroadcast",
 ]

@@ -69,7 +69,8 @@ class Composite:
     derivative: str = ""  # for `gradcli ops`: what it is made of
     # What torch records depends on the operands' shapes (cross_entropy's target: class
     # indices or probabilities; linear's input rank): `build` also gets `shapes=` (None for
-    # an operand not given), and the graph expands the call once the shapes are known.
+    # an operand not given) and `dtypes=` (ops.dtypes' names, None if unknown), and the
+    # graph expands the call once they are known.
     shaped: bool = False
     optional: int = 0  # trailing tensor operands that may be left out or None (linear's bias)
 

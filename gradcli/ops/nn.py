@@ -546,13 +546,25 @@ def _l1_loss(apply, x, y, reduction="mean"):
     return loss if reduction == "none" else apply(reduction, loss)
 
 
-def _cross_entropy(apply, x, y, ignore_index=-100, reduction="mean", label_smoothing=0.0, shapes=((), ())):
+def _cross_entropy(
+    apply,
+    x,
+    y,
+    ignore_index=-100,
+    reduction="mean",
+    label_smoothing=0.0,
+    shapes=((), ()),
+    dtypes=(None, None),
+):
     """torch's cross_entropy_loss (LossNLL.cpp): a target of the input's shape holds class
     probabilities, any other class indices; label smoothing adds a uniform term. Each
     branch records what the C++ code records, its Scalar arithmetic included."""
     x_shape, y_shape = shapes
     class_dim = 0 if len(x_shape) == 1 else 1
     if tuple(x_shape) == tuple(y_shape) and x_shape:
+        if dtypes[1] in ("int64", "bool"):
+            kind = {"int64": "Long", "bool": "Bool"}[dtypes[1]]
+            raise ShapeError(f"Expected floating point type for target with class probabilities, got {kind}")
         return _cross_entropy_probabilities(
             apply, x, y, class_dim, x_shape, ignore_index, reduction, label_smoothing
         )
@@ -601,7 +613,7 @@ def _cross_entropy_probabilities(apply, x, y, class_dim, shape, ignore_index, re
     return apply("div_scalar", loss, other=float(math.prod(shape) // classes))
 
 
-def _linear(apply, x, w, b=None, shapes=((), (), None)):
+def _linear(apply, x, w, b=None, shapes=((), (), None), dtypes=()):
     """torch's linear (Linear.cpp): addmm for a 2-D input with a bias; a 1-D or N-D input
     with a bias is viewed as 2-D around the addmm; without a bias, matmul (an N-D input is
     viewed as 2-D, and the product _unsafe_view'ed back, as matmul does). Nodes are made in

@@ -275,7 +275,17 @@ MALFORMED = [
     grad("program-dollar", "$x", "--at", "x=1", expect=("syntax error",)),
     grad("comparison", "x == 1", "--at", "x=1", expect=("does not require grad",)),
     grad("comparison-chain", "0 < x < 1", "--at", "x=1", expect=("compare two things at a time",)),
-    grad("mask-index", "x[x > 0].sum()", "--at", "x=[1,-1]", expect=("bool mask",)),
+    # a bool mask indexes (x[x > 0] runs); one of the wrong shape, or without values, is refused
+    grad(
+        "mask-index",
+        "x[m].sum()",
+        "--at",
+        "x=[1,-1]",
+        "--const",
+        "m=[true,false,true]",
+        expect=("The shape of the mask [3] at index 0",),
+    ),
+    grad("mask-index-symbolic", "x[x > 0]", expect=("needs the mask's values",)),
     grad("tuple", "(x, x)", "--at", "x=1", expect=("tuple",)),
     grad("list", "[x, x]", "--at", "x=1", expect=("list",)),
     grad("none", "None", expect=("None is not a number",)),

@@ -77,7 +77,10 @@ def example(op_name: str) -> tuple[str, dict, dict]:
         name = _NAMES[position]
         names.append(name)
         constant = position in case.integers or position in case.masks
-        (const if constant else at)[name] = np.asarray(operand).tolist()
+        value = np.asarray(operand)
+        if position in case.integers or position in case.masks:  # int64 and bool, as torch holds them
+            value = value.astype(np.int64) if position in case.integers else value != 0
+        (const if constant else at)[name] = value.tolist()
     op = REGISTRY[op_name]
     program = written_form(op, names, dict(case.attrs))
     if not op.differentiable:  # no gradient of its own: weigh a leaf with it
