@@ -16,7 +16,7 @@ import numpy as np
 from . import limits
 from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
 from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape, dtypes
-from .parse import Apply, Expr, Num, Program, Ref, Statement
+from .parse import Apply, Deferred, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
 
@@ -151,7 +151,7 @@ class _Builder:
 
     def apply(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
         op = REGISTRY[expr.op]
-        attrs = dict(expr.attrs)
+        attrs = {key: self.settle(value, expr) for key, value in expr.attrs}
         tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
         if op.refuses_masks and any(
             isinstance(o, int) and self.nodes[o].requires_grad for o in operands[1:]
@@ -181,6 +181,12 @@ class _Builder:
                 f"{_where(self.program, expr)}{expr.op} would make a tensor of {len(shape)} dimensions, "
                 f"over the limit MAX_DIMS={limits.MAX_DIMS}"
             )
+        if op.size_of is not None:  # x.shape[0], len(x): a number, from the shape
+            try:
+                size = op.size_of(shapes[0], attrs)
+            except ShapeError as exc:
+                raise ShapeError(_where(self.program, expr) + exc.message) from None
+            return Literal(float(size), expr)
         if not tensors:
             # The folded expression is rebuilt from the operands' own expressions, so a
             # named constant (`n = 2; sin(n)`) appears as its number, never as a Ref.
@@ -214,6 +220,43 @@ class _Builder:
             dtype=dtype,
         )
         return self.add(node)
+
+    def settle(self, value: object, expr: Apply) -> object:
+        """An argument as the op takes it: a size written as an expression (`x.shape[0]`,
+        `range(len(x))`) becomes its int(s) now that the shapes are known."""
+        if isinstance(value, tuple):
+            return tuple(self.settle(item, expr) for item in value)
+        if not isinstance(value, Deferred):
+            return value
+        numbers = []
+        for part in value.exprs:
+            result = self.expression(part, None)
+            if value.kind == "shape":
+                if not isinstance(result, int):
+                    raise ShapeError(f"{_where(self.program, expr)}{value.what}: a number has no shape")
+                return tuple(self.nodes[result].shape)
+            number = self.number_of(result, value.what, expr)
+            if not (math.isfinite(number) and number == int(number)) or abs(number) > limits.MAX_ELEMENTS:
+                raise ShapeError(
+                    f"{_where(self.program, expr)}{value.what} must be an integer, not {number:g}"
+                )
+            numbers.append(int(number))
+        if value.kind != "range":
+            return numbers[0]
+        span = range(*numbers)
+        limits.check(len(span), limits.MAX_INDEX_LITERAL, "range() length", "MAX_INDEX_LITERAL")
+        return tuple(span)
+
+    def number_of(self, operand: Operand, what: str, expr: Apply) -> float:
+        """A number operand's value; a 0-d int64 --const (a batch size n) counts as its value,
+        as torch's range(n) and view(n, -1) take a 0-d integer tensor through __index__."""
+        if isinstance(operand, Literal):
+            return operand.value
+        node = self.nodes[operand]
+        spec = self.specs.get(node.name) if node.kind == CONST else None
+        if node.shape == () and node.dtype == dtypes.INT64 and spec is not None and spec.value is not None:
+            return float(spec.value)
+        raise ShapeError(f"{_where(self.program, expr)}{what} must be a number, not a tensor")
 
     def mask_key(self, expr: Apply, operands: list[Operand], key: tuple) -> tuple:
         """x[mask]: a bool index tensor selects where it is True, so the result's length is the

@@ -71,6 +71,16 @@ Expr = Num | Ref | Apply
 
 
 @dataclass(frozen=True)
+class Deferred:
+    """An int argument written as an expression of sizes (`x.shape[0]`, `len(x) - 1`) or a
+    `range(len(x))` index: the graph settles it once the shapes are known."""
+
+    exprs: tuple[Expr, ...]
+    what: str  # the argument's name, for errors
+    kind: str = "int"  # one int; "range": range(*exprs); "shape": the sizes of exprs[0], x.shape
+
+
+@dataclass(frozen=True)
 class Statement:
     target: str | None  # None for a bare expression
     expr: Expr
@@ -128,6 +138,13 @@ def _dtype_kind(value: Any) -> str | None:
     """float, int64 or bool: what a `gradcli run` tensor is, as the graph's nodes say it."""
     dtype = str(getattr(value, "dtype", "float"))
     return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
+
+
+def _is_int_literal(node: ast.AST) -> bool:
+    """3 or -3, as written."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def _is_none(node: ast.AST) -> bool:
@@ -315,6 +332,8 @@ class _Parser:
         self.operations = 0  # Apply nodes made so far, checked against MAX_NODES
         # Names the user bound (inputs, assignments so far) that hide a constant: `e`, `pi`.
         self.shadowed: set[str] = set(names)
+        # Names used inside size arguments (`x.view(n.shape[0], -1)`): inputs too.
+        self.attr_names: list[str] = []
 
     def error(self, message: str, node: ast.AST | None = None, hint: str | None = None) -> ParseError:
         line, column = self.src.node_position(node) if node is not None else (None, None)
@@ -383,6 +402,13 @@ class _Parser:
                 return [node.operand], lambda a: a  # +x is x itself, as in PyTorch
             kind = type(node.op).__name__
             raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "shape"
+        ):  # x.shape[0]: a size, the number torch's Python int is
+            index = self.int_literal(node.slice, "a shape index")
+            return [node.value.value], lambda a: Apply("size", (a,), line, col, (("dim", index),))
         picked = _picked_part(node)
         if picked is not None:  # x.max(1).values, torch.min(x, 0)[1]
             call, part = picked
@@ -393,6 +419,10 @@ class _Parser:
                 return [], lambda: Num(CONSTANTS[node.attr], node.attr, line, col)
             if node.attr in ("T", "mT"):
                 return [node.value], lambda a: Apply(node.attr, (a,), line, col)
+            if node.attr == "ndim":
+                return [node.value], lambda a: Apply("dim", (a,), line, col)
+            if node.attr == "shape":
+                raise self.error("x.shape is a torch.Size here; take one size: x.shape[0]", node)
             if node.attr in TORCH_SPELLINGS:
                 raise self.error(f"'.{node.attr}' is a method; call it, as in x.{node.attr}()", node)
             raise self.error(
@@ -619,7 +649,7 @@ class _Parser:
 
         return [node.value, *tensors], build
 
-    def index_literal(self, node: ast.AST) -> int | tuple | None:
+    def index_literal(self, node: ast.AST) -> int | tuple | Deferred | None:
         """An int, or a (nested) list of ints / range(...) as a tuple; None for a tensor expression."""
         if (
             isinstance(node, ast.UnaryOp)
@@ -645,9 +675,18 @@ class _Parser:
                 items.append(value)
             return tuple(items)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            if not 1 <= len(node.args) <= 3 or node.keywords:
+                raise self.error("range() takes 1 to 3 integers here", node)
+            if not all(_is_int_literal(arg) for arg in node.args):  # range(len(x)): settled later
+                exprs = []
+                for arg in node.args:
+                    expr, names = self.convert(arg)
+                    self.attr_names.extend(names)
+                    exprs.append(expr)
+                return Deferred(tuple(exprs), "range()'s arguments", kind="range")
             bounds = [self.int_literal(arg, "range()'s arguments") for arg in node.args]
-            if not 1 <= len(bounds) <= 3 or node.keywords or any(b is None for b in bounds):
-                raise self.error("range() takes 1 to 3 integer literals here", node)
+            if any(b is None for b in bounds):
+                raise self.error("range() takes 1 to 3 integers here", node)
             span = range(*bounds)  # type: ignore[arg-type]
             # counted before a single element is made: range(10**8) must cost nothing
             limits.check(len(span), limits.MAX_INDEX_LITERAL, "range() length", "MAX_INDEX_LITERAL")
@@ -692,14 +731,18 @@ class _Parser:
         if isinstance(node, ast.Constant) and node.value is None and param.default is None:
             return None
         if param.kind == "ints":
+            if isinstance(node, ast.Attribute) and node.attr == "shape":  # x.view(y.shape)
+                expr, names = self.convert(node.value)
+                self.attr_names.extend(names)
+                return Deferred((expr,), param.name, kind="shape")
             items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
-            values = tuple(self.int_literal(item, param.name) for item in items)
-            if any(v is None or abs(v) > limits.MAX_ELEMENTS for v in values):
+            values = tuple(self.sized(item, param.name) for item in items)
+            if any(v is None or (isinstance(v, int) and abs(v) > limits.MAX_ELEMENTS) for v in values):
                 raise self.error(f"{param.name} must be integer literals", node)
             return values
         if param.kind in ("dim", "int"):
-            value = self.int_literal(node, param.name)
-            if value is None or abs(value) > limits.MAX_ELEMENTS:
+            value = self.sized(node, param.name)
+            if value is None or (isinstance(value, int) and abs(value) > limits.MAX_ELEMENTS):
                 raise self.error(f"{param.name} must be an integer literal", node)
             return value
         sign, inner = 1.0, node  # "number": 0.2, -1, 1e-3
@@ -711,6 +754,15 @@ class _Parser:
         if isinstance(inner, ast.Constant) and type(inner.value) in (int, float):
             return sign * float(inner.value)
         raise self.error(f"{param.name} must be a number literal", node)
+
+    def sized(self, node: ast.AST, what: str) -> int | None | Deferred:
+        """An int argument: a literal, or an expression of sizes (`x.shape[0]`, `len(x) // 2`)
+        that the graph settles once shapes are known."""
+        if _is_int_literal(node) or isinstance(node, ast.Constant):
+            return self.int_literal(node, what)
+        expr, names = self.convert(node)
+        self.attr_names.extend(names)
+        return Deferred((expr,), what)
 
     def convert(self, root: ast.AST) -> tuple[Expr, list[str]]:
         """The expression, and the names it uses in order of appearance.
@@ -837,6 +889,7 @@ class _Parser:
                             stmt.value,
                         )
                     )
+                    names, self.attr_names = names + self.attr_names, []
                     for name in names:
                         if name not in assigned:
                             inputs.setdefault(name)
@@ -879,6 +932,7 @@ class _Parser:
                 target = target_node.id
                 self.check_name(target, target_node)
             expr, names = self.convert(expr_node)
+            names, self.attr_names = names + self.attr_names, []
             for name in names:
                 if name not in assigned:
                     inputs.setdefault(name)

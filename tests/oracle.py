@@ -52,6 +52,11 @@ TORCH_OPS = {
     "t": lambda a: a.t(),
     "T": lambda a: a.T,
     "mT": lambda a: a.mT,
+    # sizes are Python ints in torch; as 0-d tensors they compare with gradcli's folded numbers
+    "size": lambda a, dim=None: torch.tensor(a.size(dim)),
+    "len": lambda a: torch.tensor(len(a)),
+    "numel": lambda a: torch.tensor(a.numel()),
+    "dim": lambda a: torch.tensor(a.dim()),
     # gradcli's class indices are floats holding integers; torch takes them as int64.
     "nll_loss": lambda x, t, **attrs: F.nll_loss(x, torch.as_tensor(t).detach().long(), **attrs),
     # torch.round takes no decimals=None: the one-argument overload is RoundBackward0

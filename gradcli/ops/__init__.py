@@ -33,6 +33,7 @@ from . import (
     reducing,
     reductions,
     shape,
+    sizes,
 )
 from .core import (
     NUMBER,
@@ -61,6 +62,7 @@ _FAMILIES = (
     shape,
     logic,
     joining,
+    sizes,
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 REGISTRY: dict[str, Op] = {op.name: op for op in OPS}

@@ -105,6 +105,9 @@ class Op:
     sym_deriv: tuple[Callable[..., Any], ...] | None = None  # local d(form)/d(operand) override
     sym_vjp: tuple[Callable[..., Any], ...] | None = None  # symbolic VJP of non-elementwise ops
     aliases: tuple[str, ...] = field(default=())
+    # A size (x.shape[0], len(x)): a Python int in torch, folded from the operand's shape
+    # when the graph is built, never a node. (shape, attrs) -> int.
+    size_of: Callable[[Shape, dict], int] | None = None
     # Elementwise ops only: the sympy form and each local derivative as sympy prints them,
     # with {0}, {1} for the operands. Big programs write their per-node adjoints from these
     # without importing sympy; a test checks each against what sympy prints.

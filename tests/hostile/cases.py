@@ -221,7 +221,16 @@ MALFORMED = [
     grad("bad-dim", "sum(x, dim=5)", "--at", "x=[1,2]", expect=("Dimension out of range", "got 5")),
     grad("bad-dim-negative", "x.mean(dim=-3)", "--at", "x=[[1,2]]", expect=("Dimension out of range",)),
     grad("dim-float", "sum(x, dim=1.5)", "--at", "x=[1]", expect=("dim must be an integer",)),
-    grad("dim-name", "sum(x, dim=y)", "--at", "x=[1]", expect=("dim must be an integer",)),
+    # a dim may be a size expression (x.dim() - 1); a tensor there is refused
+    grad(
+        "dim-name",
+        "sum(x, dim=y)",
+        "--at",
+        "x=[1]",
+        "--at",
+        "y=0",
+        expect=("dim must be a number, not a tensor",),
+    ),
     grad("keepdim-int", "sum(x, keepdim=1)", "--at", "x=[1]", expect=("keepdim must be True or False",)),
     grad(
         "unknown-keyword", "sum(x, axis=0)", "--at", "x=[1]", expect=("unexpected keyword argument 'axis'",)
