@@ -15,7 +15,7 @@ import numpy as np
 
 from . import limits
 from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
-from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape, dtypes
+from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape, dtypes, strides
 from .parse import Apply, Deferred, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
@@ -44,6 +44,7 @@ class Node:
     attrs: dict = field(default_factory=dict)
     grad_fn: str | None = None
     dtype: str | None = dtypes.FLOAT  # what the tensor is in torch: float, int64 or bool; None unknown
+    strides: Shape | None = None  # torch's strides (ops/strides.py); None: contiguous
 
     @property
     def is_leaf(self) -> bool:
@@ -200,6 +201,17 @@ class _Builder:
                 f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
         self.count_elements(shape, expr)
+        layouts = [self.strides_of(o) if isinstance(o, int) else None for o in operands]
+        result_strides = strides.result_strides(op, shapes, layouts, attrs, shape)
+        if op.viewing and isinstance(operands[0], int):
+            source = self.nodes[operands[0]]
+            if strides.view_strides(source.shape, layouts[0], shape) is None:
+                if op.viewing == "view":
+                    raise ShapeError(_where(self.program, expr) + strides.VIEW_ERROR)
+                # reshape of what cannot be viewed: torch copies, then views the copy
+                copy = self.apply(Apply("clone", (), expr.line, expr.column), [operands[0]], None)
+                size = Apply("_unsafe_view", (), expr.line, expr.column, (("size", shape),))
+                return self.apply(size, [copy], name)
         requires_grad = op.differentiable and any(node.requires_grad for node in tensors)
         numbers = [o.value for o in operands if isinstance(o, Literal)]
         dtype = dtypes.result_dtype(op, kinds_of, numbers)
@@ -207,6 +219,8 @@ class _Builder:
         if requires_grad:
             kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
             grad_fn = op.grad_fn_for(kinds, shapes, attrs)
+            if op.viewing == "reshape" and not strides.is_contiguous(shapes[0], layouts[0]):
+                grad_fn = "ReshapeAliasBackward0"  # a view of a tensor that is not contiguous
         node = Node(
             index=len(self.nodes),
             name=name or self.fresh_name(),
@@ -218,8 +232,13 @@ class _Builder:
             attrs=attrs,
             grad_fn=grad_fn,
             dtype=dtype,
+            strides=None if strides.is_contiguous(shape, result_strides) else result_strides,
         )
         return self.add(node)
+
+    def strides_of(self, index: int) -> Shape:
+        node = self.nodes[index]
+        return node.strides if node.strides is not None else strides.contiguous(node.shape)
 
     def settle(self, value: object, expr: Apply) -> object:
         """An argument as the op takes it: a size written as an expression (`x.shape[0]`,
@@ -354,6 +373,7 @@ class _Builder:
             None if o is None else self.nodes[o].shape if isinstance(o, int) else () for o in padded
         )
         kinds = tuple(self.nodes[o].dtype if isinstance(o, int) else dtypes.NUMBER for o in padded)
+        layouts = tuple(self.strides_of(o) if isinstance(o, int) else None for o in padded)
         first = len(self.nodes)
 
         def apply(op_name: str, *args: Operand | float, **given: object) -> Operand:
@@ -369,7 +389,9 @@ class _Builder:
             return self.apply(Apply(op_name, (), expr.line, expr.column, tuple(attrs.items())), args_, None)
 
         try:
-            result = composite.build(apply, *padded, shapes=shapes, dtypes=kinds, **dict(expr.attrs))
+            result = composite.build(
+                apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **dict(expr.attrs)
+            )
         except ShapeError as exc:  # the composite's own checks (label_smoothing) need the location
             where = _where(self.program, expr)
             if exc.message.startswith(where):

@@ -34,6 +34,7 @@ from . import (
     reductions,
     shape,
     sizes,
+    strides,
 )
 from .core import (
     NUMBER,
@@ -192,5 +193,6 @@ __all__ = [
     "broadcast_dims",
     "broadcast_shapes",
     "dtypes",
+    "strides",
     "unbroadcast",
 ]

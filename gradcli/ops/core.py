@@ -108,6 +108,10 @@ class Op:
     # A size (x.shape[0], len(x)): a Python int in torch, folded from the operand's shape
     # when the graph is built, never a node. (shape, attrs) -> int.
     size_of: Callable[[Shape, dict], int] | None = None
+    # How the result views its operand: "view" must be a view (else torch's view error);
+    # "reshape" is a view where the strides allow (ReshapeAliasBackward0 if the operand is
+    # not contiguous), else a copy: CloneBackward0 then UnsafeViewBackward0. See strides.py.
+    viewing: str = ""
     # Elementwise ops only: the sympy form and each local derivative as sympy prints them,
     # with {0}, {1} for the operands. Big programs write their per-node adjoints from these
     # without importing sympy; a test checks each against what sympy prints.

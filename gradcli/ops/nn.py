@@ -555,6 +555,7 @@ def _cross_entropy(
     label_smoothing=0.0,
     shapes=((), ()),
     dtypes=(None, None),
+    strides=(),
 ):
     """torch's cross_entropy_loss (LossNLL.cpp): a target of the input's shape holds class
     probabilities, any other class indices; label smoothing adds a uniform term. Each
@@ -613,7 +614,7 @@ def _cross_entropy_probabilities(apply, x, y, class_dim, shape, ignore_index, re
     return apply("div_scalar", loss, other=float(math.prod(shape) // classes))
 
 
-def _linear(apply, x, w, b=None, shapes=((), (), None), dtypes=()):
+def _linear(apply, x, w, b=None, shapes=((), (), None), dtypes=(), strides=()):
     """torch's linear (Linear.cpp): addmm for a 2-D input with a bias; a 1-D or N-D input
     with a bias is viewed as 2-D around the addmm; without a bias, matmul (an N-D input is
     viewed as 2-D, and the product _unsafe_view'ed back, as matmul does). Nodes are made in

@@ -5,9 +5,9 @@ back in the operand's layout (a reshape, the inverse permutation) or, where elem
 copied (expand, repeat), sums the copies, as PyTorch's derivatives.yaml does. PyTorch's
 shape checks run in `infer_shape` before anything is computed, with its error texts.
 
-Every tensor gradcli makes is treated as contiguous: torch's reshape of a transposed
-tensor (CloneBackward0 then UnsafeViewBackward0) and its view error need the engine to
-know each node's strides (see `view_strides`, which does the check torch does).
+Each graph node knows its strides (ops/strides.py), so torch's reshape of a transposed
+tensor (CloneBackward0 then UnsafeViewBackward0) and its view error are as in torch;
+`view_strides` is torch's computeStride, the check that decides them.
 """
 
 from __future__ import annotations
@@ -206,8 +206,7 @@ def view_strides(shape: Shape, strides: Shape, new_shape: Shape) -> Shape | None
 
     This is what decides view's "view size is not compatible" error and whether reshape
     records a view (ViewBackward0/ReshapeAliasBackward0) or a copy (CloneBackward0 then
-    UnsafeViewBackward0). The engine does not track strides yet, so nothing calls it but
-    the tests: it is here for the day a node knows its strides.
+    UnsafeViewBackward0); the graph calls it through strides.py.
     """
     if math.prod(shape) == 0:
         return tuple(_contiguous_strides(new_shape))
@@ -448,6 +447,7 @@ OPS: tuple[Op, ...] = (
         params=(SHAPE_PARAM,),
         infer_shape=_reshape_shape,
         step=(_reshape_step,),
+        viewing="reshape",
         **_COMMON,
     ),
     Op(
@@ -465,6 +465,7 @@ OPS: tuple[Op, ...] = (
         params=(SIZE_PARAM,),
         infer_shape=_view_shape,
         step=(_reshape_step,),
+        viewing="view",
         **_COMMON,
     ),
     Op(
@@ -480,6 +481,7 @@ OPS: tuple[Op, ...] = (
         params=(Param("start_dim", 0, "int"), Param("end_dim", -1, "int")),
         infer_shape=_flatten_shape,
         step=(_reshape_step,),
+        viewing="reshape",
         **_COMMON,
     ),
     Op(
@@ -634,16 +636,26 @@ OPS: tuple[Op, ...] = (
     ),
 )
 
-# x.contiguous() of a contiguous tensor is x itself in torch: no node. Every tensor gradcli
-# makes is contiguous today, so the call is its operand (see the module docstring).
+
+# x.contiguous() of a contiguous tensor is x itself in torch: no node; of another, a copy
+# (CloneBackward0). `gradcli run` passes no strides: its tensors count as contiguous.
+def _contiguous(apply, x, shapes=((),), dtypes=(), strides=(None,)):
+    from .strides import is_contiguous
+
+    if strides and strides[0] is not None and not is_contiguous(shapes[0], strides[0]):
+        return apply("clone", x)
+    return x
+
+
 COMPOSITES: tuple[Composite, ...] = (
     Composite(
         "contiguous",
         arity=1,
         params=(),
-        build=lambda apply, x: x,
+        build=_contiguous,
         torch="torch.Tensor.contiguous",
-        derivative="x itself (no node) when x is contiguous",
+        derivative="x itself (no node) when x is contiguous, else a copy: CloneBackward0",
+        shaped=True,
     ),
 )
 
