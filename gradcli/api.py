@@ -25,7 +25,7 @@ from .errors import (
 from .graph import CONST, LEAF, OP, Graph, InputSpec, build_graph
 from .ops import TORCH_SPELLINGS
 from .parse import parse_program
-from .values import to_array
+from .values import literal_dtype, to_array
 
 if TYPE_CHECKING:
     from .script.interpreter import RunResult
@@ -186,8 +186,14 @@ def _prepare(expression: str, at: Mapping | None, const: Mapping | None, dtype: 
     if numeric:
         _check_names(program.inputs, at, const)
         arrays = {n: to_array(v, np_dtype, input_label("at", n)) for n, v in at.items()}
-        arrays.update({n: to_array(v, np_dtype, input_label("const", n)) for n, v in const.items()})
-        specs = {n: InputSpec(LEAF if n in at else CONST, a.shape) for n, a in arrays.items()}
+        # A const keeps torch's dtype for its literal (int64 [2, 0, 1], bool [true]) on its
+        # node; the engine computes with it in the program's float dtype.
+        typed = {n: to_array(v, np_dtype, input_label("const", n), keep=True) for n, v in const.items()}
+        arrays.update({n: a.astype(np_dtype, copy=False) for n, a in typed.items()})
+        specs = {
+            n: InputSpec(LEAF if n in at else CONST, a.shape, literal_dtype(typed.get(n, a)), a)
+            for n, a in arrays.items()
+        }
     else:
         specs = {n: InputSpec(LEAF, ()) for n in program.inputs}
     try:

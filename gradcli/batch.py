@@ -242,7 +242,7 @@ class BatchRunner:
             inputs = {**{n: Batched(a) for n, a in arrays.items()}, **self.const}
             values = forward_points(graph, inputs, self.dtype)
             adjoints = backward_rows(graph, values, np.ones(len(points), dtype=self.dtype), self.dtype)
-        except (GradcliError, Unbatchable, TypeError, ValueError):
+        except (GradcliError, Unbatchable, TypeError, ValueError, AttributeError):
             return {}
         output = values[graph.output]
         output = output.value if isinstance(output, Batched) else np.broadcast_to(output, (len(points),))

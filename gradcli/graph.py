@@ -15,8 +15,8 @@ import numpy as np
 
 from . import limits
 from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
-from .ops import NUMBER, REGISTRY, TENSOR, Op, Shape
-from .parse import Apply, Expr, Num, Program, Ref, Statement
+from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape, dtypes, strides
+from .parse import Apply, Deferred, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
 
@@ -43,6 +43,8 @@ class Node:
     operands: tuple[Operand, ...] = ()
     attrs: dict = field(default_factory=dict)
     grad_fn: str | None = None
+    dtype: str | None = dtypes.FLOAT  # what the tensor is in torch: float, int64 or bool; None unknown
+    strides: Shape | None = None  # torch's strides (ops/strides.py); None: contiguous
 
     @property
     def is_leaf(self) -> bool:
@@ -77,10 +79,14 @@ class Graph:
         return self.nodes[operand].shape if isinstance(operand, int) else ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class InputSpec:
     kind: str  # LEAF or CONST
     shape: Shape
+    # torch's dtype of a const as its literal reads (int64 for [2, 0, 1], bool for [true]);
+    # None when not known, which refuses nothing. A leaf is always floating.
+    dtype: str | None = None
+    value: np.ndarray | None = None  # the value, where known: a bool mask's selection needs it
 
 
 def _where(program: Program, expr: Apply) -> str:
@@ -138,13 +144,15 @@ class _Builder:
         if spec is None:  # the API checks inputs first; this is a safety net
             raise ParseError(f"name '{ref.name}' has no value", line=ref.line, column=ref.column)
         self.count_elements(spec.shape, ref)
-        index = self.add(Node(len(self.nodes), ref.name, spec.kind, spec.shape, spec.kind == LEAF))
+        dtype = dtypes.FLOAT if spec.kind == LEAF else spec.dtype
+        node = Node(len(self.nodes), ref.name, spec.kind, spec.shape, spec.kind == LEAF, dtype=dtype)
+        index = self.add(node)
         self.env[ref.name] = index
         return index
 
     def apply(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
         op = REGISTRY[expr.op]
-        attrs = dict(expr.attrs)
+        attrs = {key: self.settle(value, expr) for key, value in expr.attrs}
         tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
         if op.refuses_masks and any(
             isinstance(o, int) and self.nodes[o].requires_grad for o in operands[1:]
@@ -153,11 +161,9 @@ class _Builder:
                 f"{_where(self.program, expr)}tensors used as indices must be long, int, byte or bool tensors"
                 " (give the indices with --const)"
             )
-        if op.refuses_masks and any(t.op is not None and t.op.gives_mask for t in tensors):
-            raise ShapeError(
-                f"{_where(self.program, expr)}indexing with a bool mask (x[x > 0]) is not supported yet: "
-                "the result's shape would depend on the values; torch.where(mask, x, 0) keeps the shape"
-            )
+        kinds_of = [dtypes.NUMBER if not isinstance(o, int) else self.nodes[o].dtype for o in operands]
+        if op.refuses_masks and any(kind == dtypes.BOOL for kind in kinds_of[1:]):
+            attrs["key"] = self.mask_key(expr, operands, attrs["key"])
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         sizes = [v for v in attrs.values() if isinstance(v, tuple) and all(isinstance(n, int) for n in v)]
         if any(len(v) > limits.MAX_DIMS for v in sizes):  # x.reshape(1, 1, ..., 1) with 70 ones
@@ -167,6 +173,8 @@ class _Builder:
             )
         try:
             shape = op.shape(shapes, attrs)
+            # after the shapes, as torch checks nll_loss's target rank before its dtype
+            dtypes.check(op, kinds_of, [isinstance(o, int) and self.nodes[o].requires_grad for o in operands])
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
         if len(shape) > limits.MAX_DIMS:
@@ -174,6 +182,12 @@ class _Builder:
                 f"{_where(self.program, expr)}{expr.op} would make a tensor of {len(shape)} dimensions, "
                 f"over the limit MAX_DIMS={limits.MAX_DIMS}"
             )
+        if op.size_of is not None:  # x.shape[0], len(x): a number, from the shape
+            try:
+                size = op.size_of(shapes[0], attrs)
+            except ShapeError as exc:
+                raise ShapeError(_where(self.program, expr) + exc.message) from None
+            return Literal(float(size), expr)
         if not tensors:
             # The folded expression is rebuilt from the operands' own expressions, so a
             # named constant (`n = 2; sin(n)`) appears as its number, never as a Ref.
@@ -187,11 +201,26 @@ class _Builder:
                 f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
         self.count_elements(shape, expr)
+        layouts = [self.strides_of(o) if isinstance(o, int) else None for o in operands]
+        result_strides = strides.result_strides(op, shapes, layouts, attrs, shape)
+        if op.viewing and isinstance(operands[0], int):
+            source = self.nodes[operands[0]]
+            if strides.view_strides(source.shape, layouts[0], shape) is None:
+                if op.viewing == "view":
+                    raise ShapeError(_where(self.program, expr) + strides.VIEW_ERROR)
+                # reshape of what cannot be viewed: torch copies, then views the copy
+                copy = self.apply(Apply("clone", (), expr.line, expr.column), [operands[0]], None)
+                size = Apply("_unsafe_view", (), expr.line, expr.column, (("size", shape),))
+                return self.apply(size, [copy], name)
         requires_grad = op.differentiable and any(node.requires_grad for node in tensors)
+        numbers = [o.value for o in operands if isinstance(o, Literal)]
+        dtype = dtypes.result_dtype(op, kinds_of, numbers)
         grad_fn = None
         if requires_grad:
             kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
             grad_fn = op.grad_fn_for(kinds, shapes, attrs)
+            if op.viewing == "reshape" and not strides.is_contiguous(shapes[0], layouts[0]):
+                grad_fn = "ReshapeAliasBackward0"  # a view of a tensor that is not contiguous
         node = Node(
             index=len(self.nodes),
             name=name or self.fresh_name(),
@@ -202,8 +231,110 @@ class _Builder:
             operands=tuple(operands),
             attrs=attrs,
             grad_fn=grad_fn,
+            dtype=dtype,
+            strides=None if strides.is_contiguous(shape, result_strides) else result_strides,
         )
         return self.add(node)
+
+    def strides_of(self, index: int) -> Shape:
+        node = self.nodes[index]
+        return node.strides if node.strides is not None else strides.contiguous(node.shape)
+
+    def settle(self, value: object, expr: Apply) -> object:
+        """An argument as the op takes it: a size written as an expression (`x.shape[0]`,
+        `range(len(x))`) becomes its int(s) now that the shapes are known."""
+        if isinstance(value, tuple):
+            return tuple(self.settle(item, expr) for item in value)
+        if not isinstance(value, Deferred):
+            return value
+        numbers = []
+        for part in value.exprs:
+            result = self.expression(part, None)
+            if value.kind == "shape":
+                if not isinstance(result, int):
+                    raise ShapeError(f"{_where(self.program, expr)}{value.what}: a number has no shape")
+                return tuple(self.nodes[result].shape)
+            number = self.number_of(result, value.what, expr)
+            if not (math.isfinite(number) and number == int(number)) or abs(number) > limits.MAX_ELEMENTS:
+                raise ShapeError(
+                    f"{_where(self.program, expr)}{value.what} must be an integer, not {number:g}"
+                )
+            numbers.append(int(number))
+        if value.kind != "range":
+            return numbers[0]
+        span = range(*numbers)
+        limits.check(len(span), limits.MAX_INDEX_LITERAL, "range() length", "MAX_INDEX_LITERAL")
+        return tuple(span)
+
+    def number_of(self, operand: Operand, what: str, expr: Apply) -> float:
+        """A number operand's value; a 0-d int64 --const (a batch size n) counts as its value,
+        as torch's range(n) and view(n, -1) take a 0-d integer tensor through __index__."""
+        if isinstance(operand, Literal):
+            return operand.value
+        node = self.nodes[operand]
+        spec = self.specs.get(node.name) if node.kind == CONST else None
+        if node.shape == () and node.dtype == dtypes.INT64 and spec is not None and spec.value is not None:
+            return float(spec.value)
+        raise ShapeError(f"{_where(self.program, expr)}{what} must be a number, not a tensor")
+
+    def mask_key(self, expr: Apply, operands: list[Operand], key: tuple) -> tuple:
+        """x[mask]: a bool index tensor selects where it is True, so the result's length is the
+        mask's count, known from its value now: ("mask", k, dims, count) for index operand k."""
+        shape = self.nodes[operands[0]].shape
+        result, dim = [], 0
+        for entry in key:
+            if entry[0] != "tensor" or self.nodes[operands[1 + entry[1]]].dtype != dtypes.BOOL:
+                result.append(entry)
+                dim += 1
+                continue
+            mask = self.value_of(operands[1 + entry[1]], expr)
+            if mask.ndim == 0:
+                raise ShapeError(
+                    f"{_where(self.program, expr)}a 0-d bool index is not supported; index with a 1-D mask"
+                )
+            if dim + mask.ndim > len(shape):
+                raise ShapeError(
+                    f"{_where(self.program, expr)}too many indices for tensor of dimension {len(shape)}"
+                )
+            for i, size in enumerate(mask.shape):
+                if size != shape[dim + i]:
+                    raise ShapeError(
+                        f"{_where(self.program, expr)}The shape of the mask {list(mask.shape)} at index {i} does "
+                        f"not match the shape of the indexed tensor {list(shape)} at index {dim + i}"
+                    )
+            result.append(("mask", entry[1], mask.ndim, int(np.count_nonzero(mask))))
+            dim += mask.ndim
+        return tuple(result)
+
+    def value_of(self, operand: Operand, expr: Apply) -> np.ndarray:
+        """An operand's value while the graph is built, from the inputs' values (iteratively)."""
+        if isinstance(operand, Literal):
+            return np.asarray(operand.value)
+        known: dict[int, np.ndarray] = {}
+        stack = [operand]
+        while stack:
+            index = stack[-1]
+            node = self.nodes[index]
+            if node.kind != OP:
+                spec = self.specs.get(node.name)
+                if spec is None or spec.value is None:
+                    raise ShapeError(
+                        f"{_where(self.program, expr)}indexing with a bool mask needs the mask's values, "
+                        f"and '{node.name}' has none here (give it with --at or --const; not with --batch)"
+                    )
+                known[index] = np.asarray(spec.value)
+                stack.pop()
+                continue
+            missing = [o for o in node.inputs() if o not in known]
+            if missing:
+                stack.extend(missing)
+                continue
+            args = [known[o] if isinstance(o, int) else o.value for o in node.operands]
+            with np.errstate(all="ignore"):
+                known[index] = np.asarray(node.op.forward(*args, **node.attrs))
+            stack.pop()
+        value = known[operand]
+        return value != 0 if self.nodes[operand].dtype == dtypes.BOOL else value
 
     def expression(self, root: Expr, target: str | None) -> Operand:
         """Post-order walk with an explicit stack; the root op takes the statement's name.
@@ -225,8 +356,50 @@ class _Builder:
                 arity = len(expr.args)
                 operands = values[-arity:]
                 del values[-arity:]
-                values.append(self.apply(expr, operands, target if expr is root else None))
+                name = target if expr is root else None
+                if expr.op in REGISTRY:
+                    values.append(self.apply(expr, operands, name))
+                else:
+                    values.append(self.expand(expr, operands, name))
         return values[0]
+
+    def expand(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
+        """A shaped composite (cross_entropy, linear): the nodes torch records for these shapes."""
+        composite = COMPOSITES[expr.op]
+        if not any(isinstance(o, int) for o in operands):
+            raise ShapeError(f"{_where(self.program, expr)}{expr.op}() takes tensors, not only numbers")
+        padded = [*operands, *[None] * (composite.arity - len(operands))]
+        shapes = tuple(
+            None if o is None else self.nodes[o].shape if isinstance(o, int) else () for o in padded
+        )
+        kinds = tuple(self.nodes[o].dtype if isinstance(o, int) else dtypes.NUMBER for o in padded)
+        layouts = tuple(self.strides_of(o) if isinstance(o, int) else None for o in padded)
+        first = len(self.nodes)
+
+        def apply(op_name: str, *args: Operand | float, **given: object) -> Operand:
+            op = REGISTRY[op_name]
+            attrs = {param.name: param.default for param in op.params}
+            attrs.update(given)
+            args_ = [
+                a
+                if isinstance(a, (int, Literal))
+                else Literal(float(a), Num(float(a), repr(float(a)), expr.line, expr.column))
+                for a in args
+            ]
+            return self.apply(Apply(op_name, (), expr.line, expr.column, tuple(attrs.items())), args_, None)
+
+        try:
+            result = composite.build(
+                apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **dict(expr.attrs)
+            )
+        except ShapeError as exc:  # the composite's own checks (label_smoothing) need the location
+            where = _where(self.program, expr)
+            if exc.message.startswith(where):
+                raise
+            raise ShapeError(where + exc.message) from None
+        if name is not None and isinstance(result, int) and result >= first:
+            self.nodes[result] = replace(self.nodes[result], name=name)  # the statement's name
+        return result
 
     def node_name(self, target: str) -> str:
         """The name a statement's result shows: its target, or for a rebinding (`y = y + 1`,

@@ -28,8 +28,8 @@ from .traced import Traced, Untraceable, contract, trace_backward
 OBJECT = np.dtype(object)
 # A rule that does not run on traced (or batched) values may fail inside NumPy before our
 # protocols see it (grad[key] = g asks the value for a sequence): all mean "not this way".
-CANNOT_TRACE = (Untraceable, TypeError, ValueError)
-CANNOT_BATCH = (Unbatchable, TypeError, ValueError)
+CANNOT_TRACE = (Untraceable, TypeError, ValueError, AttributeError)
+CANNOT_BATCH = (Unbatchable, TypeError, ValueError, AttributeError)
 
 
 def _zero(t: Any) -> bool:

@@ -23,6 +23,8 @@ from .ops import (
     COMPOSITES,
     CONSTANTS,
     FUNCTIONS,
+    LISTED,
+    LISTED_EMPTY,
     MODULES,
     REGISTRY,
     TORCH_SPELLINGS,
@@ -53,7 +55,10 @@ class Ref:
 
 @dataclass(frozen=True)
 class Apply:
-    """An op applied to operand expressions, with its non-tensor arguments (dim=, keepdim=)."""
+    """An op applied to operand expressions, with its non-tensor arguments (dim=, keepdim=).
+
+    `op` names a registry record, or a shaped Composite (cross_entropy, linear) that the
+    graph expands into records once its operands' shapes are known."""
 
     op: str
     args: tuple[Expr, ...]
@@ -63,6 +68,16 @@ class Apply:
 
 
 Expr = Num | Ref | Apply
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """An int argument written as an expression of sizes (`x.shape[0]`, `len(x) - 1`) or a
+    `range(len(x))` index: the graph settles it once the shapes are known."""
+
+    exprs: tuple[Expr, ...]
+    what: str  # the argument's name, for errors
+    kind: str = "int"  # one int; "range": range(*exprs); "shape": the sizes of exprs[0], x.shape
 
 
 @dataclass(frozen=True)
@@ -117,6 +132,23 @@ _SYNONYMS = {"ln": "log"}
 
 
 _PICKED = {"max": ("max_values", "argmax"), "min": ("min_values", "argmin")}
+
+
+def _dtype_kind(value: Any) -> str | None:
+    """float, int64 or bool: what a `gradcli run` tensor is, as the graph's nodes say it."""
+    dtype = str(getattr(value, "dtype", "float"))
+    return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
+
+
+def _is_int_literal(node: ast.AST) -> bool:
+    """3 or -3, as written."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _has_dim(call: ast.Call, receiver: list) -> bool:
@@ -300,6 +332,8 @@ class _Parser:
         self.operations = 0  # Apply nodes made so far, checked against MAX_NODES
         # Names the user bound (inputs, assignments so far) that hide a constant: `e`, `pi`.
         self.shadowed: set[str] = set(names)
+        # Names used inside size arguments (`x.view(n.shape[0], -1)`): inputs too.
+        self.attr_names: list[str] = []
 
     def error(self, message: str, node: ast.AST | None = None, hint: str | None = None) -> ParseError:
         line, column = self.src.node_position(node) if node is not None else (None, None)
@@ -368,6 +402,13 @@ class _Parser:
                 return [node.operand], lambda a: a  # +x is x itself, as in PyTorch
             kind = type(node.op).__name__
             raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "shape"
+        ):  # x.shape[0]: a size, the number torch's Python int is
+            index = self.int_literal(node.slice, "a shape index")
+            return [node.value.value], lambda a: Apply("size", (a,), line, col, (("dim", index),))
         picked = _picked_part(node)
         if picked is not None:  # x.max(1).values, torch.min(x, 0)[1]
             call, part = picked
@@ -376,12 +417,16 @@ class _Parser:
             self.check_name(node.attr, node)
             if _dotted(node.value) in MODULES and node.attr in CONSTANTS:  # math.pi, np.e
                 return [], lambda: Num(CONSTANTS[node.attr], node.attr, line, col)
-            if node.attr == "T":
-                return [node.value], lambda a: Apply("T", (a,), line, col)
+            if node.attr in ("T", "mT"):
+                return [node.value], lambda a: Apply(node.attr, (a,), line, col)
+            if node.attr == "ndim":
+                return [node.value], lambda a: Apply("dim", (a,), line, col)
+            if node.attr == "shape":
+                raise self.error("x.shape is a torch.Size here; take one size: x.shape[0]", node)
             if node.attr in TORCH_SPELLINGS:
                 raise self.error(f"'.{node.attr}' is a method; call it, as in x.{node.attr}()", node)
             raise self.error(
-                f"unknown attribute '.{node.attr}' (only .T and the methods in 'gradcli ops')", node
+                f"unknown attribute '.{node.attr}' (only .T, .mT and the methods in 'gradcli ops')", node
             )
         if isinstance(node, ast.Call):
             return self.plan_call(node, line, col)
@@ -434,13 +479,22 @@ class _Parser:
                 f"(or [0], [1]), or write {spelling.op}(x) over every element",
                 node,
             )
-        op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
         positional = receiver + list(node.args)
+        keywords = list(node.keywords)
+        if spelling.op in LISTED:  # torch.cat([a, b], 1): the list's tensors are the operands
+            if receiver:  # torch has no x.cat(...)
+                raise self.error(f"unknown method '{written}'", func, hint=_guess(name))
+            op, positional, keywords = self.listed(node, spelling.op, written, positional, keywords)
+        else:
+            op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
         for arg in positional:
             if isinstance(arg, ast.Starred):
                 raise self.error("starred arguments are not allowed", arg)
         tensors = op.arity - len(spelling.numbers)
         operands, extra = positional[:tensors], positional[tensors:]
+        optional = op.optional if isinstance(op, Composite) else 0
+        while optional and operands and _is_none(operands[-1]) and len(operands) > tensors - optional:
+            operands.pop()  # F.linear(x, W, None): the optional operand left out
         params = {param.name: param for param in op.params}
         positional_params = [param.name for param in op.params if not param.keyword_only]
         last = op.params[-1] if op.params else None
@@ -448,15 +502,15 @@ class _Parser:
             # x.reshape(2, 3), x.permute(1, 0): the last param takes the remaining ints
             tail = len(params) - 1
             extra = [*extra[:tail], ast.Tuple(elts=extra[tail:], ctx=ast.Load(), lineno=line, col_offset=0)]
-        if len(operands) < tensors or len(extra) > len(positional_params):
+        if len(operands) < tensors - optional or len(extra) > len(positional_params):
             given = len(positional)
             most = tensors + len(positional_params)
-            expected = f"{tensors}" + (f" to {most}" if most > tensors else "")
+            expected = f"{tensors - optional}" + (f" to {most}" if most > tensors - optional else "")
             shown = written if receiver else f"{written}()"
             raise self.error(f"{shown} takes {expected} argument(s) ({given} given)", node)
         given_attrs: dict[str, ast.AST] = dict(zip(positional_params, extra))
         renames = dict(spelling.renames)
-        for kw in node.keywords:
+        for kw in keywords:
             if kw.arg is None:
                 raise self.error("'**' arguments are not allowed", kw.value)
             key = renames.get(kw.arg, kw.arg)
@@ -473,6 +527,44 @@ class _Parser:
             return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def listed(
+        self, node: ast.Call, name: str, written: str, positional: list, keywords: list
+    ) -> tuple[Any, list, list]:
+        """The record for a call that takes its tensors as one list, and the call's arguments
+        with the list's elements as its operands: torch.cat([a, b], 1) is cat2(a, b, dim=1)."""
+        given = [kw for kw in keywords if kw.arg == "tensors"]
+        if positional:
+            sequence, rest = positional[0], positional[1:]
+        elif given:
+            sequence, rest = given[0].value, []
+        else:
+            raise self.error(f"{written}() missing 1 required positional argument: 'tensors'", node)
+        keywords = [kw for kw in keywords if kw.arg != "tensors"]
+        if not isinstance(sequence, (ast.List, ast.Tuple)):
+            raise self.error(
+                f"{written}() takes its tensors as one list, as in {written}([a, b], dim=0)", sequence
+            )
+        elements = list(sequence.elts)
+        if not elements:
+            raise self.error(LISTED_EMPTY.get(name, f"{written}() expects a non-empty list"), sequence)
+        for position, element in enumerate(elements):
+            if isinstance(element, ast.Starred):
+                raise self.error("starred arguments are not allowed", element)
+            if isinstance(element, ast.Constant) and type(element.value) in (int, float):
+                kind = type(element.value).__name__
+                raise self.error(
+                    f"expected Tensor as element {position} in argument 0, but got {kind}", element
+                )
+        by_count = LISTED[name]
+        if len(elements) not in by_count:
+            most = max(by_count)
+            raise self.error(
+                f"{written}() joins at most {most} tensors in one call here ({len(elements)} given)",
+                sequence,
+                hint=f"join them in steps: {written}([{written}([a, b]), c]) gives the same values",
+            )
+        return by_count[len(elements)], elements + rest, keywords
 
     def plan_subscript(self, node: ast.Subscript, line: int, col: int):
         """x[0, 1:3], x[..., -1], x[:, [2, 0]], x[range(3), y]: the nodes PyTorch records.
@@ -557,7 +649,7 @@ class _Parser:
 
         return [node.value, *tensors], build
 
-    def index_literal(self, node: ast.AST) -> int | tuple | None:
+    def index_literal(self, node: ast.AST) -> int | tuple | Deferred | None:
         """An int, or a (nested) list of ints / range(...) as a tuple; None for a tensor expression."""
         if (
             isinstance(node, ast.UnaryOp)
@@ -583,9 +675,18 @@ class _Parser:
                 items.append(value)
             return tuple(items)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            if not 1 <= len(node.args) <= 3 or node.keywords:
+                raise self.error("range() takes 1 to 3 integers here", node)
+            if not all(_is_int_literal(arg) for arg in node.args):  # range(len(x)): settled later
+                exprs = []
+                for arg in node.args:
+                    expr, names = self.convert(arg)
+                    self.attr_names.extend(names)
+                    exprs.append(expr)
+                return Deferred(tuple(exprs), "range()'s arguments", kind="range")
             bounds = [self.int_literal(arg, "range()'s arguments") for arg in node.args]
-            if not 1 <= len(bounds) <= 3 or node.keywords or any(b is None for b in bounds):
-                raise self.error("range() takes 1 to 3 integer literals here", node)
+            if any(b is None for b in bounds):
+                raise self.error("range() takes 1 to 3 integers here", node)
             span = range(*bounds)  # type: ignore[arg-type]
             # counted before a single element is made: range(10**8) must cost nothing
             limits.check(len(span), limits.MAX_INDEX_LITERAL, "range() length", "MAX_INDEX_LITERAL")
@@ -606,6 +707,16 @@ class _Parser:
             self.count_operation()
             return Apply(name, exprs, line, col, tuple(values.items()))
 
+        if composite.shaped:
+            padded = (*args, *(None,) * (composite.arity - len(args)))
+            if any(isinstance(a, (Num, Ref, Apply)) for a in args):
+                # A program: the shapes are known once the graph is built, which expands the call.
+                self.count_operation()
+                return Apply(composite.name, tuple(args), line, col, tuple(attrs.items()))
+            # `gradcli run` binds tensors that already have shapes: expand the call now.
+            shapes = tuple(None if a is None else tuple(getattr(a, "shape", ())) for a in padded)
+            kinds = tuple(_dtype_kind(a) for a in padded)
+            return composite.build(apply, *padded, shapes=shapes, dtypes=kinds, **attrs)
         return composite.build(apply, *args, **attrs)
 
     def attribute(self, param: Param, node: ast.AST, written: str) -> Any:
@@ -620,14 +731,18 @@ class _Parser:
         if isinstance(node, ast.Constant) and node.value is None and param.default is None:
             return None
         if param.kind == "ints":
+            if isinstance(node, ast.Attribute) and node.attr == "shape":  # x.view(y.shape)
+                expr, names = self.convert(node.value)
+                self.attr_names.extend(names)
+                return Deferred((expr,), param.name, kind="shape")
             items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
-            values = tuple(self.int_literal(item, param.name) for item in items)
-            if any(v is None or abs(v) > limits.MAX_ELEMENTS for v in values):
+            values = tuple(self.sized(item, param.name) for item in items)
+            if any(v is None or (isinstance(v, int) and abs(v) > limits.MAX_ELEMENTS) for v in values):
                 raise self.error(f"{param.name} must be integer literals", node)
             return values
         if param.kind in ("dim", "int"):
-            value = self.int_literal(node, param.name)
-            if value is None or abs(value) > limits.MAX_ELEMENTS:
+            value = self.sized(node, param.name)
+            if value is None or (isinstance(value, int) and abs(value) > limits.MAX_ELEMENTS):
                 raise self.error(f"{param.name} must be an integer literal", node)
             return value
         sign, inner = 1.0, node  # "number": 0.2, -1, 1e-3
@@ -639,6 +754,15 @@ class _Parser:
         if isinstance(inner, ast.Constant) and type(inner.value) in (int, float):
             return sign * float(inner.value)
         raise self.error(f"{param.name} must be a number literal", node)
+
+    def sized(self, node: ast.AST, what: str) -> int | None | Deferred:
+        """An int argument: a literal, or an expression of sizes (`x.shape[0]`, `len(x) // 2`)
+        that the graph settles once shapes are known."""
+        if _is_int_literal(node) or isinstance(node, ast.Constant):
+            return self.int_literal(node, what)
+        expr, names = self.convert(node)
+        self.attr_names.extend(names)
+        return Deferred((expr,), what)
 
     def convert(self, root: ast.AST) -> tuple[Expr, list[str]]:
         """The expression, and the names it uses in order of appearance.
@@ -765,6 +889,7 @@ class _Parser:
                             stmt.value,
                         )
                     )
+                    names, self.attr_names = names + self.attr_names, []
                     for name in names:
                         if name not in assigned:
                             inputs.setdefault(name)
@@ -807,6 +932,7 @@ class _Parser:
                 target = target_node.id
                 self.check_name(target, target_node)
             expr, names = self.convert(expr_node)
+            names, self.attr_names = names + self.attr_names, []
             for name in names:
                 if name not in assigned:
                     inputs.setdefault(name)

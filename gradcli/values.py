@@ -189,8 +189,32 @@ _WORDS = {"nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 _MAX_DIMS = 32  # NumPy's own ceiling is 64; PyTorch's is 25 for most ops
 
 
-def _check_numeric(obj: Any, what: str) -> None:
-    """Every leaf a real number, nesting no deeper than a tensor can be (walked without recursion)."""
+def literal_dtype(obj: Any) -> str:
+    """The dtype torch.tensor infers for a literal: bool if every element is a bool, int64 if
+    every one is an int (bools among them), else floating ("float"); arrays keep their kind."""
+    if isinstance(obj, np.ndarray):
+        return {"b": "bool", "i": "int64", "u": "int64"}.get(obj.dtype.kind, "float")
+    kinds: set[str] = set()
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, (bool, np.bool_)):
+            kinds.add("bool")
+        elif isinstance(item, (int, np.integer)):
+            kinds.add("int64")
+        else:
+            return "float"
+    if not kinds:
+        return "float"  # torch.tensor([]) is float32, the default dtype
+    return "bool" if kinds == {"bool"} else "int64"
+
+
+def _check_numeric(obj: Any, what: str, bools: bool = False) -> None:
+    """Every leaf a real number, nesting no deeper than a tensor can be (walked without recursion).
+
+    `bools`: True and False are values too (a --const mask, as torch.tensor([True]) reads it)."""
     stack = [(obj, 0)]
     while stack:
         item, depth = stack.pop()
@@ -202,14 +226,23 @@ def _check_numeric(obj: Any, what: str) -> None:
             stack.extend((child, depth + 1) for child in item)
         elif isinstance(item, str) and item in NON_FINITE:
             continue  # gradcli's own JSON writes nan/inf as strings; read them back
+        elif bools and isinstance(item, (bool, np.bool_)):
+            continue
         elif isinstance(item, bool) or not isinstance(item, (int, float, np.integer, np.floating)):
             shown = json.dumps(item) if isinstance(item, (str, dict, bool, type(None))) else repr(item)
             raise ValueInputError(f"{what} contains {shown[:40]}, which is not a number")
 
 
-def to_array(obj: Any, dtype: np.dtype, what: str = "value") -> np.ndarray:
-    """A Python number / nested list / array as a float array of `dtype`, checked."""
+def to_array(obj: Any, dtype: np.dtype, what: str = "value", keep: bool = False) -> np.ndarray:
+    """A Python number / nested list / array as a float array of `dtype`, checked.
+
+    keep=True (a --const, or a VALUE as read) keeps what torch.tensor would infer from the
+    literal: int64 for integers (class indices), bool for True/False (masks)."""
+    if keep and literal_dtype(obj) != "float":
+        return _typed(obj, what)
     if isinstance(obj, np.ndarray):
+        if obj.dtype.kind == "b":  # a VALUE read as bools, given where numbers are needed (--at)
+            raise ValueInputError(f"{what} contains {json.dumps(bool(obj.flat[0]))}, which is not a number")
         if obj.dtype.kind not in "iuf":
             raise ValueInputError(f"{what} must be real numbers, not {obj.dtype}")
         limits.check(obj.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
@@ -225,6 +258,21 @@ def to_array(obj: Any, dtype: np.dtype, what: str = "value") -> np.ndarray:
     limits.check(array.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
     with np.errstate(all="ignore"):
         return array.astype(dtype)
+
+
+def _typed(obj: Any, what: str) -> np.ndarray:
+    """An integer or bool literal as torch.tensor holds it (int64, bool)."""
+    kind = literal_dtype(obj)
+    if not isinstance(obj, np.ndarray):
+        _check_numeric(obj, what, bools=True)
+    try:
+        array = np.array(obj, dtype=np.bool_ if kind == "bool" else np.int64)
+    except OverflowError:  # [10**400]: torch.tensor says "Overflow when unpacking long"
+        raise ValueInputError(f"{what} has an integer too large for a float") from None
+    except ValueError:
+        raise ValueInputError(f"{what} is a ragged array: every row must have the same length") from None
+    limits.check(array.size, limits.MAX_ELEMENTS, f"{what} elements", "MAX_ELEMENTS")
+    return array
 
 
 def parse_value(text: str, dtype: np.dtype = np.float64, rng: Random | None = None) -> np.ndarray:
@@ -244,7 +292,8 @@ def parse_value(text: str, dtype: np.dtype = np.float64, rng: Random | None = No
         # ValueError: a JSON integer past Python's 4,300-digit conversion limit.
         # Not JSON: numbers as a Python user types them (3., .5, +1, pi/2, (1, 2)).
         obj = _arithmetic(text)
-    return to_array(obj, dtype, f"value {text[:40]!r}")
+    # Integers and bools stay as torch.tensor reads them; an --at value becomes floating later.
+    return to_array(obj, dtype, f"value {text[:40]!r}", keep=True)
 
 
 _CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
@@ -308,7 +357,7 @@ def _fold(expr: Any) -> float:
             return float(expr.name)
         raise ValueInputError(f"'{expr.name}' is not a number")
     assert isinstance(expr, Apply)
-    op = REGISTRY[expr.op]
-    if not op.elementwise:
-        raise ValueInputError(f"{op.name}() does not give a number here")
+    op = REGISTRY.get(expr.op)
+    if op is None or not op.elementwise:
+        raise ValueInputError(f"{expr.op}() does not give a number here")
     return fold(op, [_fold(arg) for arg in expr.args], {})

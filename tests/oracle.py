@@ -21,7 +21,7 @@ torch = pytest.importorskip(
 )
 F = torch.nn.functional
 
-from gradcli.ops import REGISTRY  # noqa: E402
+from gradcli.ops import COMPOSITES, LISTED, REGISTRY  # noqa: E402
 from gradcli.parse import Apply, Num, Ref, parse_program  # noqa: E402
 
 TORCH_OPS = {
@@ -51,6 +51,12 @@ TORCH_OPS = {
     "softplus": F.softplus,
     "t": lambda a: a.t(),
     "T": lambda a: a.T,
+    "mT": lambda a: a.mT,
+    # sizes are Python ints in torch; as 0-d tensors they compare with gradcli's folded numbers
+    "size": lambda a, dim=None: torch.tensor(a.size(dim)),
+    "len": lambda a: torch.tensor(len(a)),
+    "numel": lambda a: torch.tensor(a.numel()),
+    "dim": lambda a: torch.tensor(a.dim()),
     # gradcli's class indices are floats holding integers; torch takes them as int64.
     "nll_loss": lambda x, t, **attrs: F.nll_loss(x, torch.as_tensor(t).detach().long(), **attrs),
     # torch.round takes no decimals=None: the one-argument overload is RoundBackward0
@@ -79,6 +85,8 @@ def _torch_key(key, tensors):
             parts.append(slice(None))
         elif entry[0] == "list":
             parts.append(list(entry[1]))
+        elif entry[0] == "mask":
+            parts.append(tensors[entry[1]] != 0)  # a bool mask, as torch indexes with one
         else:
             parts.append(tensors[entry[1]].long())
     return tuple(parts)
@@ -118,7 +126,17 @@ class _ByRecord(dict):
     an op whose torch function takes the same operands and keyword attrs needs no entry above."""
 
     def __missing__(self, name: str):
+        if name in COMPOSITES:  # a shaped composite stays one call in the program: F.linear(x, W)
+            spelled = COMPOSITES[name].torch
+            function = torch
+            for part in spelled.split(".")[1:]:
+                function = getattr(function, part)
+            return function
         spelled = REGISTRY[name].torch
+        if any(REGISTRY[name] in by_count.values() for by_count in LISTED.values()):
+            # torch.cat([a, b], dim=1): the record's operands go to torch as one list
+            joined = getattr(torch, spelled.rsplit(".", 1)[-1])
+            return lambda *tensors, **attrs: joined(list(tensors), **attrs)
         assert spelled.startswith("torch."), f"give the op '{name}' a torch= spelling or a TORCH_OPS entry"
         function = torch
         for part in spelled.split(".")[1:]:

@@ -134,7 +134,7 @@ def test_tensor_and_number_steps_give_the_numeric_adjoint(program, at):
 def test_steps_of_the_seeds_and_a_network():
     mlp = "h = relu(X @ W1 + b1); out = sigmoid(h @ w2); loss = mean((out - 1)**2)"
     at = {"W1": [[0.1, -0.2], [0.3, 0.4]], "b1": [0.1, -0.1], "w2": [0.5, -0.3]}
-    assert check_steps(mlp, at, {"X": [[1, 2], [3, 4], [5, 6]]}) == 11
+    assert check_steps(mlp, at, {"X": [[1.0, 2], [3, 4], [5, 6]]}) == 11
     assert check_steps(MEAN[0], {"x": [[1.8528, 0.2083], [1.5296, 0.3136]]}) == 4
     assert check_steps(LINEAR[0], {"W": [[1, 2], [3, 4]], "b": [0.5, 1]}, {"X": [[1, 0.5], [0.2, 0.8]]}) == 6
     assert check_steps("y = x * 2", {"x": [1, 2, 3]}, gradient=[1.0, 0.5, 2.0]) == 2
@@ -143,7 +143,7 @@ def test_steps_of_the_seeds_and_a_network():
 def test_the_steps_read_as_a_learner_writes_them():
     mlp = "h = relu(X @ W1 + b1); out = sigmoid(h @ w2); loss = mean((out - 1)**2)"
     at = {"W1": [[0.1, -0.2], [0.3, 0.4]], "b1": [0.1, -0.1], "w2": [0.5, -0.3]}
-    nodes = {n.name: n for n in grad(mlp, at=at, const={"X": [[1, 2], [3, 4], [5, 6]]}).nodes}
+    nodes = {n.name: n for n in grad(mlp, at=at, const={"X": [[1.0, 2], [3, 4], [5, 6]]}).nodes}
     assert nodes["t2"].adjoint_local == "adj_h * (t2 > 0)"
     assert nodes["W1"].adjoint_local == "X.T @ adj_t1"
     assert nodes["t3"].adjoint_local == "adj_out * out*(1 - out)"
@@ -163,7 +163,7 @@ def test_the_steps_read_as_a_learner_writes_them():
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_every_written_form_parses_back_to_its_op(op):
-    operands = ["p", "q", "r"][: op.arity]
+    operands = ["p", "q", "r", *(f"r{i}" for i in range(1, op.arity))][: op.arity]  # cat8 takes 8
     attrs = {param.name: param.default for param in op.params}
     if op.reduction:
         attrs = {"dim": 0, "keepdim": True}

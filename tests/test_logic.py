@@ -7,6 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from oracle import close  # noqa: E402
+
 from gradcli import GradcliError, grad  # noqa: E402
 
 X = [[0.5, -1.0, 2.0], [-0.3, 0.2, -2.5]]
@@ -54,6 +56,15 @@ def test_a_program_of_comparisons_only_is_torchs_no_grad_error():
     assert ours.value.message == str(torch_error.value)
 
 
-def test_a_bool_mask_index_is_refused_rather_than_misread():
-    with pytest.raises(GradcliError, match="bool mask"):
-        grad("m = x > 0; x[m].sum()", at={"x": X})
+def test_a_bool_mask_indexes_as_in_torch():
+    """x[m] with m = x > 0 selects (IndexBackward0); more cases in tests/test_dtypes.py."""
+    result = grad("m = x > 0; (x[m] ** 2).sum()", at={"x": X})
+    x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+    out = (x[x > 0] ** 2).sum()
+    out.backward()
+    assert close(result.value, out.item()) and close(result.grads["x"], x.grad.numpy())
+    assert [n.grad_fn for n in result.nodes if n.grad_fn] == [
+        "IndexBackward0",
+        "PowBackward0",
+        "SumBackward0",
+    ]

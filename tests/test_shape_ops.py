@@ -211,20 +211,70 @@ def test_a_second_backward_needs_no_retain_graph_as_in_torch():
     assert close(result.grads["x"], x.grad.numpy(), rtol=1e-15)
 
 
-# ---- contiguity: what torch does that gradcli cannot yet (the engine does not track strides)
+# ---- contiguity: each node knows its strides (ops/strides.py), as torch tracks them
 
 
-@pytest.mark.xfail(strict=True, reason="needs strides per node: torch copies (CloneBackward0) first")
 def test_reshape_of_a_transpose_records_a_copy_as_torch_does():
     result = grad("x.t().reshape(-1).sum()", at={"x": X23})
     out = torch.tensor(X23, requires_grad=True).t().reshape(-1).sum()
     assert [n.grad_fn for n in result.nodes if n.kind == "op"] == torch_chain(out)
 
 
-@pytest.mark.xfail(strict=True, reason="needs strides per node: torch refuses to view a transpose")
 def test_view_of_a_transpose_is_torchs_error():
     with pytest.raises(GradcliError, match="view size is not compatible"):
         grad("x.t().view(-1).sum()", at={"x": X23})
+
+
+# programs whose layout decides torch's nodes or error: transposes, permutes, expands, slices,
+# elementwise results that keep a transposed layout, contiguous() copies
+LAYOUTS = [
+    "x.t().reshape(-1)",
+    "x.t().flatten().sin()",
+    "x.t().reshape(3, 2)",
+    "x[0].expand(2, 3).reshape(-1)",
+    "x.t().contiguous()",
+    "x.contiguous()",
+    "(x.t() + 1).reshape(-1)",
+    "x[:, ::2].reshape(-1)",
+    "x.t().unsqueeze(0).reshape(3, 2)",
+    "(1 + x.t()).view(-1)",
+    "x.t().contiguous().view(-1)",
+    "x.t().view(3, 2)",
+    "x.T.reshape(6).exp()",
+    "x.transpose(0, 1).flatten()",
+    "x.permute(1, 0).contiguous().view(-1)",
+    "(x.t() * x.t()).view(-1)",
+    "x.t().sin().view(-1)",
+    "x.t().softmax(0).view(-1)",
+    "x.t()[1:].reshape(-1)",
+    "x.unsqueeze(0).transpose(0, 2).reshape(3, 2)",
+    "y.permute(2, 0, 1).reshape(4, 6)",
+    "y.permute(1, 2, 0).flatten(1)",
+    "y.transpose(0, 1).view(3, 8)",
+    "y[:, 1].reshape(-1)",
+]
+
+
+@pytest.mark.parametrize("program", LAYOUTS)
+def test_layouts_decide_nodes_and_errors_as_in_torch(program):
+    values = {"x": X23, "y": X234}
+    used = {n: v for n, v in values.items() if n in program}
+    leaves = {n: torch.tensor(v, dtype=torch.float64, requires_grad=True) for n, v in used.items()}
+    try:
+        out = eval(program, {}, leaves).sum()  # noqa: S307 - our own test programs, in torch
+        theirs, error = torch_chain(out), None
+    except RuntimeError as exc:
+        theirs, error = None, str(exc).splitlines()[0]
+    if error is not None:
+        with pytest.raises(GradcliError) as ours:
+            grad(f"({program}).sum()", at=used)
+        assert ours.value.message.split(": ", 1)[1] == error
+        return
+    out.backward()
+    result = grad(f"({program}).sum()", at=used)
+    assert [n.grad_fn for n in result.nodes if n.grad_fn] == theirs
+    for name, leaf in leaves.items():
+        assert close(result.grads[name], leaf.grad.numpy())
 
 
 def test_reshape_of_a_transpose_still_has_torchs_values_and_grads():

@@ -24,7 +24,7 @@ MLP = (
     MLP_PROGRAM,
     *[arg for name, v in MLP_INPUTS.items() for arg in ("--at", f"{name}={v}")],
     "--const",
-    "X=[[1,2],[3,4],[5,6]]",
+    "X=[[1.0,2],[3,4],[5,6]]",
 )
 VECTOR = ("y = w * x + 1; loss = sum(tanh(y))", "--at", "w=[0.5,-1,2,0.25,1.5]", "--const", "x=[1,2,3,4,5]")
 PROGRAMS = {"scalar": CUBE, "vector": VECTOR, "matrix": LINEAR, "network": MLP}

@@ -15,9 +15,9 @@ from gradcli.values import parse_value, to_array
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("2", np.array(2.0)),
-        ("[1, 2]", np.array([1.0, 2.0])),
-        ("[[1,2],[3,4]]", np.array([[1.0, 2.0], [3.0, 4.0]])),
+        ("2.0", np.array(2.0)),
+        ("[1, 2.5]", np.array([1.0, 2.5])),
+        ("[[1.0,2],[3,4]]", np.array([[1.0, 2.0], [3.0, 4.0]])),
         ("zeros(2,3)", np.zeros((2, 3))),
         ("ones(2)", np.ones(2)),
         ("full(2,2,0.5)", np.full((2, 2), 0.5)),
@@ -31,6 +31,30 @@ def test_values_and_constructors(text: str, expected: np.ndarray) -> None:
     array = parse_value(text)
     assert array.dtype == np.float64 and array.shape == expected.shape
     assert np.array_equal(array, expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("2", np.array(2)), ("[1, 2]", np.array([1, 2])), ("[true, false]", np.array([True, False]))],
+)
+def test_integer_and_bool_literals_keep_torch_tensors_dtype(text: str, expected: np.ndarray) -> None:
+    """torch.tensor([1, 2]) is int64 and torch.tensor([True]) bool: a --const keeps that."""
+    array = parse_value(text)
+    assert array.dtype == expected.dtype and np.array_equal(array, expected)
+    with (
+        pytest.raises(ValueInputError, match="which is not a number")
+        if expected.dtype == bool
+        else _nothing()
+    ):
+        to_array(array, np.dtype(np.float64), "--at x")  # an --at value is always floating
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def test_random_constructors_follow_the_seed() -> None:
@@ -135,7 +159,7 @@ def test_linspace_overflow_gives_inf_without_a_warning() -> None:
     [
         ("[[1,2],[3]]", "ragged"),
         ("[1,[2]]", "ragged"),
-        ("[true]", "contains true, which is not a number"),
+        ("[true, null]", "contains null"),
         ("null", "contains null"),
         ('"2"', 'contains "2"'),
         ('["NaN"]', 'contains "NaN"'),  # only gradcli's own spellings are strings it reads

@@ -22,9 +22,11 @@ import math
 from . import (
     activations,
     arithmetic,
+    dtypes,
     elementwise,
     elementwise_math,
     indexing,
+    joining,
     kernels,
     layout,
     logic,
@@ -32,6 +34,8 @@ from . import (
     reducing,
     reductions,
     shape,
+    sizes,
+    strides,
 )
 from .core import (
     NUMBER,
@@ -59,6 +63,8 @@ _FAMILIES = (
     reducing,
     shape,
     logic,
+    joining,
+    sizes,
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 # PyTorch's fused backward kernels: ops that VJPs call, not part of the program language.
@@ -67,6 +73,13 @@ REGISTRY: dict[str, Op] = {op.name: op for op in OPS + KERNELS}
 # Calls that PyTorch records as several nodes, by the name a program calls them.
 COMPOSITES: dict[str, Composite] = {
     c.name: c for family in _FAMILIES for c in getattr(family, "COMPOSITES", ())
+}
+# Calls whose tensors come as one list (torch.cat([a, b])): the record for each list length.
+LISTED: dict[str, dict[int, Op]] = {
+    name: by_count for family in _FAMILIES for name, by_count in getattr(family, "LISTED", {}).items()
+}
+LISTED_EMPTY: dict[str, str] = {
+    k: v for family in _FAMILIES for k, v in getattr(family, "EMPTY_LIST", {}).items()
 }
 
 
@@ -119,9 +132,10 @@ def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, S
     }
     table.update({op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method})
     table.update({name: Spelling(name, renames=renames) for name in COMPOSITES})
+    table.update({name: Spelling(name, renames=renames) for name in LISTED})
     table.update({name: Spelling(op.name, renames=renames) for op in OPS for name in op.aliases})
     for name, spelling in aliases.items():
-        if spelling.op in REGISTRY or spelling.op in COMPOSITES:
+        if spelling.op in REGISTRY or spelling.op in COMPOSITES or spelling.op in LISTED:
             # a spelling's own renames (np.clip's a_min) join the family's (axis=)
             table[name] = Spelling(spelling.op, spelling.numbers, renames + spelling.renames)
     return table
@@ -147,6 +161,10 @@ MODULES: dict[str, dict[str, Spelling]] = {
     "jax.numpy": NUMPY_SPELLINGS,
     "math": NUMPY_SPELLINGS,
 }
+# torch.ops.aten.mul.Scalar and friends: records Python's torch.mul never makes (MulBackward1).
+for _family in _FAMILIES:
+    for _prefix, _names in getattr(_family, "ATEN_MODULES", {}).items():
+        MODULES.setdefault(_prefix, {}).update(_names)
 # Names callable as f(...) in a program, and as x.f(...).
 FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
 METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}
@@ -161,6 +179,8 @@ __all__ = [
     "Composite",
     "CONSTANTS",
     "FUNCTIONS",
+    "LISTED",
+    "LISTED_EMPTY",
     "METHODS",
     "MODULES",
     "NUMBER",
@@ -176,5 +196,7 @@ __all__ = [
     "Spelling",
     "broadcast_dims",
     "broadcast_shapes",
+    "dtypes",
+    "strides",
     "unbroadcast",
 ]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ShapeError
 from .core import (
     NUMBER,
     TENSOR,
     Op,
+    Param,
+    Spelling,
     _fn,
     _matmul_grad_a,
     _matmul_grad_b,
@@ -143,3 +146,152 @@ OPS: tuple[Op, ...] = (
         ),
     ),
 )
+
+
+# ---------------------------------------------------------------- Scalar overloads
+# torch's C++ code (cross_entropy's label smoothing and its mean) calls the Scalar overloads
+# of mul, add and div, which record MulBackward1, AddBackward1 and DivBackward1; Python's
+# `x * 2.0` wraps the number as a tensor and records MulBackward0. Composites use these
+# records where torch's C++ does; a program calls them as torch does, torch.ops.aten.mul.Scalar.
+OTHER = Param("other", 1.0, "number")
+
+
+def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy, step: str, derivative: str) -> Op:
+    return Op(
+        f"{name}_scalar",
+        f"torch.ops.aten.{name}.Scalar(x, other): x {symbol} other, as torch's C++ calls it",
+        forward=forward,
+        vjp=(vjp,),
+        sympy=lambda sp, a, shapes=((),), other=1.0: sympy(a, _sym_number(sp, other)),
+        sym_vjp=(
+            lambda sp, g, a, shapes=((),), other=1.0: (
+                sympy(g, _sym_number(sp, other)) if name != "add" else g
+            ),
+        ),
+        grad_fn=grad_fn,
+        torch=f"torch.ops.aten.{name}.Scalar",
+        derivative=derivative,
+        saves_tensors=False,  # only the Scalar
+        elementwise=False,
+        function=False,
+        method=False,
+        params=(OTHER,),
+        infer_shape=lambda a, other=1.0: tuple(a),
+        step=(lambda shapes, attrs: step.replace("other", repr(attrs.get("other", 1.0))),),
+        written=lambda operands, attrs: f"torch.ops.aten.{name}.Scalar({operands[0]}, {attrs['other']!r})",
+    )
+
+
+def _sym_number(sp, value: float):
+    """A Scalar as the decimal it is written as (0.9 is 9/10), so its text reads back the same."""
+    if value == int(value) and abs(value) < 2**53:
+        return sp.Integer(int(value))
+    return sp.Rational(repr(value))
+
+
+OPS += (
+    _scalar(
+        "mul",
+        "*",
+        "MulBackward1",
+        lambda a, other=1.0: np.multiply(a, other),
+        lambda g, out, a, other=1.0: g * other,
+        lambda a, b: a * b,
+        "{g} * other",
+        "grad is g * other",
+    ),
+    _scalar(
+        "add",
+        "+",
+        "AddBackward1",
+        lambda a, other=1.0: np.add(a, other),
+        lambda g, out, a, other=1.0: g,
+        lambda a, b: a + b,
+        "{g}",
+        "grad is g",
+    ),
+    _scalar(
+        "div",
+        "/",
+        "DivBackward1",
+        lambda a, other=1.0: np.true_divide(a, other),
+        lambda g, out, a, other=1.0: g / other,
+        lambda a, b: a / b,
+        "{g} / other",
+        "grad is g / other",
+    ),
+)
+
+
+# ---------------------------------------------------------------- addmm
+# beta * input + alpha * (mat1 @ mat2): what F.linear records for a 2-D input with a bias.
+
+
+def _addmm_shape(bias, mat1, mat2, beta=1.0, alpha=1.0):
+    from .shape import _expand_shape  # torch expands the bias to the product's shape, with its errors
+
+    for name, shape in (("mat1", mat1), ("mat2", mat2)):
+        if len(shape) != 2:
+            raise ShapeError(f"{name} must be a matrix, got {len(shape)}-D tensor")
+    product = _matmul_shape(mat1, mat2)
+    _expand_shape(bias, product)
+    return product
+
+
+def _addmm(bias, mat1, mat2, beta=1.0, alpha=1.0):
+    product = np.matmul(mat1, mat2)
+    if beta == 0:  # torch ignores the input then, nan and inf included
+        return alpha * product + np.zeros_like(bias)
+    return beta * np.asarray(bias) + alpha * product
+
+
+def _times(factor: float) -> str:
+    return "" if factor == 1.0 else f" * {factor!r}"
+
+
+ADDMM = Op(
+    "addmm",
+    "torch.addmm(b, x, W) or b.addmm(x, W, beta=1, alpha=1)",
+    forward=_addmm,
+    vjp=(
+        # derivatives.yaml addmm: self: maybe_multiply(grad, beta); mat1: mm_mat1_backward(grad, mat2) * alpha
+        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: g * beta,
+        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: np.matmul(g, np.transpose(m2)) * alpha,
+        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: np.matmul(np.transpose(m1), g) * alpha,
+    ),
+    sympy=lambda sp, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: _fn(sp, "addmm")(b, m1, m2),
+    sym_vjp=(
+        lambda sp, g, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: _sym_number(sp, beta) * g,
+        lambda sp, g, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: (
+            _sym_number(sp, alpha) * _fn(sp, "matmul")(g, _fn(sp, "t")(m2))
+        ),
+        lambda sp, g, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: (
+            _sym_number(sp, alpha) * _fn(sp, "matmul")(_fn(sp, "t")(m1), g)
+        ),
+    ),
+    grad_fn="AddmmBackward0",
+    torch="torch.addmm",
+    derivative="beta * g for b (summed to its shape); alpha * g @ W.T for x; alpha * x.T @ g for W",
+    domain="2-D x and W that multiply; b broadcasts to the product",
+    elementwise=False,
+    params=(
+        Param("beta", 1.0, "number", keyword_only=True),
+        Param("alpha", 1.0, "number", keyword_only=True),
+    ),
+    infer_shape=_addmm_shape,
+    step=(
+        lambda shapes, attrs: "{g}" + _times(attrs.get("beta", 1.0)),
+        lambda shapes, attrs: "{g} @ {2}.T" + _times(attrs.get("alpha", 1.0)),
+        lambda shapes, attrs: "{1}.T @ {g}" + _times(attrs.get("alpha", 1.0)),
+    ),
+    written=lambda operands, attrs: (
+        f"torch.addmm({', '.join(operands)})"
+        + "".join(f", {k}={attrs[k]!r}" for k in ("beta", "alpha") if attrs.get(k, 1.0) != 1.0)
+    ),
+)
+OPS += (ADDMM,)
+
+# torch.ops.aten spellings: the overloads Python's torch.mul never picks (see MODULES in __init__).
+ATEN_MODULES = {
+    f"torch.ops.aten.{name}": {"Scalar": Spelling(f"{name}_scalar")} for name in ("mul", "add", "div")
+}

@@ -67,6 +67,12 @@ class Composite:
     build: Callable[..., Any]
     torch: str
     derivative: str = ""  # for `gradcli ops`: what it is made of
+    # What torch records depends on the operands' shapes (cross_entropy's target: class
+    # indices or probabilities; linear's input rank): `build` also gets `shapes=` (None for
+    # an operand not given) and `dtypes=` (ops.dtypes' names, None if unknown), and the
+    # graph expands the call once they are known.
+    shaped: bool = False
+    optional: int = 0  # trailing tensor operands that may be left out or None (linear's bias)
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,13 @@ class Op:
     sym_deriv: tuple[Callable[..., Any], ...] | None = None  # local d(form)/d(operand) override
     sym_vjp: tuple[Callable[..., Any], ...] | None = None  # symbolic VJP of non-elementwise ops
     aliases: tuple[str, ...] = field(default=())
+    # A size (x.shape[0], len(x)): a Python int in torch, folded from the operand's shape
+    # when the graph is built, never a node. (shape, attrs) -> int.
+    size_of: Callable[[Shape, dict], int] | None = None
+    # How the result views its operand: "view" must be a view (else torch's view error);
+    # "reshape" is a view where the strides allow (ReshapeAliasBackward0 if the operand is
+    # not contiguous), else a copy: CloneBackward0 then UnsafeViewBackward0. See strides.py.
+    viewing: str = ""
     # Elementwise ops only: the sympy form and each local derivative as sympy prints them,
     # with {0}, {1} for the operands. Big programs write their per-node adjoints from these
     # without importing sympy; a test checks each against what sympy prints.

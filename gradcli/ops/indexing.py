@@ -1,8 +1,8 @@
 """Indexing: what `x[...]` records in PyTorch, one node per basic index, one for the advanced ones.
 
 `x[0, 1:3]` is select(x, 0, 0) then slice(dim 0, 1, 3) (SelectBackward0, SliceBackward0);
-`x[[0, 2]]`, `x[:, idx]` and `x[range(3), y]` are one IndexBackward0 whose index tensors are
-integer-valued consts. Gradients scatter back; repeated indices accumulate (np.add.at).
+`x[[0, 2]]`, `x[:, idx]`, `x[range(3), y]` and `x[mask]` are one IndexBackward0 whose index
+tensors are integer consts or bool masks (a mask's True count is fixed when the graph is built). Gradients scatter back; repeated indices accumulate (np.add.at).
 The parser turns a subscript into these records (parse._Parser.subscript).
 """
 
@@ -68,7 +68,8 @@ def _slice_grad(g, out, a, dim: int = 0, start: int | None = None, end: int | No
 
 # ---------------------------------------------------------------- advanced indexing
 # attrs["key"]: one entry per indexed dim, ("all",), ("list", nested ints) or ("tensor", k)
-# for the k-th index operand after the tensor itself.
+# for the k-th index operand after the tensor itself; ("mask", k, dims, count) for a bool
+# index operand, which covers `dims` dims and selects `count` elements.
 
 
 def _integers(value: Any, dim: int, size: int) -> np.ndarray:
@@ -88,34 +89,48 @@ def _integers(value: Any, dim: int, size: int) -> np.ndarray:
     return array
 
 
+def _dims(entry: tuple) -> int:
+    """Dims of the indexed tensor one key entry covers: a bool mask covers as many as it has."""
+    return entry[2] if entry[0] == "mask" else 1
+
+
 def _index_key(shape: Shape, key: tuple, tensors: tuple) -> tuple:
-    if len(key) > len(shape):
+    if sum(_dims(entry) for entry in key) > len(shape):
         raise ShapeError(f"too many indices for tensor of dimension {len(shape)}")
     parts: list[Any] = []
-    for dim, entry in enumerate(key):
+    dim = 0
+    for entry in key:
         if entry[0] == "all":
             parts.append(slice(None))
         elif entry[0] == "list":
             parts.append(_integers(entry[1], dim, shape[dim]))
+        elif entry[0] == "mask":  # the True positions, one index array per dim the mask covers
+            parts.extend(np.nonzero(np.asarray(tensors[entry[1]]) != 0))
         else:
             parts.append(_integers(tensors[entry[1]], dim, shape[dim]))
+        dim += _dims(entry)
     return tuple(parts)
 
 
 def _index_shape(shape: Shape, *index_shapes: Shape, key: tuple = ()) -> Shape:
-    if len(key) > len(shape):
+    if sum(_dims(entry) for entry in key) > len(shape):
         raise ShapeError(f"too many indices for tensor of dimension {len(shape)}")
     dummies = tuple(np.zeros(s, dtype=np.int64) for s in index_shapes)
-    parts = []
-    for dim, entry in enumerate(key):
-        if entry[0] == "list":
-            _integers(entry[1], dim, shape[dim])  # bounds of a literal list, before any work
-        parts.append(slice(None) if entry[0] == "all" else None)
-    advanced = [
-        np.asarray(entry[1]) if entry[0] == "list" else dummies[entry[1]]
-        for entry in key
-        if entry[0] != "all"
-    ]
+    advanced, positions, kept = [], [], []
+    dim = 0
+    for entry in key:
+        if entry[0] == "all":
+            kept.append(shape[dim])
+        else:
+            if entry[0] == "list":
+                _integers(entry[1], dim, shape[dim])  # bounds of a literal list, before any work
+                advanced.append(np.asarray(entry[1]))
+            elif entry[0] == "mask":  # as many elements as the mask has True values
+                advanced.append(np.zeros(entry[3], dtype=np.int64))
+            else:
+                advanced.append(dummies[entry[1]])
+            positions.append(dim)
+        dim += _dims(entry)
     try:
         broadcast = np.broadcast_shapes(*(a.shape for a in advanced))
     except ValueError:
@@ -123,13 +138,14 @@ def _index_shape(shape: Shape, *index_shapes: Shape, key: tuple = ()) -> Shape:
         raise ShapeError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
         ) from None
-    positions = [i for i, entry in enumerate(key) if entry[0] != "all"]
-    rest = list(shape[len(key) :])
-    kept = [shape[i] for i, entry in enumerate(key) if entry[0] == "all"]
-    adjacent = positions == list(range(positions[0], positions[-1] + 1))
-    if adjacent:
-        before = [shape[i] for i in range(positions[0]) if key[i][0] == "all"]
-        after = [shape[i] for i in range(positions[-1] + 1, len(key)) if key[i][0] == "all"]
+    rest = list(shape[dim:])
+    entries = [e for e in key if e[0] != "all"]
+    adjacent = [i for i, e in enumerate(key) if e[0] != "all"]
+    if adjacent == list(range(adjacent[0], adjacent[-1] + 1)):
+        first = next(i for i, e in enumerate(key) if e[0] != "all")
+        before = [shape[i] for i in range(first)]  # key entries before the first are all ":"
+        after_dims = range(positions[-1] + _dims(entries[-1]), dim)
+        after = [shape[i] for i in after_dims]
         result = (*before, *broadcast, *after, *rest)
     else:  # NumPy and PyTorch move separated advanced indices to the front
         result = (*broadcast, *kept, *rest)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ShapeError
 from .core import Op, Param, Spelling, _fn, broadcast_shapes
 
 
@@ -35,6 +36,12 @@ def _comparison(name: str, symbol: str, ufunc: np.ufunc) -> Op:
 
 def _where_forward(condition, a, b):
     return np.where(np.asarray(condition) != 0, a, b)
+
+
+def _masked_fill_shape(a, mask, value):
+    if value is None:
+        raise ShapeError('masked_fill() missing 1 required positional arguments: "value"')
+    return broadcast_shapes(a, mask)
 
 
 def _like(name: str, fill: float | None) -> Op:
@@ -108,6 +115,29 @@ OPS: tuple[Op, ...] = (
         infer_shape=lambda a: tuple(a),
         sym_vjp=(lambda sp, g, a, shapes=(): sp.S.Zero,),
         step=("0",),
+    ),
+    Op(
+        "masked_fill",
+        "x.masked_fill(mask, value) or torch.masked_fill(x, mask, value)",
+        forward=lambda a, mask, value=0.0: np.where(np.asarray(mask) != 0, value, a),
+        vjp=(
+            # derivatives.yaml: grad.masked_fill(mask, 0); the mask gets none
+            lambda g, out, a, mask, value=0.0: np.where(np.asarray(mask) != 0, 0.0, g),
+            lambda g, out, a, mask, value=0.0: np.zeros(np.shape(mask)),
+        ),
+        sympy=lambda sp, a, mask, shapes=(), value=0.0: _fn(sp, "masked_fill")(a, mask, value),
+        grad_fn="MaskedFillBackward0",
+        torch="torch.masked_fill",
+        derivative="g where the mask is False, 0 where it is True; none for the mask",
+        elementwise=False,
+        params=(Param("value", None, "number"),),
+        infer_shape=lambda a, mask, value=None: _masked_fill_shape(a, mask, value),
+        sym_vjp=(
+            lambda sp, g, a, mask, shapes=(), value=0.0: _fn(sp, "where")(mask, 0, g),
+            lambda sp, g, a, mask, shapes=(), value=0.0: sp.S.Zero,
+        ),
+        step=("{g} * (1 - {1})", "0"),
+        written=lambda operands, attrs: f"{operands[0]}.masked_fill({operands[1]}, {attrs['value']!r})",
     ),
     _like("zeros_like", 0.0),
     _like("ones_like", 1.0),

@@ -274,15 +274,7 @@ def _nll_shape(x: Shape, t: Shape, ignore_index: int = -100, reduction: str = "m
         )
     if len(t) > 1:
         # graph.py keeps only a ShapeError's message, so the explanation goes there.
-        probabilities = tuple(x) == tuple(t)
-        raise ShapeError(
-            "0D or 1D target tensor expected, multi-target not supported"
-            + (
-                " (gradcli takes class indices only; class probabilities are not supported yet)"
-                if probabilities
-                else ""
-            )
-        )
+        raise ShapeError("0D or 1D target tensor expected, multi-target not supported")
     if len(x) == 1 and len(t) == 1 and t[0] != 1:
         raise ShapeError(f"For 1D input, 1D target must have size 1, but got target size: {t[0]}")
     return (x[0],) if reduction == "none" and len(x) == 2 else ()
@@ -554,10 +546,92 @@ def _l1_loss(apply, x, y, reduction="mean"):
     return loss if reduction == "none" else apply(reduction, loss)
 
 
-def _cross_entropy(apply, x, y, ignore_index=-100, reduction="mean"):
-    # torch uses dim 1 (dim 0 for a 1-D input): dim=-1 is both for the 1-D and 2-D inputs nll_loss takes.
-    log_probs = apply("log_softmax", x, dim=-1)
-    return apply("nll_loss", log_probs, y, ignore_index=ignore_index, reduction=reduction)
+def _cross_entropy(
+    apply,
+    x,
+    y,
+    ignore_index=-100,
+    reduction="mean",
+    label_smoothing=0.0,
+    shapes=((), ()),
+    dtypes=(None, None),
+    strides=(),
+):
+    """torch's cross_entropy_loss (LossNLL.cpp): a target of the input's shape holds class
+    probabilities, any other class indices; label smoothing adds a uniform term. Each
+    branch records what the C++ code records, its Scalar arithmetic included."""
+    x_shape, y_shape = shapes
+    class_dim = 0 if len(x_shape) == 1 else 1
+    if tuple(x_shape) == tuple(y_shape) and x_shape:
+        if dtypes[1] in ("int64", "bool"):
+            kind = {"int64": "Long", "bool": "Bool"}[dtypes[1]]
+            raise ShapeError(f"Expected floating point type for target with class probabilities, got {kind}")
+        return _cross_entropy_probabilities(
+            apply, x, y, class_dim, x_shape, ignore_index, reduction, label_smoothing
+        )
+    log_probs = apply("log_softmax", x, dim=class_dim)
+    nll = apply("nll_loss", log_probs, y, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0.0:
+        return nll
+    _check_smoothing(label_smoothing)
+    # cross_entropy_loss_label_smoothing: (1 - ls) * nll + the uniform part (0 on ignored rows)
+    # * ls / classes; nodes are made in the order grad_fn.next_functions visits them.
+    scaled = apply("mul_scalar", nll, other=1.0 - label_smoothing)
+    smooth = apply("neg", apply("sum", log_probs, dim=class_dim))
+    smooth = apply("masked_fill", smooth, apply("eq", y, float(ignore_index)), value=0.0)
+    if reduction == "mean":
+        smooth = apply("div", apply("sum", smooth), apply("sum", apply("ne", y, float(ignore_index))))
+    elif reduction == "sum":
+        smooth = apply("sum", smooth)
+    classes = x_shape[class_dim]
+    return apply("add", scaled, apply("mul_scalar", smooth, other=label_smoothing / classes))
+
+
+def _check_smoothing(label_smoothing: float) -> None:
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ShapeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+
+
+def _cross_entropy_probabilities(apply, x, y, class_dim, shape, ignore_index, reduction, label_smoothing):
+    """cross_entropy_loss_prob_target: -(log_softmax(x) * target) summed, over the rows for 'mean'."""
+    if ignore_index != -100:
+        raise ShapeError("ignore_index is not supported for floating point target")
+    classes = shape[class_dim]
+    log_probs = apply("log_softmax", x, dim=class_dim)
+    target = y
+    if label_smoothing > 0.0:
+        _check_smoothing(label_smoothing)
+        target = apply(
+            "add_scalar", apply("mul_scalar", y, other=1.0 - label_smoothing), other=label_smoothing / classes
+        )
+    product = apply("mul", log_probs, target)
+    if reduction == "none":
+        return apply("neg", apply("sum", product, dim=class_dim))
+    loss = apply("neg", apply("sum", product))
+    if reduction == "sum":
+        return loss
+    # numel / n_classes is a SymInt division: an integer, the rows
+    return apply("div_scalar", loss, other=float(math.prod(shape) // classes))
+
+
+def _linear(apply, x, w, b=None, shapes=((), (), None), dtypes=(), strides=()):
+    """torch's linear (Linear.cpp): addmm for a 2-D input with a bias; a 1-D or N-D input
+    with a bias is viewed as 2-D around the addmm; without a bias, matmul (an N-D input is
+    viewed as 2-D, and the product _unsafe_view'ed back, as matmul does). Nodes are made in
+    the order grad_fn.next_functions visits them: the input's view before W.t()."""
+    x_shape, w_shape, _ = shapes
+    two_d = len(x_shape) == 2 or len(w_shape) != 2 or not x_shape
+    if two_d or (b is None and len(x_shape) == 1):
+        wt = apply("t", w)
+        if b is None:
+            return apply("matmul", x, wt)
+        return apply("addmm", b, x, wt) if len(x_shape) == 2 else apply("add", apply("matmul", x, wt), b)
+    out_shape = (*x_shape[:-1], w_shape[0])
+    flat = apply("view", x, size=(-1, x_shape[-1]))
+    wt = apply("t", w)
+    if b is not None:
+        return apply("view", apply("addmm", b, flat, wt), size=out_shape)
+    return apply("_unsafe_view", apply("matmul", flat, wt), size=out_shape)
 
 
 COMPOSITES: tuple[Composite, ...] = (
@@ -572,18 +646,28 @@ COMPOSITES: tuple[Composite, ...] = (
     Composite(
         "cross_entropy",
         arity=2,
-        params=(IGNORE_INDEX, REDUCTION),
+        params=(IGNORE_INDEX, REDUCTION, Param("label_smoothing", 0.0, "number", keyword_only=True)),
         build=_cross_entropy,
         torch="torch.nn.functional.cross_entropy",
-        derivative="nll_loss(log_softmax(x, 1), y) with class indices: LogSoftmaxBackward0 -> NllLossBackward0",
+        derivative=(
+            "class indices: nll_loss(log_softmax(x, 1), y), LogSoftmaxBackward0 -> NllLossBackward0; "
+            "probabilities (y shaped as x): -(log_softmax(x, 1) * y).sum() / rows, "
+            "MulBackward0 -> SumBackward0 -> NegBackward0 -> DivBackward1; label_smoothing adds "
+            "the uniform term as torch does"
+        ),
+        shaped=True,
     ),
     Composite(
         "linear",
         arity=3,
         params=(),
-        build=lambda apply, x, w, b: apply("add", apply("matmul", x, apply("t", w)), b),
+        build=_linear,
         torch="torch.nn.functional.linear",
-        # torch fuses the last two into AddmmBackward0 (TBackward0 -> AddmmBackward0).
-        derivative="x @ W.t() + b: TBackward0 -> MmBackward0 -> AddBackward0",
+        derivative=(
+            "2-D x with a bias: addmm(b, x, W.t()), TBackward0 -> AddmmBackward0; other ranks view x "
+            "as 2-D first (ViewBackward0) and back after; without a bias x @ W.t() (MmBackward0)"
+        ),
+        shaped=True,
+        optional=1,
     ),
 )

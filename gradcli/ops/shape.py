@@ -5,9 +5,9 @@ back in the operand's layout (a reshape, the inverse permutation) or, where elem
 copied (expand, repeat), sums the copies, as PyTorch's derivatives.yaml does. PyTorch's
 shape checks run in `infer_shape` before anything is computed, with its error texts.
 
-Every tensor gradcli makes is treated as contiguous: torch's reshape of a transposed
-tensor (CloneBackward0 then UnsafeViewBackward0) and its view error need the engine to
-know each node's strides (see `view_strides`, which does the check torch does).
+Each graph node knows its strides (ops/strides.py), so torch's reshape of a transposed
+tensor (CloneBackward0 then UnsafeViewBackward0) and its view error are as in torch;
+`view_strides` is torch's computeStride, the check that decides them.
 """
 
 from __future__ import annotations
@@ -144,6 +144,14 @@ def _transpose_shape(a: Shape, dim0: int | None = None, dim1: int | None = None)
     return tuple(swapped)
 
 
+def _mT_shape(a: Shape) -> Shape:
+    if len(a) < 2:
+        raise ShapeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got {len(a)}-D tensor."
+        )
+    return (*a[:-2], a[-1], a[-2])
+
+
 def _expand_shape(a: Shape, size: Shape | None = None) -> Shape:
     """torch's expand: -1 keeps a size; a size-1 dim stretches; new dims go in front."""
     if size is None:
@@ -198,8 +206,7 @@ def view_strides(shape: Shape, strides: Shape, new_shape: Shape) -> Shape | None
 
     This is what decides view's "view size is not compatible" error and whether reshape
     records a view (ViewBackward0/ReshapeAliasBackward0) or a copy (CloneBackward0 then
-    UnsafeViewBackward0). The engine does not track strides yet, so nothing calls it but
-    the tests: it is here for the day a node knows its strides.
+    UnsafeViewBackward0); the graph calls it through strides.py.
     """
     if math.prod(shape) == 0:
         return tuple(_contiguous_strides(new_shape))
@@ -440,6 +447,7 @@ OPS: tuple[Op, ...] = (
         params=(SHAPE_PARAM,),
         infer_shape=_reshape_shape,
         step=(_reshape_step,),
+        viewing="reshape",
         **_COMMON,
     ),
     Op(
@@ -457,6 +465,7 @@ OPS: tuple[Op, ...] = (
         params=(SIZE_PARAM,),
         infer_shape=_view_shape,
         step=(_reshape_step,),
+        viewing="view",
         **_COMMON,
     ),
     Op(
@@ -472,6 +481,7 @@ OPS: tuple[Op, ...] = (
         params=(Param("start_dim", 0, "int"), Param("end_dim", -1, "int")),
         infer_shape=_flatten_shape,
         step=(_reshape_step,),
+        viewing="reshape",
         **_COMMON,
     ),
     Op(
@@ -570,6 +580,47 @@ OPS: tuple[Op, ...] = (
         **_COMMON,
     ),
     Op(
+        "mT",
+        "x.mT",
+        forward=lambda a: np.swapaxes(a, -2, -1).copy(),
+        vjp=(lambda g, out, a: np.swapaxes(g, -2, -1),),
+        sympy=lambda sp, a, shapes=((),): _sym_transpose(sp, a, shapes, -2, -1),
+        sym_vjp=(lambda sp, g, a, shapes=((),): _sym_transpose_vjp(sp, g, a, shapes, -2, -1),),
+        grad_fn="TransposeBackward0",  # x.mT is x.transpose(-2, -1)
+        torch="Tensor.mT",
+        derivative="grad is g.mT",
+        domain="tensors with >= 2 dimensions",
+        function=False,
+        method=False,
+        infer_shape=_mT_shape,
+        step=("{g}.mT",),
+        written=lambda operands, attrs: f"{operands[0]}.mT",
+        **_COMMON,
+    ),
+    Op(
+        "_unsafe_view",
+        "torch.ops.aten._unsafe_view(x, [2, 3]): a view of a fresh result (matmul, reshape of a copy)",
+        forward=_view,
+        vjp=(_back_to_operand,),
+        sympy=_same,
+        sym_vjp=(_same_vjp,),
+        grad_fn="UnsafeViewBackward0",
+        torch="torch.ops.aten._unsafe_view",
+        derivative="grad is g reshaped to x's shape",
+        domain="a shape with as many elements (one -1 is inferred)",
+        function=False,
+        method=False,
+        params=(SIZE_PARAM,),
+        infer_shape=_view_shape,
+        step=(_reshape_step,),
+        written=lambda operands, attrs: (
+            f"torch.ops.aten._unsafe_view({operands[0]}"
+            + ("" if attrs.get("size") is None else f", {_listed(attrs['size'])}")
+            + ")"
+        ),
+        **_COMMON,
+    ),
+    Op(
         "clone",
         "clone(x) or x.clone()",
         forward=lambda a: np.array(a, copy=True),
@@ -585,16 +636,26 @@ OPS: tuple[Op, ...] = (
     ),
 )
 
-# x.contiguous() of a contiguous tensor is x itself in torch: no node. Every tensor gradcli
-# makes is contiguous today, so the call is its operand (see the module docstring).
+
+# x.contiguous() of a contiguous tensor is x itself in torch: no node; of another, a copy
+# (CloneBackward0). `gradcli run` passes no strides: its tensors count as contiguous.
+def _contiguous(apply, x, shapes=((),), dtypes=(), strides=(None,)):
+    from .strides import is_contiguous
+
+    if strides and strides[0] is not None and not is_contiguous(shapes[0], strides[0]):
+        return apply("clone", x)
+    return x
+
+
 COMPOSITES: tuple[Composite, ...] = (
     Composite(
         "contiguous",
         arity=1,
         params=(),
-        build=lambda apply, x: x,
+        build=_contiguous,
         torch="torch.Tensor.contiguous",
-        derivative="x itself (no node) when x is contiguous",
+        derivative="x itself (no node) when x is contiguous, else a copy: CloneBackward0",
+        shaped=True,
     ),
 )
 
@@ -603,3 +664,5 @@ NUMPY_ALIASES: dict[str, Spelling] = {
     "transpose": Spelling("permute"),
     "expand_dims": Spelling("unsqueeze", renames=(("axis", "dim"),)),
 }
+
+ATEN_MODULES = {"torch.ops.aten": {"_unsafe_view": Spelling("_unsafe_view")}}

@@ -221,7 +221,16 @@ MALFORMED = [
     grad("bad-dim", "sum(x, dim=5)", "--at", "x=[1,2]", expect=("Dimension out of range", "got 5")),
     grad("bad-dim-negative", "x.mean(dim=-3)", "--at", "x=[[1,2]]", expect=("Dimension out of range",)),
     grad("dim-float", "sum(x, dim=1.5)", "--at", "x=[1]", expect=("dim must be an integer",)),
-    grad("dim-name", "sum(x, dim=y)", "--at", "x=[1]", expect=("dim must be an integer",)),
+    # a dim may be a size expression (x.dim() - 1); a tensor there is refused
+    grad(
+        "dim-name",
+        "sum(x, dim=y)",
+        "--at",
+        "x=[1]",
+        "--at",
+        "y=0",
+        expect=("dim must be a number, not a tensor",),
+    ),
     grad("keepdim-int", "sum(x, keepdim=1)", "--at", "x=[1]", expect=("keepdim must be True or False",)),
     grad(
         "unknown-keyword", "sum(x, axis=0)", "--at", "x=[1]", expect=("unexpected keyword argument 'axis'",)
@@ -275,7 +284,17 @@ MALFORMED = [
     grad("program-dollar", "$x", "--at", "x=1", expect=("syntax error",)),
     grad("comparison", "x == 1", "--at", "x=1", expect=("does not require grad",)),
     grad("comparison-chain", "0 < x < 1", "--at", "x=1", expect=("compare two things at a time",)),
-    grad("mask-index", "x[x > 0].sum()", "--at", "x=[1,-1]", expect=("bool mask",)),
+    # a bool mask indexes (x[x > 0] runs); one of the wrong shape, or without values, is refused
+    grad(
+        "mask-index",
+        "x[m].sum()",
+        "--at",
+        "x=[1,-1]",
+        "--const",
+        "m=[true,false,true]",
+        expect=("The shape of the mask [3] at index 0",),
+    ),
+    grad("mask-index-symbolic", "x[x > 0]", expect=("needs the mask's values",)),
     grad("tuple", "(x, x)", "--at", "x=1", expect=("tuple",)),
     grad("list", "[x, x]", "--at", "x=1", expect=("list",)),
     grad("none", "None", expect=("None is not a number",)),

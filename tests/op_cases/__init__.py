@@ -57,9 +57,13 @@ def _family_cases() -> list[Case]:
 FAMILY_CASES = _family_cases()
 
 
+# Operand names in examples; torch.cat([...]) takes up to 8 ('e' is left out: it reads as a constant).
+_NAMES = "abcdfghk"
+
+
 def example(op_name: str) -> tuple[str, dict, dict]:
     """A program using the op as its first case does, with the case's operands as inputs:
-    (program, at, const). Tensor operands are leaves a, b, c; integer operands consts;
+    (program, at, const). Tensor operands are leaves a, b, c, ...; integer operands consts;
     Python numbers stay numbers. The output is summed to a scalar."""
     from gradcli.local_steps import written_form
     from gradcli.ops import REGISTRY
@@ -70,10 +74,13 @@ def example(op_name: str) -> tuple[str, dict, dict]:
         if isinstance(operand, float):
             names.append(repr(operand))
             continue
-        name = "abc"[position]
+        name = _NAMES[position]
         names.append(name)
         constant = position in case.integers or position in case.masks
-        (const if constant else at)[name] = np.asarray(operand).tolist()
+        value = np.asarray(operand)
+        if position in case.integers or position in case.masks:  # int64 and bool, as torch holds them
+            value = value.astype(np.int64) if position in case.integers else value != 0
+        (const if constant else at)[name] = value.tolist()
     op = REGISTRY[op_name]
     program = written_form(op, names, dict(case.attrs))
     if not op.differentiable:  # no gradient of its own: weigh a leaf with it

@@ -26,3 +26,17 @@ CASES.append(
         integers=(1,),
     )
 )
+# A bool mask (a const of true/false): its True count is fixed when the graph is built.
+MASK = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+CASES += [
+    Case(
+        "index1", "2-D bool mask", (uniform(-2, 2, (2, 3)), MASK), {"key": (("mask", 0, 2, 4),)}, masks=(1,)
+    ),
+    Case(
+        "index1",
+        "columns by a mask",
+        (uniform(-2, 2, (2, 3, 2)), MASK[0]),
+        {"key": (("all",), ("mask", 0, 1, 2))},
+        masks=(1,),
+    ),
+]

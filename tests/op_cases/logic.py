@@ -15,6 +15,8 @@ CASES = [
     Case("gt", "tensor with number", (uniform(-1, 1, (3,)), 0.0)),
     Case("where", "mask picks a or b", (MASK, uniform(-2, 2, (2, 3)), uniform(-2, 2, (3,))), masks=(0,)),
     Case("where", "b a number", (MASK, uniform(-2, 2, (2, 3)), 0.0), masks=(0,)),
+    Case("masked_fill", "2x3", (uniform(-2, 2, (2, 3)), MASK), {"value": 0.5}, masks=(1,)),
+    Case("masked_fill", "broadcast to the mask", (uniform(-2, 2, (3,)), MASK), {"value": -1.0}, masks=(1,)),
     Case("detach", "2x3", (uniform(-2, 2, (2, 3)),)),
     Case("zeros_like", "2x3", (uniform(-2, 2, (2, 3)),)),
     Case("ones_like", "3", (uniform(-2, 2, (3,)),)),

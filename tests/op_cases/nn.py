@@ -51,3 +51,18 @@ for reduction in (MEAN, SUM, NONE):
 CASES += [
     Case("nll_loss", "ignored class", (uniform(-2, 0, (4,)), 1.0), {"ignore_index": 1, "reduction": "sum"}),
 ]
+# What F.linear and cross_entropy's C++ record: addmm, and the Scalar overloads of mul/add/div.
+CASES += [
+    Case("addmm", "bias row", (uniform(-2, 2, (4,)), uniform(-2, 2, (2, 3)), uniform(-2, 2, (3, 4)))),
+    Case(
+        "addmm",
+        "full bias, beta and alpha",
+        (uniform(-2, 2, (2, 4)), uniform(-2, 2, (2, 3)), uniform(-2, 2, (3, 4))),
+        {"beta": 0.5, "alpha": -2.0},
+    ),
+    Case("addmm", "column bias", (uniform(-2, 2, (2, 1)), uniform(-2, 2, (2, 3)), uniform(-2, 2, (3, 4)))),
+    Case("mul_scalar", "0.9", (uniform(-2, 2, (2, 3)),), {"other": 0.9}),
+    Case("add_scalar", "0.025", (uniform(-2, 2, (2, 3)),), {"other": 0.025}),
+    Case("div_scalar", "3", (uniform(-2, 2, (2, 3)),), {"other": 3.0}),
+    Case("div_scalar", "0-d", (uniform(-2, 2, ()),), {"other": 2.0}),
+]

@@ -48,6 +48,10 @@ CASES = [
     Case("repeat", "new leading dims", _x(2, 3), {"repeats": (2, 1, 3)}),
     Case("repeat", "1-D", _x(3), {"repeats": (4,)}),
     Case("repeat", "0-d", _x(), {"repeats": (2, 3)}),
+    Case("mT", "2x3", _x(2, 3)),
+    Case("mT", "batch of 2x3", _x(4, 2, 3)),
+    Case("_unsafe_view", "6 to 3x2", _x(6), {"size": (3, 2)}),
+    Case("_unsafe_view", "-1", _x(2, 3, 2), {"size": (-1, 2)}),
     Case("clone", "2x3", _x(2, 3)),
     Case("clone", "0-d", _x()),
 ]

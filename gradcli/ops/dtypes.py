@@ -1,0 +1,118 @@
+"""Result dtypes as torch infers them, and the dtype errors torch raises, per registry op.
+
+gradcli computes every value in the program's floating dtype (a mask is 0.0/1.0, a class
+index a whole float); what a tensor *is* in torch (float, int64 or bool) is tracked on the
+graph's nodes, so that torch's dtype rules decide what it decides: a bool tensor indexes
+as a mask, an int64 one as indices, a float cond in torch.where and an int matrix in `@`
+with a float one are torch's errors. A dtype of None means unknown (an input given without
+one, as `gradcli --explain` rebuilds a graph): nothing is refused for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import ShapeError
+from .core import Op
+
+FLOAT, INT64, BOOL = "float", "int64", "bool"
+_RANK = {BOOL: 0, INT64: 1, FLOAT: 2}
+_TORCH_NAMES = {FLOAT: "Double", INT64: "Long", BOOL: "Bool"}
+
+# The result has the first operand's dtype: moving, copying or picking elements.
+_SAME = {
+    "select", "slice", "index", "index1", "reshape", "view", "flatten", "squeeze", "unsqueeze",
+    "permute", "transpose", "expand", "repeat", "mT", "_unsafe_view", "clone", "t", "T", "detach",
+    "zeros_like", "ones_like", "masked_fill", "neg", "abs", "relu", "sign", "floor", "ceil",
+    "trunc", "round", "amax", "amin", "max", "min", "max_values", "min_values", "relu6", "hardtanh",
+}  # fmt: skip
+# torch's type promotion of the tensor operands (a float number makes an integer result float).
+_PROMOTE = {"add", "sub", "mul", "pow", "maximum", "minimum", "clamp", "matmul", "where"}
+# Integer results: sums of integers and bools (torch sums bools as int64), and positions.
+_INTEGER = {"argmax", "argmin"}
+_SUMS = {"sum", "prod", "cumsum"}
+
+
+NUMBER = "number"  # a Python number operand, in the per-operand lists below
+
+
+def _promote(dtypes: Sequence[str]) -> str:
+    return max(dtypes, key=_RANK.__getitem__) if dtypes else FLOAT
+
+
+def _whole(value: float) -> bool:
+    return value == value and abs(value) != float("inf") and value == int(value)
+
+
+def result_dtype(op: Op, operands: Sequence[str | None], numbers: Sequence[float]) -> str | None:
+    """The dtype torch gives this op's result, or None when an operand's dtype is unknown.
+
+    `operands` holds each operand's dtype in order (NUMBER for a number, None if unknown),
+    `numbers` the number operands' values (a whole number keeps an integer result integer)."""
+    if op.gives_mask:
+        return BOOL
+    if op.name in _INTEGER:
+        return INT64
+    tensors = [d for d in operands if d != NUMBER]
+    if any(d is None for d in tensors):
+        return None
+    name = op.name.rstrip("0123456789") if op.name.startswith(("cat", "stack")) else op.name
+    if name in ("cat", "stack"):
+        return _promote(tensors)
+    if name in _SAME:
+        return tensors[0] if tensors else FLOAT
+    if name in _SUMS:
+        return FLOAT if tensors and tensors[0] == FLOAT else INT64
+    if name in _PROMOTE:
+        result = _promote(tensors[1:] if name == "where" else tensors)
+        if result != FLOAT and not all(_whole(v) for v in numbers):
+            return FLOAT
+        if result == BOOL and numbers:
+            return INT64  # True + 1 is 2
+        return result
+    return FLOAT  # div, the math functions, softmax, the losses: floating results
+
+
+def check(op: Op, operands: Sequence[str | None], leaves: Sequence[bool] = ()) -> None:
+    """torch's refusals that depend on dtypes alone, in its words (unknown dtypes pass).
+
+    `leaves` marks operands that require grad: a class-index target given with --at gets the
+    engine's own hint (give it with --const) rather than the dtype error."""
+    name = op.name
+    tensors = [d for d in operands if d != NUMBER]
+    if any(d is None for d in tensors):
+        return
+    if name == "matmul" and len(set(tensors)) > 1:
+        a, b = (_CPP_NAMES[d] for d in tensors[:2])
+        raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
+    if name == "where" and operands[0] not in (BOOL, NUMBER):
+        raise ShapeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{_TORCH_NAMES[operands[0]]}"
+        )
+    if name == "masked_fill" and operands[1] not in (BOOL, NUMBER):
+        raise ShapeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {_CPP_NAMES[operands[1]]}"
+        )
+    if name == "neg" and operands[0] == BOOL:
+        raise ShapeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead."
+        )
+    if name == "sub" and tensors == [BOOL, BOOL]:
+        raise ShapeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if name in ("mean", "var", "std") and operands[0] in (INT64, BOOL):
+        raise ShapeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_TORCH_NAMES[operands[0]]}"
+        )
+    if name == "nll_loss" and operands[1] == FLOAT and not (len(leaves) > 1 and leaves[1]):
+        raise ShapeError("expected target dtype to be Long or Byte, but got Double")
+    if name in ("index", "index1") and any(d == FLOAT for d in operands[1:]):
+        raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+_CPP_NAMES = {FLOAT: "double", INT64: "long int", BOOL: "bool"}

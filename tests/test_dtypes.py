@@ -1,0 +1,135 @@
+"""Integer and bool consts as torch.tensor reads them, bool-mask indexing, and torch's dtype errors.
+
+A --const literal keeps the dtype torch.tensor infers ([2, 0, 1] is int64, [true, false]
+bool); the graph tracks what each node is in torch, so a bool tensor indexes as a mask
+(IndexBackward0), an int64 one as indices, and torch's refusals (an int matrix in `@`
+with a float one, a float cond in torch.where) are its errors, word for word.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracle import close, torch
+from test_shape_ops import torch_chain
+
+from gradcli import GradcliError, grad
+from gradcli.values import literal_dtype, parse_value
+
+X = [[1.5, -2.0, 0.5], [-0.25, 3.0, -1.0]]
+MASK = [[True, False, True], [False, True, True]]
+ROW = [True, False, True]
+
+
+@pytest.mark.parametrize(
+    ("text", "dtype"),
+    [("[2, 0, 1]", np.int64), ("[true, false]", np.bool_), ("3", np.int64), ("[1, 2.5]", np.float64),
+     ("[[1, 0], [0, 1]]", np.int64), ("[true, 2]", np.int64), ("1.0", np.float64), ("zeros(2)", np.float64)],
+)  # fmt: skip
+def test_values_keep_the_dtype_torch_tensor_infers(text, dtype):
+    value = parse_value(text)
+    assert value.dtype == dtype
+    literal = __import__("json").loads(text) if "zeros" not in text else None
+    if literal is not None:
+        want = {torch.int64: "int64", torch.bool: "bool", torch.float32: "float"}[torch.tensor(literal).dtype]
+        assert literal_dtype(literal) == want
+
+
+# gradcli program, the same in torch (x the leaf, c the const), the const
+PROGRAMS = [
+    ("(x[m] ** 2).sum()", lambda x, c: (x[c] ** 2).sum(), MASK),
+    ("x[x > 0].sum()", lambda x, c: x[x > 0].sum(), None),
+    ("(x[:, m] * 2).sum()", lambda x, c: (x[:, c] * 2).sum(), ROW),
+    ("x[m, 1:].exp().sum()", lambda x, c: x[c, 1:].exp().sum(), [True, False]),
+    ("(x[torch.abs(x) > 1] ** 3).mean()", lambda x, c: (x[torch.abs(x) > 1] ** 3).mean(), None),
+    ("x[y].sin().sum()", lambda x, c: x[c].sin().sum(), [1, 0, 1]),
+    ("x[range(2), y].sum()", lambda x, c: x[range(2), c].sum(), [2, 0]),
+    ("torch.where(m, x, 0.0).sum()", lambda x, c: torch.where(c, x, 0.0).sum(), MASK),
+    ("x.masked_fill(m, -1.0).exp().sum()", lambda x, c: x.masked_fill(c, -1.0).exp().sum(), MASK),
+    ("(x * m).sum()", lambda x, c: (x * c).sum(), MASK),
+    ("(x * y).sum() / y.sum()", lambda x, c: (x * c).sum() / c.sum(), [[1, 2, 3], [4, 5, 6]]),
+    ("F.cross_entropy(x, y)", lambda x, c: torch.nn.functional.cross_entropy(x, c), [2, 0]),
+]
+
+
+@pytest.mark.parametrize(("program", "function", "const"), PROGRAMS, ids=[p[0] for p in PROGRAMS])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_programs_with_int_and_bool_consts_equal_torch(program, function, const, dtype):
+    name = "m" if "m" in program.replace("sum", "").replace("mean", "").replace("masked", "") else "y"
+    consts = {} if const is None else {name: const}
+    result = grad(program, at={"x": X}, const=consts, dtype=dtype)
+    x = torch.tensor(X, dtype=getattr(torch, dtype), requires_grad=True)
+    out = function(x, None if const is None else torch.tensor(const))
+    out.backward()
+    tolerance = {"rtol": 1e-12, "atol": 1e-14} if dtype == "float64" else {"rtol": 1e-5, "atol": 1e-6}
+    assert close(result.value, out.detach().numpy(), **tolerance)
+    assert close(result.grads["x"], x.grad.numpy(), **tolerance)
+    # abs(x) in a mask gets a grad_fn but no gradient, in torch as here: compare what backward reaches
+    assert [n.grad_fn for n in result.nodes if n.grad_fn and n.adjoint is not None] == torch_chain(out)
+
+
+def test_a_mask_index_node_shows_the_mask_and_scatters_back():
+    result = grad("s = x[x > 0]; (s * s).sum()", at={"x": X})
+    nodes = {n.name: n for n in result.nodes}
+    assert nodes["s"].grad_fn == "IndexBackward0" and nodes["s"].shape == (3,)
+    assert nodes["s"].written == "x[t1]"  # t1 is the mask x > 0
+    assert close(result.grads["x"], np.where(np.array(X) > 0, 2 * np.array(X), 0.0))
+
+
+def _torch_error(function, const) -> str:
+    x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+    with pytest.raises((RuntimeError, IndexError)) as raised:
+        function(x, torch.tensor(const, dtype=torch.float64 if literal_dtype(const) == "float" else None))
+    return str(raised.value).splitlines()[0]
+
+
+ERRORS = [
+    ("x @ W", lambda x, c: x @ c, [[1, 2], [3, 4], [5, 6]]),
+    ("W @ x", lambda x, c: c @ x, [[1, 2], [3, 4]]),
+    ("torch.where(w, x, 0.0)", lambda x, c: torch.where(c, x, 0.0), [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]),
+    ("x[w]", lambda x, c: x[c], [1.0, 0.0]),
+    ("x[w]", lambda x, c: x[c], [True, False, True]),
+    ("x[:, w]", lambda x, c: x[:, c], [True, False]),
+    ("x.masked_fill(w, 0.0)", lambda x, c: x.masked_fill(c, 0.0), [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]),
+    ("F.nll_loss(x, w)", lambda x, c: torch.nn.functional.nll_loss(x, c), [2.0, 0.0]),
+    ("F.cross_entropy(x, w)", lambda x, c: torch.nn.functional.cross_entropy(x, c), [[0, 1, 0], [1, 0, 0]]),
+    ("x * w.mean()", lambda x, c: x * c.mean(), [1, 2, 3]),
+    ("x * -w", lambda x, c: x * -c, [True, False, True]),
+    ("x * (w - w)", lambda x, c: x * (c - c), [True, False, True]),
+]
+
+
+@pytest.mark.parametrize(("program", "function", "const"), ERRORS, ids=[f"{e[0]} {e[2]}" for e in ERRORS])
+def test_dtype_refusals_are_torchs_errors(program, function, const):
+    with pytest.raises(GradcliError) as ours:
+        grad(
+            f"({program}).sum()",
+            at={"x": X},
+            const={"W" if "W" in program else "w": const},
+        )
+    assert ours.value.message.split(": ", 1)[1] == _torch_error(function, const)
+
+
+def test_the_cli_reads_bool_and_int_consts(run):
+    result = run(
+        "grad",
+        "x[m].sum() + x[0, y].sum()",
+        "--at",
+        f"x={X}",
+        "--const",
+        "m=[[true,false,true],[false,true,true]]",
+        "--const",
+        "y=[2,0]",
+        "--format",
+        "plain",
+    )
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "x\t[[2.0,0.0,2.0],[0.0,1.0,1.0]]"  # the mask, x[0, 2], x[0, 0]
+    bad = run("grad", "(x @ W).sum()", "--at", f"x={X}", "--const", "W=[[1,2],[3,4],[5,6]]")
+    assert bad.exit_code == 1 and bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
+    assert "expected m1 and m2 to have the same dtype" in bad.stderr
+
+
+def test_a_mask_without_values_is_refused_in_one_line():
+    with pytest.raises(GradcliError, match="needs the mask's values"):
+        grad("x[x > 0].sum()")  # symbolic only: every name a scalar without a value
