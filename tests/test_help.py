@@ -150,3 +150,21 @@ def test_graph_svg_in_docs_was_drawn_by_gradcli(run):
     assert len(lines) > 20
     for line in lines:
         assert f">{html.escape(line, quote=False)}</text>" in svg, line
+
+
+def _help_examples(path: tuple[str, ...]) -> list[list[str]]:
+    """The `gradcli ...` lines of a command's Examples, as argv (comments dropped)."""
+    import shlex
+
+    text = main.get_command(None, path[0]).help if path else ""
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip().startswith("gradcli ")]
+    return [shlex.split(line.split("  #")[0])[1:] for line in lines]
+
+
+@pytest.mark.parametrize("path", [("vjp",), ("jvp",), ("hvp",), ("jacobian",), ("hessian",)], ids=" ".join)
+def test_help_examples_run(run, path):
+    examples = _help_examples(path)
+    assert examples
+    for argv in examples:
+        result = run(*argv)
+        assert result.exit_code == 0, (argv, result.stderr)

@@ -100,7 +100,7 @@ def hvp_command(
     \b
     Examples:
       gradcli hvp "sum(x**3)" --at "x=[1,2]" --v "x=[1,0]"       # [6, 0]
-      gradcli hvp "sum(tanh(W @ x)**2)" --at "x=[1,2]" --const "W=[[1,0],[2,1]]" --v "x=[0,1]"
+      gradcli hvp "sum(tanh(W @ x)**2)" --at "x=[1,2]" --const "W=[[1.0,0],[2,1]]" --v "x=[0,1]"
     """
     from ..api import hvp
 
