@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .errors import GradcliError
 
@@ -36,8 +37,8 @@ def _aligned(x: Any, ndim: int) -> Any:
     return value.reshape(value.shape[:1] + (1,) * missing + value.shape[1:]) if missing > 0 else value
 
 
-class Batched:
-    """B arrays of one sample shape, stacked on axis 0."""
+class Batched(NDArrayOperatorsMixin):
+    """B arrays of one sample shape, stacked on axis 0 (operators: NumPy's mixin, via __array_ufunc__)."""
 
     __slots__ = ("value",)
     __array_priority__ = 1000
@@ -93,76 +94,12 @@ class Batched:
     def __bool__(self) -> bool:
         raise Unbatchable("a rule branched on a batched value")
 
-    def _ufunc(self, ufunc: np.ufunc, *inputs: Any) -> Batched:
-        return self.__array_ufunc__(ufunc, "__call__", *inputs)
-
-    def __add__(self, o: Any) -> Batched:
-        return self._ufunc(np.add, self, o)
-
-    def __radd__(self, o: Any) -> Batched:
-        return self._ufunc(np.add, o, self)
-
-    def __sub__(self, o: Any) -> Batched:
-        return self._ufunc(np.subtract, self, o)
-
-    def __rsub__(self, o: Any) -> Batched:
-        return self._ufunc(np.subtract, o, self)
-
-    def __mul__(self, o: Any) -> Batched:
-        return self._ufunc(np.multiply, self, o)
-
-    def __rmul__(self, o: Any) -> Batched:
-        return self._ufunc(np.multiply, o, self)
-
-    def __truediv__(self, o: Any) -> Batched:
-        return self._ufunc(np.true_divide, self, o)
-
-    def __rtruediv__(self, o: Any) -> Batched:
-        return self._ufunc(np.true_divide, o, self)
-
-    def __pow__(self, o: Any) -> Batched:
-        return self._ufunc(np.power, self, o)
-
-    def __rpow__(self, o: Any) -> Batched:
-        return self._ufunc(np.power, o, self)
-
-    def __matmul__(self, o: Any) -> Batched:
-        return _matmul(self, o)
-
-    def __rmatmul__(self, o: Any) -> Batched:
-        return _matmul(o, self)
-
-    def __gt__(self, o: Any) -> Batched:
-        return self._ufunc(np.greater, self, o)
-
-    def __lt__(self, o: Any) -> Batched:
-        return self._ufunc(np.less, self, o)
-
-    def __ge__(self, o: Any) -> Batched:
-        return self._ufunc(np.greater_equal, self, o)
-
-    def __le__(self, o: Any) -> Batched:
-        return self._ufunc(np.less_equal, self, o)
-
-    def __eq__(self, o: Any) -> Batched:  # type: ignore[override]
-        return self._ufunc(np.equal, self, o)
-
-    def __ne__(self, o: Any) -> Batched:  # type: ignore[override]
-        return self._ufunc(np.not_equal, self, o)
-
-    __hash__ = None  # type: ignore[assignment]
+    # Python's operators come from NDArrayOperatorsMixin, through __array_ufunc__ below.
+    def __pos__(self) -> Batched:
+        return self
 
     def astype(self, dtype: Any, copy: bool = True) -> Batched:
         return Batched(self.value.astype(dtype, copy=copy))
-
-    def __abs__(self) -> Batched:
-        return Batched(np.abs(self.value))
-
-    def __neg__(self) -> Batched:
-        return Batched(-self.value)
-
-    def __pos__(self) -> Batched:
-        return self
 
     @property
     def T(self) -> Batched:  # noqa: N802 - NumPy's name

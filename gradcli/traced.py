@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .errors import GradcliError
 from .graph import CONST, LEAF, OP, Graph, Literal, Node, Operand
@@ -82,8 +83,10 @@ UFUNC_OPS = {
 }
 
 
-class Traced:
-    """A value on a tape: the node that made it, so every use becomes a node too."""
+class Traced(NDArrayOperatorsMixin):
+    """A value on a tape: the node that made it, so every use becomes a node too.
+
+    Operators (`g * a`, `a > 0`) are NumPy's mixin: each calls __array_ufunc__ with its ufunc."""
 
     __slots__ = ("tape", "index")
     __array_priority__ = 1000  # ndarray op Traced defers to Traced's reflected operator
@@ -132,69 +135,9 @@ class Traced:
     def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
         raise Untraceable("a rule turned a traced tensor into a plain array (np.asarray)")
 
-    # -- Python's operators, as the registry's infix ops
-    def __add__(self, o: Any) -> Any:
-        return self.tape.apply("add", self, o)
-
-    def __radd__(self, o: Any) -> Any:
-        return self.tape.apply("add", o, self)
-
-    def __sub__(self, o: Any) -> Any:
-        return self.tape.apply("sub", self, o)
-
-    def __rsub__(self, o: Any) -> Any:
-        return self.tape.apply("sub", o, self)
-
-    def __mul__(self, o: Any) -> Any:
-        return self.tape.apply("mul", self, o)
-
-    def __rmul__(self, o: Any) -> Any:
-        return self.tape.apply("mul", o, self)
-
-    def __truediv__(self, o: Any) -> Any:
-        return self.tape.apply("div", self, o)
-
-    def __rtruediv__(self, o: Any) -> Any:
-        return self.tape.apply("div", o, self)
-
-    def __pow__(self, o: Any) -> Any:
-        return self.tape.apply("pow", self, o)
-
-    def __rpow__(self, o: Any) -> Any:
-        return self.tape.apply("pow", o, self)
-
-    def __matmul__(self, o: Any) -> Any:
-        return self.tape.apply("matmul", self, o)
-
-    def __rmatmul__(self, o: Any) -> Any:
-        return self.tape.apply("matmul", o, self)
-
-    def __neg__(self) -> Any:
-        return self.tape.apply("neg", self)
-
+    # Python's operators come from NDArrayOperatorsMixin, through __array_ufunc__ below.
     def __pos__(self) -> Traced:
         return self
-
-    def __abs__(self) -> Any:
-        return self.tape.apply("abs", self)
-
-    def __gt__(self, o: Any) -> Any:
-        return self.tape.apply("gt", self, o)
-
-    def __lt__(self, o: Any) -> Any:
-        return self.tape.apply("lt", self, o)
-
-    def __ge__(self, o: Any) -> Any:
-        return self.tape.apply("ge", self, o)
-
-    def __le__(self, o: Any) -> Any:
-        return self.tape.apply("le", self, o)
-
-    def __eq__(self, o: Any) -> Any:  # type: ignore[override]
-        return self.tape.apply("eq", self, o)
-
-    def __ne__(self, o: Any) -> Any:  # type: ignore[override]
-        return self.tape.apply("ne", self, o)
 
     __hash__ = None  # type: ignore[assignment]
 
