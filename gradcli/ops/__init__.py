@@ -68,7 +68,10 @@ _FAMILIES = (
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 # PyTorch's fused backward kernels: ops that VJPs call, not part of the program language.
-KERNELS: tuple[Op, ...] = kernels.KERNELS
+# kernels.py holds the shared ones; a family module may hold KERNELS of its own.
+KERNELS: tuple[Op, ...] = kernels.KERNELS + tuple(
+    k for family in _FAMILIES for k in getattr(family, "KERNELS", ())
+)
 REGISTRY: dict[str, Op] = {op.name: op for op in OPS + KERNELS}
 # Calls that PyTorch records as several nodes, by the name a program calls them.
 COMPOSITES: dict[str, Composite] = {

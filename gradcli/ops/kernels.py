@@ -21,7 +21,8 @@ def _sum_to(a, size):
     return np.sum(a, axis=axes, keepdims=True) if axes else a.copy()
 
 
-def _kernel(name: str, forward, vjp, grad_fn: str, derivative: str, **extra) -> Op:
+def kernel(name: str, forward, vjp, grad_fn: str, derivative: str, **extra) -> Op:
+    """A backward kernel's record: internal, so `gradcli ops` and programs do not see it."""
     return Op(
         name,
         f"(internal) {name}",
@@ -51,14 +52,14 @@ def _threshold_backward(g, a, threshold=0.0):
 
 
 KERNELS: tuple[Op, ...] = (
-    _kernel(
+    kernel(
         "sgn",
         _sgn,
         (lambda g, out, a: np.zeros(np.shape(a)),),
         "SgnBackward0",
         "-1, 0 or 1 (0 for nan); its slope is 0",
     ),
-    _kernel(
+    kernel(
         "sum_to",
         _sum_to,
         (lambda g, out, a, size: call("expand", g, size=tuple(np.shape(a))),),
@@ -68,7 +69,7 @@ KERNELS: tuple[Op, ...] = (
         saves_tensors=False,
         infer_shape=lambda a, size: tuple(size),
     ),
-    _kernel(
+    kernel(
         "tanh_backward",
         _tanh_backward,
         (
@@ -78,7 +79,7 @@ KERNELS: tuple[Op, ...] = (
         "TanhBackwardBackward0",
         "g*(1 - out**2)",
     ),
-    _kernel(
+    kernel(
         "sigmoid_backward",
         _sigmoid_backward,
         (
@@ -88,7 +89,7 @@ KERNELS: tuple[Op, ...] = (
         "SigmoidBackwardBackward0",
         "g*(1 - out)*out",
     ),
-    _kernel(
+    kernel(
         "threshold_backward",
         _threshold_backward,
         (
