@@ -19,10 +19,26 @@ from .core import (
     _matmul_step_a,
     _matmul_step_b,
     _pow_grad_base,
-    _pow_grad_exponent,
     _power,
     _sym_matmul,
 )
+
+
+def _pow_grad_exponent(g, out, a, b):
+    """pow_backward_exponent: grad * where(self == 0 & exponent >= 0, 0, result * log(self)).
+
+    The grad multiplies outside the where, as in PyTorch: so 0**y differentiated twice is
+    nan (0 * log(0) meets the masked branch), not 0."""
+    return g * np.where(np.logical_and(np.equal(a, 0), np.greater_equal(b, 0)), 0.0, out * np.log(a))
+
+
+# ---------------------------------------------------------------- Scalar overloads
+# torch's C++ code (cross_entropy's label smoothing and its mean) calls the Scalar overloads
+# of mul, add and div, which record MulBackward1, AddBackward1 and DivBackward1; Python's
+# `x * 2.0` wraps the number as a tensor and records MulBackward0. Composites use these
+# records where torch's C++ does; a program calls them as torch does, torch.ops.aten.mul.Scalar.
+OTHER = Param("other", 1.0, "number")
+
 
 OPS: tuple[Op, ...] = (
     Op(
@@ -148,14 +164,6 @@ OPS: tuple[Op, ...] = (
 )
 
 
-# ---------------------------------------------------------------- Scalar overloads
-# torch's C++ code (cross_entropy's label smoothing and its mean) calls the Scalar overloads
-# of mul, add and div, which record MulBackward1, AddBackward1 and DivBackward1; Python's
-# `x * 2.0` wraps the number as a tensor and records MulBackward0. Composites use these
-# records where torch's C++ does; a program calls them as torch does, torch.ops.aten.mul.Scalar.
-OTHER = Param("other", 1.0, "number")
-
-
 def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy, step: str, derivative: str) -> Op:
     return Op(
         f"{name}_scalar",
@@ -245,6 +253,11 @@ def _addmm(bias, mat1, mat2, beta=1.0, alpha=1.0):
     return beta * np.asarray(bias) + alpha * product
 
 
+def _maybe_multiply(t, factor: float):
+    """PyTorch's maybe_multiply: a factor of 1 records no MulBackward1 in a gradient graph."""
+    return t if factor == 1 else t * factor
+
+
 def _times(factor: float) -> str:
     return "" if factor == 1.0 else f" * {factor!r}"
 
@@ -255,9 +268,9 @@ ADDMM = Op(
     forward=_addmm,
     vjp=(
         # derivatives.yaml addmm: self: maybe_multiply(grad, beta); mat1: mm_mat1_backward(grad, mat2) * alpha
-        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: g * beta,
-        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: np.matmul(g, np.transpose(m2)) * alpha,
-        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: np.matmul(np.transpose(m1), g) * alpha,
+        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: _maybe_multiply(g, beta),
+        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: _maybe_multiply(np.matmul(g, np.transpose(m2)), alpha),
+        lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: _maybe_multiply(np.matmul(np.transpose(m1), g), alpha),
     ),
     sympy=lambda sp, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: _fn(sp, "addmm")(b, m1, m2),
     sym_vjp=(

@@ -40,7 +40,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "tan",
         np.tan,
-        lambda g, out, a: g * (1 + out * out),
+        # derivatives.yaml: grad * (1 + result.pow(2))
+        lambda g, out, a: g * (1 + call("pow", out, 2.0)),
         lambda sp, a: sp.tan(a),
         "TanBackward0",
         "1 + tan(x)**2",
@@ -52,7 +53,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "asin",
         np.arcsin,
-        lambda g, out, a: g / np.sqrt(1 - a * a),
+        # derivatives.yaml: grad * (-self * self + 1).rsqrt()
+        lambda g, out, a: g * call("rsqrt", -a * a + 1),
         lambda sp, a: sp.asin(a),
         "AsinBackward0",
         "1/sqrt(1 - x**2)",
@@ -64,7 +66,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "acos",
         np.arccos,
-        lambda g, out, a: -g / np.sqrt(1 - a * a),
+        # derivatives.yaml: grad * -((-self * self + 1).rsqrt())
+        lambda g, out, a: g * -call("rsqrt", -a * a + 1),
         lambda sp, a: sp.acos(a),
         "AcosBackward0",
         "-1/sqrt(1 - x**2)",

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, Spelling, _fn, _sgn, _unary
+from .core import Op, Param, Shape, Spelling, _fn, _sgn, _unary, call
 
 _LN2 = 0.6931471805599453  # M_LN2, as derivatives.yaml writes exp2's and log2's rules
 _LN10 = 2.3025850929940456
@@ -59,8 +59,9 @@ def _on_values(function):
 
 
 def _zero_grad(g, out, a, **attrs):
-    # derivatives.yaml: sign, floor, ceil, round, trunc all have `self: zeros_like(grad)`.
-    return np.zeros_like(np.asarray(g))
+    # derivatives.yaml: sign, floor, ceil, round, trunc all have `self: zeros_like(grad)`,
+    # a tensor with no history: under create_graph the gradient does not require grad.
+    return np.zeros(np.shape(g))
 
 
 def _zero_sym(sp, a):
@@ -119,9 +120,10 @@ def _atan2(a, b):
 
 
 def _atan2_grads(g, a, b):
-    # atan2_backward: recip = 1/(self^2 + other^2), masked to 0 where that is 0.
-    denom = a * a + b * b
-    recip = np.where(np.equal(denom, 0), 0.0, 1 / np.where(np.equal(denom, 0), 1.0, denom))
+    # atan2_backward: recip = (self * self + other * other).reciprocal(), masked_fill'd to 0
+    # where it is inf; then grad * other * recip and grad * -self * recip.
+    recip = call("reciprocal", a * a + b * b)
+    recip = call("masked_fill", recip, np.equal(recip, np.inf), value=0.0)  # a sum of squares: inf is +inf
     return g * b * recip, g * -a * recip
 
 
@@ -260,7 +262,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "rsqrt",
         lambda a: 1 / np.sqrt(a),
-        lambda g, out, a: -0.5 * g * (out * out * out),
+        # derivatives.yaml: -0.5 * grad * result.pow(3) (pow 3 multiplies out, as torch)
+        lambda g, out, a: -0.5 * g * call("pow", out, 3.0),
         lambda sp, a: 1 / sp.sqrt(a),
         "RsqrtBackward0",
         "-rsqrt(x)**3 / 2",
@@ -272,7 +275,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "erf",
         erf,
-        lambda g, out, a: _TWO_OVER_SQRT_PI * np.exp(-(a * a)) * g,
+        # derivatives.yaml: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+        lambda g, out, a: _TWO_OVER_SQRT_PI * np.exp(-call("pow", a, 2.0)) * g,
         lambda sp, a: sp.erf(a),
         "ErfBackward0",
         "2/sqrt(pi) * exp(-x**2)",
@@ -284,7 +288,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "asinh",
         np.arcsinh,
-        lambda g, out, a: g / np.sqrt(a * a + 1),
+        # derivatives.yaml: grad * (self.pow(2) + 1).rsqrt()
+        lambda g, out, a: g * call("rsqrt", call("pow", a, 2.0) + 1),
         lambda sp, a: sp.asinh(a),
         "AsinhBackward0",
         "1/sqrt(x**2 + 1)",
@@ -295,7 +300,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "acosh",
         np.arccosh,
-        lambda g, out, a: g / np.sqrt(a * a - 1),
+        # derivatives.yaml: grad * (self.pow(2) - 1).rsqrt(); torch 2.13 records self * self
+        lambda g, out, a: g * call("rsqrt", a * a - 1),
         lambda sp, a: sp.acosh(a),
         "AcoshBackward0",
         "1/sqrt(x**2 - 1)",
@@ -307,7 +313,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "atanh",
         np.arctanh,
-        lambda g, out, a: g / (1 - a * a),
+        # derivatives.yaml: grad * 1 / (1 - self.pow(2)); C++'s 1 - t is a sub of a filled tensor
+        lambda g, out, a: g * 1 / (np.ones_like(a) - call("pow", a, 2.0)),
         lambda sp, a: sp.atanh(a),
         "AtanhBackward0",
         "1/(1 - x**2)",

@@ -26,9 +26,10 @@ from .core import (
     _fn,
     _normalise_dim,
     _sgn,
-    _sigmoid,
     broadcast_shapes,
+    call,
 )
+from .kernels import kernel
 
 REDUCTION = Param("reduction", "mean", "choice", ("mean", "sum", "none"), keyword_only=True)
 IGNORE_INDEX = Param("ignore_index", -100, "int", keyword_only=True)
@@ -70,8 +71,9 @@ def _softmax_shape(name: str) -> Callable[..., Shape]:
     return infer
 
 
-def _axis(a: np.ndarray, dim: int | None) -> int | None:
-    return _normalise_dim(dim, a.ndim) if a.ndim else None
+def _axis(a: Any, dim: int | None) -> int | None:
+    ndim = np.ndim(a)
+    return _normalise_dim(dim, ndim) if ndim else None
 
 
 def _shifted(a: Any, dim: int | None) -> tuple[np.ndarray, int | None]:
@@ -91,15 +93,21 @@ def _log_softmax(a: Any, dim: int | None = None) -> np.ndarray:
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-def _softmax_grad(g, out, a, dim=None):
-    # _softmax_backward_data: out * (g - sum(g * out, dim))
-    axis = _axis(np.asarray(a), dim)
+def _softmax_backward_data(g, out, dim=None):
+    """The fused kernel softmax's VJP calls: out * (g - sum(g * out, dim))."""
+    axis = _axis(out, dim)
     return out * (g - np.sum(g * out, axis=axis, keepdims=True))
 
 
-def _log_softmax_grad(g, out, a, dim=None):
-    # _log_softmax_backward_data: g - exp(out) * sum(g, dim)
-    axis = _axis(np.asarray(a), dim)
+def _softmax_double_backward(gg, g, out, dim=None):
+    """derivatives.yaml's softmax_double_backward: the kernel's VJP for its saved output."""
+    axis = _axis(out, dim)
+    return g * gg - np.sum(out * g, axis=axis, keepdims=True) * gg - g * np.sum(out * gg, axis=axis, keepdims=True)
+
+
+def _log_softmax_backward_data(g, out, dim=None):
+    """The fused kernel log_softmax's VJP calls: g - exp(out) * sum(g, dim)."""
+    axis = _axis(out, dim)
     return g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)
 
 
@@ -141,10 +149,20 @@ def _mse(a, b, reduction="mean"):
     return _reduce(d * d, reduction)
 
 
-def _mse_grad(g, out, a, b, reduction="mean"):
-    # mse_loss_backward(grad, self, target): norm * (self - target) * grad, norm = 2 (/numel)
+def _mse_backward(g, a, b, reduction="mean"):
+    """The kernel mse_loss_backward(grad, self, target): norm * (self - target) * grad, norm = 2 (/numel)."""
     norm = 2.0 * _norm(a, b, reduction)
     return norm * np.subtract(a, b) * g
+
+
+def _mean_of(grad: Any, a: Any, b: Any, reduction: str) -> Any:
+    """`grad /= input.sym_numel()` for 'mean', as the *_double_backward helpers end."""
+    return grad / _numel(a, b) if reduction == "mean" else grad
+
+
+def _one_minus(a: Any) -> Any:
+    """C++'s `1 - t`: a sub from a filled tensor (SubBackward0), not Python's rsub."""
+    return np.ones_like(a) - a
 
 
 def _smooth_l1(a, b, reduction="mean", beta=1.0):
@@ -174,7 +192,7 @@ def _huber(a, b, reduction="mean", delta=1.0):
     return _reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
 
 
-def _huber_backward(g, a, b, reduction="mean", delta=1.0):
+def _huber_backward(g, a, b, reduction="mean", delta=1.0):  # the kernel huber_loss_backward
     """huber_loss_backward(grad, self, target): +-delta outside [-delta, delta], x inside."""
     norm = _norm(a, b, reduction)
     x = np.subtract(a, b)
@@ -224,18 +242,31 @@ def _bce(a, b, reduction="mean"):
     return _reduce(loss, reduction)
 
 
-def _bce_grad_input(g, out, a, b, reduction="mean"):
-    # binary_cross_entropy_backward: grad * (input - target) / max((1 - input) * input, 1e-12)
+_BCE_EPSILON = 1e-12
+
+
+def _bce_backward(g, a, b, reduction="mean"):
+    """The kernel binary_cross_entropy_backward: grad * (input - target) / max((1 - input) * input, 1e-12)."""
     a, b = np.asarray(a), np.asarray(b)
-    grad = g * (a - b) / np.maximum((1 - a) * a, 1e-12)
+    grad = g * (a - b) / np.maximum((1 - a) * a, _BCE_EPSILON)
     return grad / a.size if reduction == "mean" else grad
 
 
 def _bce_grad_target(g, out, a, b, reduction="mean"):
-    # binary_cross_entropy_target_backward: -logit(input) * grad
-    a = np.asarray(a)
-    grad = -np.log(a / (1 - a)) * g
-    return grad / a.size if reduction == "mean" else grad
+    # binary_cross_entropy_target_backward: logit(input).neg_() * grad (/ numel)
+    grad = -call("logit", a) * g
+    return grad / np.size(a) if reduction == "mean" else grad
+
+
+def _logit(a):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(a / (1 - a))
+
+
+def _logit_backward(g, out, a):
+    # infinitely_differentiable_logit_backward without eps: nan outside [0, 1]
+    inside = np.logical_and(np.greater_equal(a, 0.0), np.less_equal(a, 1.0))
+    return np.where(inside, g / (a * (1.0 - a)), np.nan)
 
 
 def _bce_logits(a, b, reduction="mean"):
@@ -246,15 +277,15 @@ def _bce_logits(a, b, reduction="mean"):
 
 
 def _bce_logits_grad_input(g, out, a, b, reduction="mean"):
-    a = np.asarray(a)
-    grad = (_sigmoid(a) - b) * g
-    return grad / a.size if reduction == "mean" else grad
+    # binary_cross_entropy_with_logits_backward: input.sigmoid().sub(target).mul(grad) (/ numel)
+    grad = (call("sigmoid", a) - b) * g
+    return grad / np.size(a) if reduction == "mean" else grad
 
 
 def _bce_logits_grad_target(g, out, a, b, reduction="mean"):
-    a = np.asarray(a)
+    # binary_cross_entropy_with_logits_target_backward: -self * grad_output (/ numel)
     grad = -a * g
-    return grad / a.size if reduction == "mean" else grad
+    return grad / np.size(a) if reduction == "mean" else grad
 
 
 # ---------------------------------------------------------------- nll_loss
@@ -318,8 +349,8 @@ def _nll(x, t, ignore_index=-100, reduction="mean"):
         return total / np.float64(np.count_nonzero(keep))
 
 
-def _nll_grad(g, out, x, t, ignore_index=-100, reduction="mean"):
-    # nll_loss_backward: -grad at each counted row's class (/ total_weight for 'mean'), 0 elsewhere
+def _nll_backward(g, x, t, ignore_index=-100, reduction="mean"):
+    """The kernel nll_loss_backward: -grad at each counted row's class (/ total_weight for 'mean')."""
     rows, classes, keep = _nll_rows(x, t, ignore_index)
     mask = (np.arange(rows.shape[1]) == classes[:, None]) & keep[:, None]
     if reduction == "none":
@@ -404,7 +435,7 @@ OPS: tuple[Op, ...] = (
         "softmax",
         "softmax(x) or F.softmax(x, dim=1) or x.softmax(1)",
         forward=_softmax,
-        vjp=(_softmax_grad,),
+        vjp=(lambda g, out, a, dim=None: call("_softmax_backward_data", g, out, dim=dim),),
         sympy=lambda sp, a, shapes=((),), dim=None: _fn(sp, "softmax")(a, dim),
         grad_fn="SoftmaxBackward0",
         torch="torch.softmax",
@@ -423,7 +454,7 @@ OPS: tuple[Op, ...] = (
         "log_softmax",
         "log_softmax(x) or F.log_softmax(x, dim=1) or x.log_softmax(1)",
         forward=_log_softmax,
-        vjp=(_log_softmax_grad,),
+        vjp=(lambda g, out, a, dim=None: call("_log_softmax_backward_data", g, out, dim=dim),),
         sympy=lambda sp, a, shapes=((),), dim=None: _fn(sp, "log_softmax")(a, dim),
         grad_fn="LogSoftmaxBackward0",
         torch="torch.log_softmax",
@@ -441,7 +472,10 @@ OPS: tuple[Op, ...] = (
     _loss(
         "mse_loss",
         _mse,
-        (_mse_grad, lambda g, out, a, b, reduction="mean": _mse_grad(g, out, b, a, reduction)),
+        (  # derivatives.yaml: the target's VJP is the same kernel with self and target swapped
+            lambda g, out, a, b, reduction="mean": call("mse_loss_backward", g, a, b, reduction=reduction),
+            lambda g, out, a, b, reduction="mean": call("mse_loss_backward", g, b, a, reduction=reduction),
+        ),
         "MseLossBackward0",
         "2 * (x - y) * g (/ numel for 'mean'); the target gets the negative",
         step=(
@@ -454,8 +488,8 @@ OPS: tuple[Op, ...] = (
         "smooth_l1_loss",
         _smooth_l1,
         (
-            lambda g, out, a, b, reduction="mean", beta=1.0: _smooth_l1_backward(g, a, b, reduction, beta),
-            lambda g, out, a, b, reduction="mean", beta=1.0: _smooth_l1_backward(g, b, a, reduction, beta),
+            lambda g, out, a, b, reduction="mean", beta=1.0: _smooth_l1_vjp(g, a, b, reduction, beta),
+            lambda g, out, a, b, reduction="mean", beta=1.0: _smooth_l1_vjp(g, b, a, reduction, beta),
         ),
         "SmoothL1LossBackward0",
         "g * clamp((x - y) / beta, -1, 1) (/ numel for 'mean'); beta=0 is l1_loss",
@@ -473,8 +507,12 @@ OPS: tuple[Op, ...] = (
         "huber_loss",
         _huber,
         (
-            lambda g, out, a, b, reduction="mean", delta=1.0: _huber_backward(g, a, b, reduction, delta),
-            lambda g, out, a, b, reduction="mean", delta=1.0: _huber_backward(g, b, a, reduction, delta),
+            lambda g, out, a, b, reduction="mean", delta=1.0: call(
+                "huber_loss_backward", g, a, b, reduction=reduction, delta=delta
+            ),
+            lambda g, out, a, b, reduction="mean", delta=1.0: call(
+                "huber_loss_backward", g, b, a, reduction=reduction, delta=delta
+            ),
         ),
         "HuberLossBackward0",
         "g * clamp(x - y, -delta, delta) (/ numel for 'mean')",
@@ -489,7 +527,12 @@ OPS: tuple[Op, ...] = (
     _loss(
         "binary_cross_entropy",
         _bce,
-        (_bce_grad_input, _bce_grad_target),
+        (
+            lambda g, out, a, b, reduction="mean": call(
+                "binary_cross_entropy_backward", g, a, b, reduction=reduction
+            ),
+            _bce_grad_target,
+        ),
         "BinaryCrossEntropyBackward0",
         "g * (p - y) / max(p * (1 - p), 1e-12) for p; -g * logit(p) for y (/ numel for 'mean')",
         infer_shape=_same_size(
@@ -521,7 +564,12 @@ OPS: tuple[Op, ...] = (
     _loss(
         "nll_loss",
         _nll,
-        (_nll_grad, _no_grad_for_class_indices),
+        (
+            lambda g, out, x, t, ignore_index=-100, reduction="mean": call(
+                "nll_loss_backward", g, x, t, ignore_index=ignore_index, reduction=reduction
+            ),
+            _no_grad_for_class_indices,
+        ),
         "NllLossBackward0",
         "-g at each row's target class (/ rows counted for 'mean'); the target has no gradient",
         params=(IGNORE_INDEX, REDUCTION),
@@ -533,6 +581,180 @@ OPS: tuple[Op, ...] = (
             ),
             "no gradient: class indices",
         ),
+    ),
+)
+
+
+# ---------------------------------------------------------------- backward kernels
+# The kernels the VJPs above call, as PyTorch fuses them, each with its own rules from
+# derivatives.yaml and FunctionsManual.cpp (so create_graph records SoftmaxBackwardDataBackward0,
+# MseLossBackwardBackward0, ...). Operands: the upstream gradient first, then what it saved.
+
+
+def _smooth_l1_vjp(g, a, b, reduction, beta):
+    if beta == 0:  # l1_loss's nodes (sub, abs, mean): abs'(0) = 0
+        return _norm(a, b, reduction) * _sgn(np.subtract(a, b)) * g
+    return call("smooth_l1_loss_backward", g, a, b, reduction=reduction, beta=beta)
+
+
+def _huber_double_backward(gg, go, a, b, reduction, delta):
+    """huber_loss_double_backward(grad * grad_output, ...): grad * (|a - b| < delta) (/ numel)."""
+    return _mean_of((gg * go) * np.less(np.abs(a - b), delta), a, b, reduction)
+
+
+def _smooth_l1_double_backward(gg, go, a, b, reduction, beta):
+    """smooth_l1_loss_double_backward: grad * (|a - b| < beta) / beta (/ numel); 0 for beta = 0."""
+    if beta == 0:
+        return np.zeros(np.shape(gg * go))
+    return _mean_of((gg * go) * np.less(np.abs(a - b), beta) / beta, a, b, reduction)
+
+
+def _summed_unless_none(r, gg, reduction):
+    """The *_double_backward_grad_output pattern: (r * grad).sum() unless reduction is 'none'."""
+    return r * gg if reduction == "none" else np.sum(r * gg)
+
+
+def _bce_double_backward_input(gg, go, a, b, reduction):
+    """binary_cross_entropy_double_backward: (x² - 2xt + t) / ((x + eps)² (1 - x + eps)²) * grad * go."""
+    gi = (a * a - 2 * a * b + b) / (
+        call("pow", a + _BCE_EPSILON, 2.0) * call("pow", _one_minus(a) + _BCE_EPSILON, 2.0)
+    )
+    return _mean_of(gi * (gg * go), a, b, reduction)
+
+
+def _bce_double_backward_grad_output(gg, go, a, b, reduction):
+    """binary_cross_entropy_double_backward_grad_output: (x - t) / ((x + eps)(1 - x + eps)) * grad."""
+    ggo = (a - b) / ((a + _BCE_EPSILON) * (_one_minus(a) + _BCE_EPSILON)) * gg
+    return _mean_of(ggo, a, b, reduction)
+
+
+def _bce_double_backward_target(gg, go, a, b, reduction):
+    """binary_cross_entropy_double_backward_target: -grad * go / clamp_min((1 - x) * x, eps)."""
+    return _mean_of(-gg * go / np.maximum(_one_minus(a) * a, _BCE_EPSILON), a, b, reduction)
+
+
+def _shape_of(position: int) -> Callable[..., Shape]:
+    return lambda *shapes, **attrs: tuple(shapes[position])
+
+
+def _loss_shape_of_pair(go: Shape, a: Shape, b: Shape, **attrs: Any) -> Shape:
+    return broadcast_shapes(a, b)
+
+
+def _zeros_of(position: int) -> Callable[..., Any]:
+    """A rule whose gradient is zeros_like(grad), or an operand (the target) that has none."""
+    return lambda gg, out, *operands, **attrs: np.zeros(np.shape(operands[position]))
+
+
+KERNELS: tuple[Op, ...] = (
+    kernel(
+        "_softmax_backward_data",
+        _softmax_backward_data,
+        (
+            lambda gg, _, g, out, dim=None: call("_softmax_backward_data", gg, out, dim=dim),
+            lambda gg, _, g, out, dim=None: _softmax_double_backward(gg, g, out, dim),
+        ),
+        "SoftmaxBackwardDataBackward0",
+        "out * (g - sum(g * out, dim))",
+        elementwise=False,
+        infer_shape=_shape_of(1),
+    ),
+    kernel(
+        "_log_softmax_backward_data",
+        _log_softmax_backward_data,
+        (
+            lambda gg, _, g, out, dim=None: gg - np.sum(gg * np.exp(out), axis=_axis(out, dim), keepdims=True),
+            lambda gg, _, g, out, dim=None: -np.sum(g, axis=_axis(out, dim), keepdims=True) * np.exp(out) * gg,
+        ),
+        "LogSoftmaxBackwardDataBackward0",
+        "g - exp(out) * sum(g, dim)",
+        elementwise=False,
+        infer_shape=_shape_of(1),
+    ),
+    kernel(
+        "nll_loss_backward",
+        _nll_backward,
+        (
+            lambda gg, _, g, x, t, ignore_index=-100, reduction="mean": call(
+                "nll_loss", gg, t, ignore_index=ignore_index, reduction=reduction
+            ),
+            _zeros_of(1),
+            _zeros_of(2),
+        ),
+        "NllLossBackwardBackward0",
+        "-g at each row's class",
+        elementwise=False,
+        infer_shape=_shape_of(1),
+    ),
+    kernel(
+        "mse_loss_backward",
+        _mse_backward,
+        (
+            lambda gg, _, g, a, b, reduction="mean": call("mse_loss_backward", gg, a, b, reduction=reduction),
+            # mse_loss_double_backward(grad * grad_output, self): 2 * grad (/ numel)
+            lambda gg, _, g, a, b, reduction="mean": _mean_of(2 * (gg * g), a, b, reduction),
+            lambda gg, _, g, a, b, reduction="mean": -_mean_of(2 * (gg * g), a, b, reduction),
+        ),
+        "MseLossBackwardBackward0",
+        "2 * (x - y) * g (/ numel)",
+        elementwise=False,
+        infer_shape=_loss_shape_of_pair,
+    ),
+    kernel(
+        "huber_loss_backward",
+        _huber_backward,
+        (
+            lambda gg, _, g, a, b, reduction="mean", delta=1.0: _summed_unless_none(
+                call("huber_loss_backward", np.ones_like(g), a, b, reduction=reduction, delta=delta), gg, reduction
+            ),
+            lambda gg, _, g, a, b, reduction="mean", delta=1.0: _huber_double_backward(gg, g, a, b, reduction, delta),
+            lambda gg, _, g, a, b, reduction="mean", delta=1.0: -_huber_double_backward(
+                gg, g, a, b, reduction, delta
+            ),
+        ),
+        "HuberLossBackwardBackward0",
+        "g * clamp(x - y, -delta, delta) (/ numel)",
+        elementwise=False,
+        infer_shape=_loss_shape_of_pair,
+    ),
+    kernel(
+        "smooth_l1_loss_backward",
+        _smooth_l1_backward,
+        (
+            lambda gg, _, g, a, b, reduction="mean", beta=1.0: call(
+                "smooth_l1_loss_backward", gg, a, b, reduction=reduction, beta=beta
+            ),
+            lambda gg, _, g, a, b, reduction="mean", beta=1.0: _smooth_l1_double_backward(
+                gg, g, a, b, reduction, beta
+            ),
+            lambda gg, _, g, a, b, reduction="mean", beta=1.0: -_smooth_l1_double_backward(
+                gg, g, a, b, reduction, beta
+            ),
+        ),
+        "SmoothL1LossBackwardBackward0",
+        "g * clamp((x - y) / beta, -1, 1) (/ numel)",
+        elementwise=False,
+        infer_shape=_loss_shape_of_pair,
+    ),
+    kernel(
+        "binary_cross_entropy_backward",
+        _bce_backward,
+        (
+            lambda gg, _, g, a, b, reduction="mean": _bce_double_backward_grad_output(gg, g, a, b, reduction),
+            lambda gg, _, g, a, b, reduction="mean": _bce_double_backward_input(gg, g, a, b, reduction),
+            lambda gg, _, g, a, b, reduction="mean": _bce_double_backward_target(gg, g, a, b, reduction),
+        ),
+        "BinaryCrossEntropyBackwardBackward0",
+        "g * (p - y) / max(p * (1 - p), 1e-12) (/ numel)",
+        elementwise=False,
+        infer_shape=_loss_shape_of_pair,
+    ),
+    kernel(
+        "logit",
+        _logit,
+        (_logit_backward,),
+        "LogitBackward0",
+        "1/(p*(1 - p)); nan outside [0, 1]",
     ),
 )
 
