@@ -250,7 +250,7 @@ def _addmm(bias, mat1, mat2, beta=1.0, alpha=1.0):
     product = np.matmul(mat1, mat2)
     if beta == 0:  # torch ignores the input then, nan and inf included
         return alpha * product + np.zeros_like(bias)
-    return beta * np.asarray(bias) + alpha * product
+    return beta * bias + alpha * product
 
 
 def _maybe_multiply(t, factor: float):

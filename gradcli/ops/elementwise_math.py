@@ -34,12 +34,20 @@ def _erf_element(x: Any) -> Any:
 _ERF_OBJECTS = np.frompyfunc(_erf_element, 1, 1)
 
 
+def _holds_objects(a: Any) -> bool:
+    """An object array: higher.py's dual numbers, which take the element-by-element route."""
+    dtype = getattr(a, "dtype", None)
+    return dtype is not None and dtype.kind == "O"
+
+
 def erf(a):
     """math.erf element by element (correctly rounded to the last bit or so, like torch's)."""
-    a = np.asarray(a)
-    if a.dtype == object:
+    if not hasattr(a, "dtype"):
+        a = np.asarray(a)
+    if _holds_objects(a):
         return _ERF_OBJECTS(a)
-    return np.asarray(_ERF(a), dtype=a.dtype if a.dtype.kind == "f" else np.float64)
+    out, dtype = _ERF(a), a.dtype if a.dtype.kind == "f" else np.float64
+    return out.astype(dtype) if hasattr(out, "astype") else np.asarray(out, dtype=dtype)
 
 
 def _on_values(function):
@@ -85,7 +93,7 @@ def _extremum(pick):
 
     def forward(a, b):
         out = pick(a, b)
-        if np.asarray(out).dtype == object:
+        if _holds_objects(out):
             out = np.where(np.equal(a, b), (np.asarray(a, dtype=object) + b) / 2, out)
         return out
 
@@ -114,7 +122,7 @@ _ATAN2_OBJECTS = np.frompyfunc(_atan2_element, 2, 1)
 
 
 def _atan2(a, b):
-    if np.asarray(a).dtype == object or np.asarray(b).dtype == object:
+    if _holds_objects(a) or _holds_objects(b):
         return _ATAN2_OBJECTS(a, b)
     return np.arctan2(a, b)
 
@@ -131,7 +139,7 @@ def _atan2_grads(g, a, b):
 
 
 def _clamp(a, min=None, max=None):  # noqa: A002 - PyTorch's keyword names
-    out = np.array(a)  # a copy: the result is a tensor of its own
+    out = np.copy(a)  # a copy: the result is a tensor of its own
     if min is not None:
         out = np.maximum(out, min)
     if max is not None:

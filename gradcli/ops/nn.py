@@ -131,10 +131,9 @@ def _norm(a: Any, b: Any, reduction: str) -> float:
 
 
 def _reduce(loss: Any, reduction: str) -> Any:
-    loss = np.asarray(loss)
     if reduction == "none":
         return loss
-    if loss.size == 0:
+    if np.size(loss) == 0:
         return np.float64(math.nan if reduction == "mean" else 0.0)
     return np.sum(loss) if reduction == "sum" else np.mean(loss)
 
@@ -270,7 +269,6 @@ def _logit_backward(g, out, a):
 
 
 def _bce_logits(a, b, reduction="mean"):
-    a, b = np.asarray(a), np.asarray(b)
     # (1 - target) * input - log_sigmoid(input); log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))
     log_sigmoid = np.minimum(a, 0.0) - np.log1p(np.exp(-np.abs(a)))
     return _reduce((1 - b) * a - log_sigmoid, reduction)
