@@ -138,10 +138,8 @@ def _evaluate(
         return math.nan
 
 
-def _kink_note(
-    graph: Graph, inputs: dict[str, np.ndarray], left: float, right: float, reverse: float, dtype: np.dtype
-) -> str:
-    values = forward(graph, inputs, dtype)
+def _kink_note(graph: Graph, values: list, adjoints: list, left: float, right: float, reverse: float) -> str:
+    """Why the slopes part, read from the engine's own forward values and adjoints."""
     at_kink = [
         f"{node.op.name}({graph.nodes[node.operands[0]].name}) at 0"
         for node in graph.nodes
@@ -152,7 +150,6 @@ def _kink_note(
     ]
     from .diagnostics import backward_warnings
 
-    adjoints = backward(graph, values, np.ones((), dtype=dtype), dtype)
     cause = backward_warnings(graph, values, adjoints)
     if at_kink:
         convention = f"PyTorch's convention {', '.join(at_kink)} has derivative 0"
@@ -173,10 +170,11 @@ def _one_sided(
     index: tuple[int, ...],
     step: float,
     dtype: np.dtype,
+    centre: float,
 ) -> tuple[float, float, float]:
-    """Left slope, right slope and central difference with steps as the dtype can hold them."""
+    """Left slope, right slope and central difference with steps as the dtype can hold them;
+    `centre` is the output at the point itself, as the engine's forward pass computed it."""
     x = inputs[leaf][index]
-    centre = _output(graph, inputs, dtype)
     results = []
     for signed in (-step, step):
         moved = dict(inputs)
@@ -227,6 +225,7 @@ def check(
 
     with np.errstate(all="ignore"):
         adjoints = backward(graph, values, np.ones((), dtype=real), real)
+        centre = float(values[graph.output])
         symbolic = _symbolic_values(graph, inputs)
         rows = []
         for leaf in graph.leaves:
@@ -234,7 +233,7 @@ def check(
             for flat in range(math.prod(leaf.shape)):
                 index = tuple(int(i) for i in np.unravel_index(flat, leaf.shape)) if leaf.shape else ()
                 reverse = 0.0 if reverse_all is None else float(np.asarray(reverse_all)[index])
-                left, right, finite = _one_sided(graph, inputs, leaf.name, index, eps, real)
+                left, right, finite = _one_sided(graph, inputs, leaf.name, index, eps, real, centre)
                 expr = symbolic.get(leaf.name)
                 sym = None if expr is None else _evaluate(expr, inputs, leaf.shape, index)
                 ok = _close(reverse, finite, atol, rtol) and (sym is None or _close(reverse, sym, atol, rtol))
@@ -242,9 +241,9 @@ def check(
                 # A kink keeps its one-sided slopes apart however small the step; a smooth
                 # function's gap (truncation error, ~f''*eps) shrinks with the step.
                 if _slopes_apart(left, right, atol, rtol):
-                    small_left, small_right, _ = _one_sided(graph, inputs, leaf.name, index, eps / 16, real)
+                    small_left, small_right, _ = _one_sided(graph, inputs, leaf.name, index, eps / 16, real, centre)
                     if abs(small_right - small_left) > abs(right - left) / 4:
-                        note = _kink_note(graph, inputs, left, right, reverse, real)
+                        note = _kink_note(graph, values, adjoints, left, right, reverse)
                     elif not ok:
                         note = (
                             f"the step eps={eps:g} is too wide for this function: the one-sided "
