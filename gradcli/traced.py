@@ -126,6 +126,10 @@ class Traced(NDArrayOperatorsMixin):
         """core.call's hook: a rule's registry call on a traced operand records a node."""
         return self.tape.apply(name, *operands, **attrs)
 
+    def concrete(self) -> np.ndarray:
+        """core.concrete's hook: the recorded numbers, where a rule reads them as torch does."""
+        return self.value
+
     def sum_to(self, shape: tuple[int, ...]) -> Any:
         """unbroadcast, recorded as PyTorch's at::sum_to records it."""
         from .ops.core import _sum_to_traced

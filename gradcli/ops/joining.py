@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, Spelling, _fn, _normalise_dim
+from .core import Op, Param, Shape, Spelling, _fn, _normalise_dim, call
 
 # One record per list length up to this; a longer list is joined in steps (the parser says so).
 MAX_LISTED = 8
@@ -79,8 +79,7 @@ def _cat_grad(position: int) -> Callable[..., np.ndarray]:
 
     def rule(g, out, *tensors, dim=0):
         d, start, length = _span(tuple(np.shape(t) for t in tensors), position, dim)
-        key = (slice(None),) * d + (slice(start, start + length),)
-        return np.asarray(g)[key]
+        return call("slice", g, dim=d, start=start, end=start + length, step=1)  # a narrow
 
     return rule
 
@@ -90,7 +89,7 @@ def _stack_grad(position: int) -> Callable[..., np.ndarray]:
 
     def rule(g, out, *tensors, dim=0):
         d = _normalise_dim(dim, np.ndim(tensors[0]) + 1)
-        return np.take(g, position, axis=d)
+        return call("select", g, dim=d, index=position)
 
     return rule
 
