@@ -233,9 +233,10 @@ def apply(name: str, *operands: Any, **attrs: Any) -> Any:
     """Registry op `name` on operands of which some are Batched."""
     if not any(isinstance(o, Batched) for o in operands):
         return REGISTRY[name].forward(*operands, **attrs)
-    rule = OP_RULES.get(name)
+    op = REGISTRY[name]
+    rule = OP_RULES.get(name, _elementwise if op.elementwise else None)
     if rule is None:
-        return REGISTRY[name].forward(*operands, **attrs)
+        return op.forward(*operands, **attrs)
     with np.errstate(all="ignore"):
         return rule(name, *operands, **attrs)
 
