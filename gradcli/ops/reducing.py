@@ -68,10 +68,10 @@ def _restore(g: Any, ndim: int, dims: tuple[int, ...], keepdim: bool) -> Any:
 
 
 def _viewed_back(g: Any, shape: Shape, dims: tuple[int, ...], keepdim: bool) -> Any:
-    """PyTorch's restore_reduced_dims: the reduced dims back as 1s by one reshape (a view)."""
+    """PyTorch's restore_reduced_dims: the reduced dims back as 1s by one reshape."""
     if keepdim:
         return g
-    return call("view", g, size=tuple(1 if i in dims else n for i, n in enumerate(shape)))
+    return call("reshape", g, shape=tuple(1 if i in dims else n for i, n in enumerate(shape)))
 
 
 def _count(shape: Shape, dims: tuple[int, ...]) -> int:
