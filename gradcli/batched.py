@@ -6,6 +6,10 @@ the sample axes up from the right, `sum(axis)` and `expand_dims(axis)` move past
 axis, `matmul` and `outer` keep it in front. The ops' VJPs run unchanged, so a backward
 pass seeded with B one-hot rows gives B rows of a Jacobian in one sweep. A rule that uses
 a primitive without a batching rule raises Unbatchable, and the caller runs row by row.
+
+Registry ops whose forward reads its operand as one array (indexing, shape ops, cat,
+reductions and their backward kernels) have a batching rule of their own (OP_RULES): the
+forward runs once on the stacked arrays, its dims moved past the batch axis.
 """
 
 from __future__ import annotations

@@ -2,7 +2,11 @@
 
 `x[0, 1:3]` is select(x, 0, 0) then slice(dim 0, 1, 3) (SelectBackward0, SliceBackward0);
 `x[[0, 2]]`, `x[:, idx]`, `x[range(3), y]` and `x[mask]` are one IndexBackward0 whose index
-tensors are integer consts or bool masks (a mask's True count is fixed when the graph is built). Gradients scatter back; repeated indices accumulate (np.add.at).
+tensors are integer consts or bool masks (a mask's True count is fixed when the graph is built).
+Gradients scatter back through PyTorch's backward kernels, records of their own (KERNELS):
+select_backward, slice_backward and _index_put_impl_ (index_put: repeated indices
+accumulate), whose own derivatives are select, slice and index again, as under
+create_graph torch records SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0.
 The parser turns a subscript into these records (parse._Parser.subscript).
 """
 

@@ -6,7 +6,8 @@ so a call is one node with as many operands as the list holds. A record's arity 
 has a record of its own, `cat2` for two tensors, as `index1` is the record for one index
 tensor; `LISTED` maps the name a program calls to them by length. The VJPs follow
 derivatives.yaml: cat's is `cat_tensors_backward` (each operand gets its narrow of g along
-dim), stack's is `stack_tensors_backward` (each operand gets g.select(dim, i)).
+dim, a slice node: SliceBackward0 under create_graph), stack's is `stack_tensors_backward`
+(each operand gets g.select(dim, i): SelectBackward0).
 """
 
 from __future__ import annotations

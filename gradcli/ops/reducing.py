@@ -2,9 +2,14 @@
 
 Each VJP follows PyTorch's derivatives.yaml (FunctionsManual.cpp): ties of amax share the
 gradient evenly (scale_grad_by_count), whole-tensor max puts grad/count on every maximum
-(evenly_distribute_backward), prod's zeros take the exclusive-product path, var/std/norm
-keep torch's masks at zero. The rules use only NumPy calls that also work on object arrays
-of higher.py's dual numbers, so hessian and --order run them unchanged.
+(evenly_distribute_backward), max(x, dim) sends it to the index it picked (a scatter),
+prod's zeros take the exclusive-product path, var/std/norm keep torch's masks at zero.
+
+The rules are written in registry ops (core.call, and NumPy's spellings traced.py and
+batched.py route), so under create_graph they record torch's nodes (MaskedFillBackward1,
+ScatterBackward0, FlipBackward0, ...: the KERNELS at the end) and they batch; they also run
+on object arrays of higher.py's dual numbers. Only prod's zero path reads its input as an
+array, as torch's reads `input == 0`: it does not trace, and batches only row by row.
 """
 
 from __future__ import annotations
