@@ -77,6 +77,10 @@ PROGRAMS = [
     ("std(x, 0, keepdim=True, correction=0) * x", {"x": X}, {}),
     ("cumsum(x, 1) ** 3", {"x": X}, {}),
     ("sum(x, 1) ** 3", {"x": X}, {}),
+    # Python numbers in x * 2 and x / 2 are tensors to torch (wrapped numbers): MulBackward0
+    ("(x * 2) ** 3", {"x": X}, {}),
+    ("(2 * x) ** 3", {"x": X}, {}),
+    ("(x / 2) ** 3", {"x": X}, {}),
 ]
 # masked_fill's own VJP (ops/logic.py) does not trace yet: a ratchet, as the gap lists are
 THIRD_ORDER_GAPS = {
