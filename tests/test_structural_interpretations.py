@@ -27,6 +27,7 @@ from gradcli.traced import Traced, trace_backward
 RNG = np.random.default_rng(20261123)
 X = RNG.uniform(-2, 2, (3, 4))
 Y = RNG.uniform(-2, 2, (3, 4))
+X3 = RNG.uniform(-2, 2, (2, 3, 4))
 W = RNG.uniform(0.5, 2, (3, 4))  # positive: prod, norm with p < 1
 TIES = np.array([[1.0, 3.0, 3.0, -2.0], [0.5, 0.5, -1.0, 0.5], [2.0, -4.0, 2.0, -4.0]])
 IDX = [2, 0, 2]  # integers, as a program's index tensor must hold
@@ -41,6 +42,10 @@ PROGRAMS = [
     ("x[:, [1, 1, 3]] ** 3", {"x": X}, {}),
     ("x[i] ** 3", {"x": X}, {"i": IDX}),
     ("x[i, 1:] ** 3", {"x": X}, {"i": IDX}),
+    # separated advanced indices: NumPy and torch put their dims first, the batch axis must follow
+    ("x[[0, 1], :, [2, 0]] ** 3", {"x": X3}, {}),
+    ("x[:, [0, 2], [1, 1]] ** 3", {"x": X3}, {}),
+    ("x[1, :, i] ** 3", {"x": X3}, {"i": [3, 0]}),
     ("x.transpose(0, 1) ** 3", {"x": X}, {}),
     ("x.mT ** 3", {"x": X}, {}),
     ("x.T ** 3", {"x": X}, {}),
