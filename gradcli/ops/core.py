@@ -174,7 +174,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
     result = []
-    for dim in range(ndim):
+    for dim in reversed(range(ndim)):  # torch's infer_size checks the last dim first
         sizes = {p[dim] for p in padded} - {1}
         if len(sizes) > 1:
             a, b = padded[0][dim], padded[1][dim]
@@ -183,7 +183,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
                 f"at non-singleton dimension {dim}"
             )
         result.append(sizes.pop() if sizes else 1)
-    return tuple(result)
+    return tuple(reversed(result))
 
 
 def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
