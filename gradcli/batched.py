@@ -395,7 +395,11 @@ OP_RULES: dict[str, Any] = {
     "detach": _copy,
     "where": _elementwise,
     "masked_fill": _elementwise,
-    "clamp": _elementwise,  # elementwise, with number attrs
+    # other families' records: elementwise with number attrs, softmax over one dim
+    "clamp": _elementwise,
+    "round": _elementwise,
+    "softmax": _along({"dim": None}),
+    "log_softmax": _along({"dim": None}),
     **{op.name: _along(_DIM0) for by_count in LISTED.values() for op in by_count.values()},
     # reductions: a dim of None reduces every dim of a sample, never the batch axis
     "amax": _along({"dim": _ALL}),
