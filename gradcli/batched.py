@@ -71,9 +71,9 @@ class Batched(NDArrayOperatorsMixin):
         """core.call's hook: the op's batching rule, else its own forward, its array calls batched."""
         return apply(name, *operands, **attrs)
 
-    def concrete(self) -> np.ndarray:
-        """core.concrete's hook: a rule that branches on its operand's numbers runs per point."""
-        raise Unbatchable("a rule read the numbers of a batched value (a value-dependent branch)")
+    def anywhere(self) -> bool:
+        """core.anywhere's hook: whether the mask holds in any point (one answer for the batch)."""
+        return bool(np.any(self.value))
 
     def sum_to(self, shape: tuple[int, ...]) -> Batched:
         """unbroadcast: sum each sample down to `shape` (never across the batch)."""

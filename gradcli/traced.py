@@ -127,9 +127,9 @@ class Traced(NDArrayOperatorsMixin):
         """core.call's hook: a rule's registry call on a traced operand records a node."""
         return self.tape.apply(name, *operands, **attrs)
 
-    def concrete(self) -> np.ndarray:
-        """core.concrete's hook: the recorded numbers, where a rule reads them as torch does."""
-        return self.value
+    def anywhere(self) -> bool:
+        """core.anywhere's hook: the recorded numbers answer, as torch's backward reads them."""
+        return bool(np.any(self.value))
 
     def sum_to(self, shape: tuple[int, ...]) -> Any:
         """unbroadcast, recorded as PyTorch's at::sum_to records it."""

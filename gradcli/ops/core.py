@@ -154,13 +154,13 @@ def call(name: str, *operands: Any, **attrs: Any) -> Any:
     return REGISTRY[name].forward(*operands, **attrs)
 
 
-def concrete(value: Any) -> Any:
-    """The numbers of a rule's operand, where PyTorch's backward reads them too (the indices a
-    max picked, whether an input holds zeros): an array's own, a traced value's recorded ones.
-    A batched value has one set per point, so it refuses (Unbatchable) and the caller runs
-    point by point."""
-    hook = getattr(value, "concrete", None)
-    return hook() if hook is not None else value
+def anywhere(mask: Any) -> bool:
+    """Whether a mask holds for any element, where PyTorch's backward asks it too (prod's
+    `(input == 0).nonzero()`): a traced value answers from its recorded numbers, a batched one
+    for all its points at once, so a rule may take one path for the whole batch when the
+    answer is no (and read its operand as an array, which runs point by point, when yes)."""
+    hook = getattr(mask, "anywhere", None)
+    return bool(hook()) if hook is not None else bool(np.any(mask))
 
 
 # ---------------------------------------------------------------- shape helpers

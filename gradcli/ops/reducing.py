@@ -9,7 +9,7 @@ The rules are written in registry ops (core.call, and NumPy's spellings traced.p
 batched.py route), so under create_graph they record torch's nodes (MaskedFillBackward1,
 ScatterBackward0, FlipBackward0, ...: the KERNELS at the end) and they batch; they also run
 on object arrays of higher.py's dual numbers. Only prod's zero path reads its input as an
-array, as torch's reads `input == 0`: it does not trace, and batches only row by row.
+array, as torch's reads `input == 0`: it does not trace, and points holding a zero run one by one.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from .core import (
     _normalise_dim,
     _sgn,
     _unsqueeze_multiple,
+    anywhere,
     call,
-    concrete,
 )
 from .kernels import kernel
 
@@ -190,23 +190,23 @@ def _prod_safe_zeros(g, a, axis):
 
 
 def _prod_grad(g, out, a, dim=None, keepdim=False):
-    # prod_backward branches on whether the input holds zeros (torch reads it: concrete).
-    # The zero path (exclusive products) reads the input as an array: it does not trace.
+    # prod_backward branches on whether the input holds zeros (torch reads it too). Without
+    # zeros (in any point of a batch) the rule is registry ops; the zero path (exclusive
+    # products) reads the input as an array: it does not trace, and a batch runs per point.
     if np.ndim(a) == 0:
         return g
-    values = concrete(a)
-    zeros = np.equal(values, 0)
+    has_zeros = anywhere(np.equal(a, 0))
     if dim is None:
-        if not zeros.any():
+        if not has_zeros:
             return g * (out / a)
-        if values.dtype != object and not hasattr(a, "tape") and zeros.sum() > 1:
-            return np.zeros(np.shape(a))  # torch's shortcut outside create_graph: two zeros, no grad
-        flat = np.asarray(a).reshape(-1)
-        return _prod_safe_zeros(g, flat, 0).reshape(np.shape(a))
+        values = np.asarray(a)
+        if values.dtype != object and np.sum(values == 0) > 1:
+            return np.zeros(values.shape)  # torch's shortcut outside create_graph: two zeros, no grad
+        return _prod_safe_zeros(g, values.reshape(-1), 0).reshape(values.shape)
     axis = _normalise_dim(dim, np.ndim(a))
     g = _restore(g, np.ndim(a), (axis,), keepdim)
     out = _restore(out, np.ndim(a), (axis,), keepdim)
-    if not zeros.any():
+    if not has_zeros:
         return g * (out / a)
     return _prod_safe_zeros(g, np.asarray(a), axis)
 
