@@ -417,6 +417,7 @@ OP_RULES: dict[str, Any] = {
     "norm": _along({"dim": _ALL}),
     "cumsum": _along({"dim": None}),
     # their backward kernels
+    "sum_to": _along(shapes=("size",)),
     "flip": _along({"dims": None}),
     "scatter": _along({"dim": 0}, ("shape",)),
     "scatter_add": _along({"dim": 0}, ("shape",)),

@@ -20,8 +20,8 @@ from oracle import close, torch
 
 from gradcli.api import _prepare
 from gradcli.autograd import backward
-from gradcli.batched import backward_rows
-from gradcli.ops import indexing, kernels, reducing
+from gradcli.batched import Batched, apply, backward_rows
+from gradcli.ops import REGISTRY, indexing, kernels, reducing
 from gradcli.ops.core import call
 from gradcli.traced import Tape, Traced, trace_backward
 
@@ -176,3 +176,21 @@ def test_vjps_batch_over_jacobian_rows(name: str) -> None:
             if isinstance(operand, Traced):
                 got = np.broadcast_to(rows[operand.index], (size,) + operand.shape)[k]
                 np.testing.assert_allclose(got, one[operand.index], rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_forward_batches_over_points(name: str) -> None:
+    """The kernel on two points stacked (its differentiable operands vary, indices and masks
+    do not) equals the kernel on each point: its batching rule (batched.OP_RULES)."""
+    case = CASES[name]
+    points = [
+        [np.asarray(v, dtype=float) for v in case.operands],
+        [np.asarray(v, dtype=float) * (1.3 if i in case.differentiable else 1) for i, v in enumerate(case.operands)],
+    ]
+    stacked = [
+        Batched(np.stack([p[i] for p in points])) if i in case.differentiable else points[0][i]
+        for i in range(len(case.operands))
+    ]
+    together = apply(name, *stacked, **case.attrs)
+    for k, point in enumerate(points):
+        np.testing.assert_array_equal(together.value[k], REGISTRY[name].forward(*point, **case.attrs))
