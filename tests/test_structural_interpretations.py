@@ -18,6 +18,7 @@ import pytest
 from oracle import close, run_torch, torch
 from test_double_backward import _next_order, _numpy, _our_chain, _torch_chain
 
+from gradcli import hessian
 from gradcli.api import _prepare
 from gradcli.autograd import backward, forward
 from gradcli.batched import Batched, backward_rows, forward_points
@@ -183,3 +184,38 @@ def test_batched_rows_and_points_without_fallback(inner: str, at: dict, const: d
         grads = backward(graph, alone, np.ones(out_shape, dtype), dtype)
         for leaf in graph.leaves:
             np.testing.assert_allclose(adjoints[leaf.index][i], grads[leaf.index], rtol=1e-13, atol=1e-15)
+
+
+# Ties, nans, zeros and empty parts: torch's conventions hold in the second derivative too
+# (amax's ties share, max(x) with a nan, a zero norm, var with no degrees of freedom, ...).
+EDGES = [
+    ("sum(x.repeat(0, 1) * 2)", [[1.0, 2.0]]),
+    ("sum(x[2:2] * 3)", [1.0, 2.0, 3.0]),
+    ("sum(x.select(0, -1) ** 2)", [[1.0, 2.0], [3.0, 4.0]]),
+    ("sum(torch.cat([x[:0], x], 0) ** 2)", [1.0, 2.0]),
+    ("sum(amax(x, 0) ** 2)", [[1.0, 1.0], [1.0, 1.0]]),
+    ("sum(x.max(0).values ** 2)", [[1.0, 1.0], [1.0, 1.0]]),
+    ("sum(max(x) ** 2)", [float("nan"), 1.0]),
+    ("sum(prod(x) ** 2)", [0.0, 0.0, 2.0]),
+    ("sum(prod(x, 0) ** 2)", [[0.0, 1.0], [0.0, 2.0]]),
+    ("sum(norm(x) ** 2)", [0.0, 0.0]),
+    ("sum(std(x) ** 2)", [1.0, 1.0]),
+    ("sum(var(x, correction=2) * x)", [1.0, 2.0]),
+    ("sum(logsumexp(x, 0) ** 2)", [float("-inf"), float("-inf")]),
+    ("sum(x[[0, 0, 0]] ** 2)", [1.0, 2.0]),
+]
+
+
+@pytest.mark.parametrize(("program", "x"), EDGES, ids=[e[0] for e in EDGES])
+def test_hessians_at_ties_nans_and_zeros_equal_torchs(program: str, x: list) -> None:
+    run = run_torch(program, {"x": x}, {})
+    leaf = run.leaves["x"]
+    (first,) = torch.autograd.grad(run.output, leaf, create_graph=True)
+    rows = []
+    for k in range(first.numel()):
+        element = first.reshape(-1)[k]
+        row = torch.autograd.grad(element, leaf, retain_graph=True)[0] if element.requires_grad else None
+        rows.append(torch.zeros_like(leaf) if row is None else row)
+    want = torch.stack(rows).reshape(leaf.shape + leaf.shape).detach().numpy()
+    got = np.asarray(hessian(program, at={"x": x}, symbolic=False).hessian["x"]["x"])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
