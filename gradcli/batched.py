@@ -6,6 +6,10 @@ the sample axes up from the right, `sum(axis)` and `expand_dims(axis)` move past
 axis, `matmul` and `outer` keep it in front. The ops' VJPs run unchanged, so a backward
 pass seeded with B one-hot rows gives B rows of a Jacobian in one sweep. A rule that uses
 a primitive without a batching rule raises Unbatchable, and the caller runs row by row.
+
+Registry ops whose forward reads its operand as one array (indexing, shape ops, cat,
+reductions and their backward kernels) have a batching rule of their own (OP_RULES): the
+forward runs once on the stacked arrays, its dims moved past the batch axis.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .errors import GradcliError
+from .ops import LISTED, REGISTRY
 
 
 class Unbatchable(GradcliError):
@@ -63,10 +68,12 @@ class Batched(NDArrayOperatorsMixin):
         return self.value.dtype
 
     def apply_op(self, name: str, *operands: Any, **attrs: Any) -> Any:
-        """core.call's hook: a registry op's own forward, its array calls batched."""
-        from .ops import REGISTRY
+        """core.call's hook: the op's batching rule, else its own forward, its array calls batched."""
+        return apply(name, *operands, **attrs)
 
-        return REGISTRY[name].forward(*operands, **attrs)
+    def anywhere(self) -> bool:
+        """core.anywhere's hook: whether the mask holds in any point (one answer for the batch)."""
+        return bool(np.any(self.value))
 
     def sum_to(self, shape: tuple[int, ...]) -> Batched:
         """unbroadcast: sum each sample down to `shape` (never across the batch)."""
@@ -220,6 +227,205 @@ def _permuted(a: Batched, axes: Sequence[int]) -> Batched:
     return Batched(np.transpose(a.value, (0,) + tuple(int(i) % a.ndim + 1 for i in axes)))
 
 
+# ---------------------------------------------------------------- batching rules of registry ops
+# An op whose forward reads its operand as one array (np.asarray, a[key], a scatter) gets a
+# rule here, as JAX gives each primitive one: its forward runs once on the stacked arrays,
+# with its dims moved past the batch axis and its shapes given the batch size.
+
+
+def apply(name: str, *operands: Any, **attrs: Any) -> Any:
+    """Registry op `name` on operands of which some are Batched."""
+    if not any(isinstance(o, Batched) for o in operands):
+        return REGISTRY[name].forward(*operands, **attrs)
+    op = REGISTRY[name]
+    rule = OP_RULES.get(name, _elementwise if op.elementwise else None)
+    if rule is None:
+        return op.forward(*operands, **attrs)
+    with np.errstate(all="ignore"):
+        return rule(name, *operands, **attrs)
+
+
+def _first(operands: Sequence[Any]) -> Batched:
+    return next(o for o in operands if isinstance(o, Batched))
+
+
+def _stacked(x: Any, size: int) -> Any:
+    """x's stacked array: a plain operand repeated along a new batch axis (a number stays)."""
+    if isinstance(x, Batched):
+        return x.value
+    if isinstance(x, (int, float)):
+        return x
+    x = np.asarray(x)
+    return np.broadcast_to(x, (size,) + x.shape)
+
+
+_ALL = object()  # a dim attr whose None means every sample dim (amax, var, norm)
+
+
+def _along(dims: dict[str, Any] | None = None, shapes: tuple[str, ...] = ()) -> Any:
+    """The op's forward on the stacked arrays: dim attrs (name -> default) shifted past the
+    batch axis, shape attrs with the batch size in front. Plain operands are repeated."""
+    dims = dims or {}
+
+    def rule(name: str, *operands: Any, **attrs: Any) -> Batched:
+        first = _first(operands)
+        size = first.value.shape[0]
+        for key, default in dims.items():
+            value = attrs.get(key, None if default is _ALL else default)
+            if value is None and default is _ALL:
+                value = tuple(range(first.ndim))
+            if value is not None:
+                attrs[key] = (
+                    tuple(_sample_axis(int(d)) for d in value) if isinstance(value, tuple) else _sample_axis(value)
+                )
+        for key in shapes:
+            attrs[key] = (size,) + tuple(attrs[key])
+        return Batched(REGISTRY[name].forward(*(_stacked(o, size) for o in operands), **attrs))
+
+    return rule
+
+
+def _elementwise(name: str, *operands: Any, **attrs: Any) -> Batched:
+    """A broadcasting op: samples line up from the right, plain operands broadcast over B."""
+    ndim = max(len(_sample_shape(x)) for x in operands if not isinstance(x, (int, float)))
+    return Batched(REGISTRY[name].forward(*(_aligned(x, ndim) for x in operands), **attrs))
+
+
+def _relabel(name: str, a: Batched, **attrs: Any) -> Batched:
+    """reshape, view, squeeze, ...: each sample takes the shape the op gives one sample."""
+    shape = REGISTRY[name].shape([a.shape], attrs)
+    return Batched(np.reshape(a.value, a.value.shape[:1] + tuple(shape)))
+
+
+def _expand(name: str, a: Batched, size: Any = None) -> Batched:
+    shape = REGISTRY[name].shape([a.shape], {"size": size})
+    value = _aligned(a, len(shape))
+    return Batched(np.broadcast_to(value, value.shape[:1] + tuple(shape)).copy())
+
+
+def _repeat(name: str, a: Batched, repeats: Any = None) -> Batched:
+    REGISTRY[name].shape([a.shape], {"repeats": repeats})  # torch's checks
+    return Batched(np.tile(_aligned(a, len(repeats)), (1,) + tuple(repeats)))
+
+
+def _permute(name: str, a: Batched, dims: Any = None) -> Batched:
+    if a.ndim == 0:
+        return Batched(a.value.copy())
+    from .ops.shape import _permutation
+
+    order = _permutation(a.ndim, dims)
+    return Batched(np.transpose(a.value, (0,) + tuple(d + 1 for d in order)).copy())
+
+
+def _over_samples(function: Any) -> Any:
+    """A reduction of every element of each sample (max(x), prod(x) without dim)."""
+
+    def rule(name: str, a: Batched, dim: Any = None, keepdim: bool = False) -> Batched:
+        if dim is not None:
+            return _along({"dim": None})(name, a, dim=dim, keepdim=keepdim)
+        flat = a.value.reshape(a.value.shape[:1] + (-1,))
+        return Batched(function(flat, axis=1))
+
+    return rule
+
+
+def _argpick(name: str, a: Batched, dim: Any = None, keepdim: bool = False) -> Batched:
+    if dim is not None:
+        return _along({"dim": None})(name, a, dim=dim, keepdim=keepdim)
+    flat = (np.argmax if name == "argmax" else np.argmin)(a.value.reshape(a.value.shape[:1] + (-1,)), axis=1)
+    return Batched(flat.reshape(flat.shape + ((1,) * a.ndim if keepdim else ())))
+
+
+def _advanced(shape: tuple[int, ...], key: tuple, tensors: Sequence[Any]) -> tuple[tuple, int]:
+    """The sample key with the batch axis in front, and where NumPy puts the batch axis in the
+    result: after the broadcast index dims when the advanced indices are separated (NumPy
+    moves them to the front), else in front."""
+    from .ops.indexing import _index_key
+
+    parts = _index_key(shape, key, tensors)
+    positions = [i for i, p in enumerate(parts) if not isinstance(p, slice)]
+    separated = positions != list(range(positions[0], positions[-1] + 1))
+    arrays = [p for p in parts if not isinstance(p, slice)]
+    batch_at = len(np.broadcast_shapes(*(np.shape(p) for p in arrays))) if separated else 0
+    return (slice(None),) + parts, batch_at
+
+
+def _index(name: str, a: Any, *tensors: Any, key: tuple = ()) -> Batched:
+    if any(isinstance(t, Batched) for t in tensors):
+        raise Unbatchable("index tensors that differ between points")
+    stacked_key, batch_at = _advanced(a.shape, key, tensors)
+    return Batched(np.moveaxis(a.value[stacked_key], batch_at, 0))
+
+
+def _index_put(name: str, g: Any, *tensors: Any, shape: tuple = (), key: tuple = ()) -> Batched:
+    if any(isinstance(t, Batched) for t in tensors):
+        raise Unbatchable("index tensors that differ between points")
+    stacked_key, batch_at = _advanced(tuple(shape), key, tensors)
+    grad = np.zeros(g.value.shape[:1] + tuple(shape), dtype=np.result_type(g.value))
+    np.add.at(grad, stacked_key, np.moveaxis(g.value, 0, batch_at))
+    return Batched(grad)
+
+
+def _copy(name: str, a: Batched) -> Batched:
+    return Batched(a.value.copy())
+
+
+_DIM0 = {"dim": 0}
+OP_RULES: dict[str, Any] = {
+    "select": _along(_DIM0),
+    "select_backward": _along(_DIM0, ("shape",)),
+    "slice": _along(_DIM0),
+    "slice_backward": _along(_DIM0, ("shape",)),
+    "index": _index,
+    "index1": _index,
+    "index_put": _index_put,
+    "index_put1": _index_put,
+    "transpose": _along({"dim0": None, "dim1": None}),
+    "mT": _along(),
+    "permute": _permute,
+    "reshape": _relabel,
+    "view": _relabel,
+    "_unsafe_view": _relabel,
+    "flatten": _relabel,
+    "squeeze": _relabel,
+    "unsqueeze": _relabel,
+    "expand": _expand,
+    "repeat": _repeat,
+    "clone": _copy,
+    "detach": _copy,
+    "where": _elementwise,
+    "masked_fill": _elementwise,
+    # other families' records: elementwise with number attrs, softmax over one dim
+    "clamp": _elementwise,
+    "round": _elementwise,
+    "softmax": _along({"dim": None}),
+    "log_softmax": _along({"dim": None}),
+    **{op.name: _along(_DIM0) for by_count in LISTED.values() for op in by_count.values()},
+    # reductions: a dim of None reduces every dim of a sample, never the batch axis
+    "amax": _along({"dim": _ALL}),
+    "amin": _along({"dim": _ALL}),
+    "max": _over_samples(np.amax),
+    "min": _over_samples(np.amin),
+    "max_values": _along(_DIM0),
+    "min_values": _along(_DIM0),
+    "argmax": _argpick,
+    "argmin": _argpick,
+    "prod": _over_samples(np.prod),
+    "logsumexp": _along({"dim": None}),
+    "var": _along({"dim": _ALL}),
+    "std": _along({"dim": _ALL}),
+    "norm": _along({"dim": _ALL}),
+    "cumsum": _along({"dim": None}),
+    # their backward kernels
+    "sum_to": _along(shapes=("size",)),
+    "flip": _along({"dims": None}),
+    "scatter": _along({"dim": 0}, ("shape",)),
+    "scatter_add": _along({"dim": 0}, ("shape",)),
+    "gather": _along({"dim": 0}),
+    "masked_fill_tensor": _elementwise,
+}
+
+
 def forward_points(graph: Any, inputs: dict[str, Any], dtype: np.dtype) -> list[Any]:
     """autograd.forward with some inputs Batched (many points of one shape each)."""
     from .graph import OP
@@ -231,7 +437,7 @@ def forward_points(graph: Any, inputs: dict[str, Any], dtype: np.dtype) -> list[
                 values.append(inputs[node.name])
                 continue
             args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-            value = node.op.forward(*args, **node.attrs)
+            value = apply(node.op.name, *args, **node.attrs)
             if isinstance(value, Batched):
                 value = Batched(value.value.astype(dtype, copy=False))
                 if value.shape != node.shape:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -125,6 +126,10 @@ class Traced(NDArrayOperatorsMixin):
     def apply_op(self, name: str, *operands: Any, **attrs: Any) -> Any:
         """core.call's hook: a rule's registry call on a traced operand records a node."""
         return self.tape.apply(name, *operands, **attrs)
+
+    def anywhere(self) -> bool:
+        """core.anywhere's hook: the recorded numbers answer, as torch's backward reads them."""
+        return bool(np.any(self.value))
 
     def sum_to(self, shape: tuple[int, ...]) -> Any:
         """unbroadcast, recorded as PyTorch's at::sum_to records it."""
@@ -250,6 +255,31 @@ ARRAY_FUNCTIONS = {
 }
 
 
+class WrappedNumber(float):
+    """A Python number operand of `x * 2` or `x / 2`: torch wraps it in a 0-d tensor (mul.Tensor),
+    so a rule's product with it is recorded as MulBackward0, not as a number written in a
+    formula is (mul.Scalar, MulBackward1). Arithmetic on it gives plain floats."""
+
+
+# Ops whose Python-number operands torch wraps as tensors, whose VJPs multiply or divide by them.
+_WRAPS_NUMBERS = ("mul", "div")
+
+
+def _wrapped(graph: Graph) -> Graph:
+    """The graph with its number operands of mul and div marked as torch's wrapped numbers."""
+    nodes = []
+    for node in graph.nodes:
+        if node.kind == OP and node.op.name in _WRAPS_NUMBERS and any(
+            isinstance(o, Literal) for o in node.operands
+        ):
+            operands = tuple(
+                Literal(WrappedNumber(o.value), o.expr) if isinstance(o, Literal) else o for o in node.operands
+            )
+            node = replace(node, operands=operands)
+        nodes.append(node)
+    return Graph(graph.program, tuple(nodes), graph.output)
+
+
 def _scalar_overload(name: str, kinds: Sequence[str], grad_fn: str) -> str:
     """derivatives.yaml's rules are C++: `grad * 2` is mul(Tensor, Scalar), MulBackward1,
     where Python's `x * 2` is MulBackward0. Rules run here, so numbers take the Scalar overload."""
@@ -308,6 +338,8 @@ class Tape:
         recorded = [self._operand(o) for o in operands]
         args = [self.values[o] if isinstance(o, int) else o.value for o in recorded]
         kinds = [TENSOR if isinstance(o, int) else NUMBER for o in recorded]
+        # a wrapped number is a tensor to the overload torch picks (mul.Tensor: MulBackward0)
+        overload = [TENSOR if isinstance(o, WrappedNumber) else k for o, k in zip(operands, kinds)]
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in recorded]
         shape = op.shape(shapes, attrs)
         with np.errstate(all="ignore"):
@@ -317,7 +349,7 @@ class Tape:
         )
         index = len(self.nodes)
         grad_fn = (
-            _scalar_overload(name, kinds, op.grad_fn_for(kinds, shapes, attrs)) if requires_grad else None
+            _scalar_overload(name, overload, op.grad_fn_for(kinds, shapes, attrs)) if requires_grad else None
         )
         self.nodes.append(
             Node(index, f"t{index}", OP, shape, requires_grad, op, tuple(recorded), attrs, grad_fn)
@@ -353,7 +385,7 @@ def trace_backward(
     seed = np.ones(output.shape, dtype=dtype) if gradient is None else gradient
     traced_values = [tape.traced(i) for i in range(len(graph.nodes))]
     made = tape.leaf if seed_requires_grad else tape.constant
-    adjoints = backward(graph, traced_values, made(seed, "grad_output"), dtype)
+    adjoints = backward(_wrapped(graph), traced_values, made(seed, "grad_output"), dtype)
     return tape, adjoints
 
 

@@ -138,6 +138,8 @@ ERRORS = [
     ("x.repeat(2)", lambda x: x.repeat(2), X23),
     ("x.repeat(2, -2)", lambda x: x.repeat(2, -2), X23),
     ("x.squeeze(1)", lambda x: x.squeeze(1), 2.0),
+    # broadcasting: torch checks the last dim first, so that is the dim its message names
+    ("(x.t() * x)", lambda x: x.t() * x, X23),
 ]
 
 

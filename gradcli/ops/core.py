@@ -154,6 +154,15 @@ def call(name: str, *operands: Any, **attrs: Any) -> Any:
     return REGISTRY[name].forward(*operands, **attrs)
 
 
+def anywhere(mask: Any) -> bool:
+    """Whether a mask holds for any element, where PyTorch's backward asks it too (prod's
+    `(input == 0).nonzero()`): a traced value answers from its recorded numbers, a batched one
+    for all its points at once, so a rule may take one path for the whole batch when the
+    answer is no (and read its operand as an array, which runs point by point, when yes)."""
+    hook = getattr(mask, "anywhere", None)
+    return bool(hook()) if hook is not None else bool(np.any(mask))
+
+
 # ---------------------------------------------------------------- shape helpers
 
 
@@ -165,7 +174,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
     ndim = max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
     result = []
-    for dim in range(ndim):
+    for dim in reversed(range(ndim)):  # torch's infer_size checks the last dim first
         sizes = {p[dim] for p in padded} - {1}
         if len(sizes) > 1:
             a, b = padded[0][dim], padded[1][dim]
@@ -174,7 +183,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
                 f"at non-singleton dimension {dim}"
             )
         result.append(sizes.pop() if sizes else 1)
-    return tuple(result)
+    return tuple(reversed(result))
 
 
 def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
@@ -228,20 +237,31 @@ def _normalise_dim(dim: int | None, ndim: int) -> int | None:
     return dim % max(ndim, 1)
 
 
-def _reduce_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
-    d = _normalise_dim(dim, len(shape))
+def _axes(dim: int | tuple[int, ...] | None, ndim: int) -> int | tuple[int, ...] | None:
+    """A reduction's dim, normalised: an int, None (every dim), or a sorted tuple of ints.
+
+    Programs give one dim; rules written in registry ops may pass several, as PyTorch's C++
+    sum(dims) does (one SumBackward1 node for all of them)."""
+    if not isinstance(dim, tuple):
+        return _normalise_dim(dim, ndim)
+    return tuple(sorted(_normalise_dim(d, ndim) for d in dim))
+
+
+def _reduce_shape(shape: Shape, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> Shape:
+    d = _axes(dim, len(shape))
     if not shape:
         return ()
     if d is None:
         return (1,) * len(shape) if keepdim else ()
-    return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1 :]
+    dims = d if isinstance(d, tuple) else (d,)
+    return tuple(1 if i in dims else n for i, n in enumerate(shape) if keepdim or i not in dims)
 
 
-def _reduced_count(shape: Shape, dim: int | None) -> int:
-    d = _normalise_dim(dim, len(shape))
+def _reduced_count(shape: Shape, dim: int | tuple[int, ...] | None) -> int:
+    d = _axes(dim, len(shape))
     if d is None or not shape:
         return math.prod(shape) if d is None else 1
-    return shape[d]
+    return math.prod(shape[i] for i in d) if isinstance(d, tuple) else shape[d]
 
 
 def _matmul_shape(a: Shape, b: Shape) -> Shape:
@@ -329,12 +349,20 @@ def _sigmoid(a):
     return 1 / (1 + np.exp(-a))
 
 
+def _unsqueeze_multiple(g, dims: Sequence[int]):
+    """PyTorch's unsqueeze_multiple: one unsqueeze per reduced dim, lowest first."""
+    for d in sorted(dims):
+        g = np.expand_dims(g, d)
+    return g
+
+
 def _expand_reduced(g, a, dim, keepdim):
     """Undo a reduction's shape change so `g` broadcasts against the operand (as PyTorch:
-    unsqueeze the reduced dim, then expand)."""
+    unsqueeze the reduced dims, then expand)."""
     shape = tuple(np.shape(a))
     if dim is not None and not keepdim and shape:
-        g = np.expand_dims(g, _normalise_dim(dim, len(shape)))
+        d = _axes(dim, len(shape))
+        g = _unsqueeze_multiple(g, d if isinstance(d, tuple) else (d,))
     return np.broadcast_to(g, shape)
 
 
@@ -346,15 +374,13 @@ def _dim_overload(attrs: dict) -> bool:
 def _sum(a, dim=None, keepdim=False):
     if np.ndim(a) == 0:
         return np.copy(a)
-    axis = _normalise_dim(dim, np.ndim(a))
-    return np.sum(a, axis=axis, keepdims=keepdim)
+    return np.sum(a, axis=_axes(dim, np.ndim(a)), keepdims=keepdim)
 
 
 def _mean(a, dim=None, keepdim=False):
     if np.ndim(a) == 0:
         return np.copy(a)
-    axis = _normalise_dim(dim, np.ndim(a))
-    return np.mean(a, axis=axis, keepdims=keepdim)
+    return np.mean(a, axis=_axes(dim, np.ndim(a)), keepdims=keepdim)
 
 
 def _mean_grad(g, out, a, dim=None, keepdim=False):

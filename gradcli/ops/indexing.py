@@ -2,7 +2,11 @@
 
 `x[0, 1:3]` is select(x, 0, 0) then slice(dim 0, 1, 3) (SelectBackward0, SliceBackward0);
 `x[[0, 2]]`, `x[:, idx]`, `x[range(3), y]` and `x[mask]` are one IndexBackward0 whose index
-tensors are integer consts or bool masks (a mask's True count is fixed when the graph is built). Gradients scatter back; repeated indices accumulate (np.add.at).
+tensors are integer consts or bool masks (a mask's True count is fixed when the graph is built).
+Gradients scatter back through PyTorch's backward kernels, records of their own (KERNELS):
+select_backward, slice_backward and _index_put_impl_ (index_put: repeated indices
+accumulate), whose own derivatives are select, slice and index again, as under
+create_graph torch records SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0.
 The parser turns a subscript into these records (parse._Parser.subscript).
 """
 
@@ -13,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, _fn, _normalise_dim
+from .core import Op, Param, Shape, _fn, _normalise_dim, call
+from .kernels import kernel
 
 
 def _select_shape(shape: Shape, dim: int = 0, index: int = 0) -> Shape:
@@ -32,11 +37,14 @@ def _select(a, dim: int = 0, index: int = 0):
 
 
 def _select_grad(g, out, a, dim: int = 0, index: int = 0):
-    a = np.asarray(a)
-    d = _normalise_dim(dim, a.ndim)
-    grad = np.zeros(a.shape, dtype=np.result_type(g))
-    key = (slice(None),) * d + (index,)
-    grad[key] = g
+    # derivatives.yaml: select_backward(grad, self.sizes(), dim, index), a kernel of its own
+    return call("select_backward", g, shape=np.shape(a), dim=dim, index=index)
+
+
+def _select_backward(g, shape: Shape = (), dim: int = 0, index: int = 0):
+    """g placed at `index` along `dim` of zeros of `shape`."""
+    grad = np.zeros(shape, dtype=np.result_type(g))
+    grad[(slice(None),) * _normalise_dim(dim, len(shape)) + (index,)] = g
     return grad
 
 
@@ -60,9 +68,14 @@ def _slice(a, dim: int = 0, start: int | None = None, end: int | None = None, st
 
 
 def _slice_grad(g, out, a, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1):
-    a = np.asarray(a)
-    grad = np.zeros(a.shape, dtype=np.result_type(g))
-    grad[_slice_key(a.ndim, dim, start, end, step)] = g
+    # derivatives.yaml: slice_backward(grad, self.sizes(), dim, start, end, step)
+    return call("slice_backward", g, shape=np.shape(a), dim=dim, start=start, end=end, step=step)
+
+
+def _slice_backward(g, shape: Shape = (), dim: int = 0, start=None, end=None, step: int = 1):
+    """g placed in the slice of zeros of `shape`."""
+    grad = np.zeros(shape, dtype=np.result_type(g))
+    grad[_slice_key(len(shape), dim, start, end, step)] = g
     return grad
 
 
@@ -158,9 +171,15 @@ def _index(a, *tensors, key: tuple = ()):
 
 
 def _index_grad(g, out, a, *tensors, key: tuple = ()):
-    a = np.asarray(a)
-    grad = np.zeros(a.shape, dtype=np.result_type(g))
-    np.add.at(grad, _index_key(a.shape, key, tensors), g)  # repeated indices accumulate
+    # derivatives.yaml index_backward: _index_put_impl_(zeros, indices, grad, accumulate=True)
+    name = "index_put" if not tensors else f"index_put{len(tensors)}"
+    return call(name, g, *tensors, shape=np.shape(a), key=key)
+
+
+def _index_put(g, *tensors, shape: Shape = (), key: tuple = ()):
+    """Zeros of `shape` with g added at the indexed elements (repeated indices accumulate)."""
+    grad = np.zeros(shape, dtype=np.result_type(g))
+    np.add.at(grad, _index_key(shape, key, tensors), g)
     return grad
 
 
@@ -227,6 +246,55 @@ def _make_index(count: int) -> Op:
 
 
 _INDEX_OPS = {count: _make_index(count) for count in range(2)}  # literal lists; one index tensor
+
+
+def _make_index_put(count: int) -> Op:
+    """_index_put_impl_(zeros, indices, g, accumulate=True): IndexPutImplBackward0 under
+    create_graph; its derivative for g is g's own index (derivatives.yaml: values: grad.index)."""
+    index_name = _INDEX_OPS[count].name
+    return kernel(
+        "index_put" if count == 0 else f"index_put{count}",
+        _index_put,
+        (lambda gg, out, g, *tensors, shape=(), key=(): call(index_name, gg, *tensors, key=key),)
+        + tuple(
+            (lambda gg, out, g, *tensors, shape=(), key=(), k=k: np.zeros(np.shape(tensors[k])))
+            for k in range(count)
+        ),
+        "IndexPutImplBackward0",
+        "zeros with g added at the indexed elements",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda g, *index_shapes, shape=(), key=(): tuple(shape),
+    )
+
+
+KERNELS: tuple[Op, ...] = (
+    kernel(
+        "select_backward",
+        _select_backward,
+        (lambda gg, out, g, shape=(), dim=0, index=0: call("select", gg, dim=dim, index=index),),
+        "SelectBackwardBackward0",
+        "zeros with g at the index; its derivative is gg.select(dim, index)",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda g, shape=(), dim=0, index=0: tuple(shape),
+    ),
+    kernel(
+        "slice_backward",
+        _slice_backward,
+        (
+            lambda gg, out, g, shape=(), dim=0, start=None, end=None, step=1: call(
+                "slice", gg, dim=dim, start=start, end=end, step=step
+            ),
+        ),
+        "SliceBackwardBackward0",
+        "zeros with g in the slice; its derivative is gg's slice",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda g, shape=(), dim=0, start=None, end=None, step=1: tuple(shape),
+    ),
+    *(_make_index_put(count) for count in range(2)),
+)
 
 OPS: tuple[Op, ...] = (
     Op(

@@ -6,7 +6,8 @@ so a call is one node with as many operands as the list holds. A record's arity 
 has a record of its own, `cat2` for two tensors, as `index1` is the record for one index
 tensor; `LISTED` maps the name a program calls to them by length. The VJPs follow
 derivatives.yaml: cat's is `cat_tensors_backward` (each operand gets its narrow of g along
-dim), stack's is `stack_tensors_backward` (each operand gets g.select(dim, i)).
+dim, a slice node: SliceBackward0 under create_graph), stack's is `stack_tensors_backward`
+(each operand gets g.select(dim, i): SelectBackward0).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, Spelling, _fn, _normalise_dim
+from .core import Op, Param, Shape, Spelling, _fn, _normalise_dim, call
 
 # One record per list length up to this; a longer list is joined in steps (the parser says so).
 MAX_LISTED = 8
@@ -79,8 +80,7 @@ def _cat_grad(position: int) -> Callable[..., np.ndarray]:
 
     def rule(g, out, *tensors, dim=0):
         d, start, length = _span(tuple(np.shape(t) for t in tensors), position, dim)
-        key = (slice(None),) * d + (slice(start, start + length),)
-        return np.asarray(g)[key]
+        return call("slice", g, dim=d, start=start, end=start + length, step=1)  # a narrow
 
     return rule
 
@@ -90,7 +90,7 @@ def _stack_grad(position: int) -> Callable[..., np.ndarray]:
 
     def rule(g, out, *tensors, dim=0):
         d = _normalise_dim(dim, np.ndim(tensors[0]) + 1)
-        return np.take(g, position, axis=d)
+        return call("select", g, dim=d, index=position)
 
     return rule
 

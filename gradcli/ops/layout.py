@@ -9,6 +9,7 @@ from .core import (
     _sym_transpose,
     _sym_transpose_vjp,
     _transpose_shape,
+    call,
 )
 
 OPS: tuple[Op, ...] = (
@@ -32,7 +33,7 @@ OPS: tuple[Op, ...] = (
         "T",
         "A.T",
         forward=lambda a: np.transpose(a),
-        vjp=(lambda g, out, a: np.transpose(g),),
+        vjp=(lambda g, out, a: call("permute", g, dims=(1, 0)) if np.ndim(g) == 2 else g,),
         sympy=_sym_transpose,
         grad_fn="PermuteBackward0",
         torch="Tensor.T",

@@ -2,9 +2,14 @@
 
 Each VJP follows PyTorch's derivatives.yaml (FunctionsManual.cpp): ties of amax share the
 gradient evenly (scale_grad_by_count), whole-tensor max puts grad/count on every maximum
-(evenly_distribute_backward), prod's zeros take the exclusive-product path, var/std/norm
-keep torch's masks at zero. The rules use only NumPy calls that also work on object arrays
-of higher.py's dual numbers, so hessian and --order run them unchanged.
+(evenly_distribute_backward), max(x, dim) sends it to the index it picked (a scatter),
+prod's zeros take the exclusive-product path, var/std/norm keep torch's masks at zero.
+
+The rules are written in registry ops (core.call, and NumPy's spellings traced.py and
+batched.py route), so under create_graph they record torch's nodes (MaskedFillBackward1,
+ScatterBackward0, FlipBackward0, ...: the KERNELS at the end) and they batch; they also run
+on object arrays of higher.py's dual numbers. Only prod's zero path reads its input as an
+array, as torch's reads `input == 0`: it does not trace, and points holding a zero run one by one.
 """
 
 from __future__ import annotations
@@ -25,7 +30,11 @@ from .core import (
     _fn,
     _normalise_dim,
     _sgn,
+    _unsqueeze_multiple,
+    anywhere,
+    call,
 )
+from .kernels import kernel
 
 DIMS = Param("dim", None, "ints")  # an int or a tuple of ints; None (or ()) reduces every dim
 ONE_DIM = Param("dim", None, "dim")
@@ -57,11 +66,17 @@ def _reduced(shape: Shape, dim: Any, keepdim: bool) -> Shape:
 
 
 def _restore(g: Any, ndim: int, dims: tuple[int, ...], keepdim: bool) -> Any:
-    """PyTorch's restore_reduced_dims / unsqueeze_multiple: put the reduced dims back as 1s."""
-    g = np.asarray(g)
+    """PyTorch's unsqueeze_multiple: put the reduced dims back as 1s, one unsqueeze each."""
     if keepdim or ndim == 0 or not dims:
         return g
-    return np.expand_dims(g, dims)
+    return _unsqueeze_multiple(g, dims)
+
+
+def _viewed_back(g: Any, shape: Shape, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """PyTorch's restore_reduced_dims: the reduced dims back as 1s by one reshape."""
+    if keepdim:
+        return g
+    return call("reshape", g, shape=tuple(1 if i in dims else n for i, n in enumerate(shape)))
 
 
 def _count(shape: Shape, dims: tuple[int, ...]) -> int:
@@ -109,11 +124,11 @@ def _amin(a, dim=None, keepdim=False):
 
 def _amax_grad(g, out, a, dim=None, keepdim=False):
     # scale_grad_by_count(restore(grad), restore(result) == self, dim): ties share evenly.
-    a = np.asarray(a)
-    dims = _dims(dim, a.ndim)
-    mask = np.equal(_restore(out, a.ndim, dims, keepdim), a)
+    shape = np.shape(a)
+    dims = _dims(dim, len(shape))
+    mask = np.equal(_viewed_back(out, shape, dims, keepdim), a)
     count = np.sum(mask, axis=dims, keepdims=True)
-    return (_restore(g, a.ndim, dims, keepdim) / count) * mask
+    return (_viewed_back(g, shape, dims, keepdim) / count) * mask
 
 
 def _max_all(a, dim=None, keepdim=False):
@@ -125,10 +140,15 @@ def _min_all(a, dim=None, keepdim=False):
 
 
 def _evenly_distribute(g, out, a, dim=None, keepdim=False):
-    # evenly_distribute_backward: a nan result gives its gradient to the nans.
-    a = np.asarray(a)
-    mask = _isnan(a) if bool(_isnan(out)) else np.equal(a, out)
-    return np.where(mask, g / np.sum(mask), 0.0)
+    # evenly_distribute_backward: zeros.masked_fill_(mask, grad / mask.sum()), where a nan
+    # result gives its gradient to the nans (torch branches on it; `where` needs no branch).
+    mask = np.where(_isnan(out), _isnan(a), np.equal(a, out))
+    return call("masked_fill_tensor", mask, g / np.sum(mask), shape=np.shape(a))
+
+
+def _masked_fill_tensor(mask, value, shape: Shape = ()):
+    """zeros(shape).masked_fill_(mask, value) with a 0-d tensor value (MaskedFillBackward1)."""
+    return np.where(np.not_equal(mask, 0), value, np.zeros(shape, dtype=np.result_type(value)))
 
 
 def _max_shape(name: str):
@@ -170,22 +190,25 @@ def _prod_safe_zeros(g, a, axis):
 
 
 def _prod_grad(g, out, a, dim=None, keepdim=False):
-    a = np.asarray(a)
-    if a.ndim == 0:
+    # prod_backward branches on whether the input holds zeros (torch reads it too). Without
+    # zeros (in any point of a batch) the rule is registry ops; the zero path (exclusive
+    # products) reads the input as an array: it does not trace, and a batch runs per point.
+    if np.ndim(a) == 0:
         return g
-    zeros = np.equal(a, 0)
+    has_zeros = anywhere(np.equal(a, 0))
     if dim is None:
-        if not zeros.any():
+        if not has_zeros:
             return g * (out / a)
-        if a.dtype != object and zeros.sum() > 1:
-            return np.zeros_like(a)  # torch's shortcut outside create_graph: two zeros, no grad
-        return _prod_safe_zeros(g, a.reshape(-1), 0).reshape(a.shape)
-    axis = _normalise_dim(dim, a.ndim)
-    g = _restore(g, a.ndim, (axis,), keepdim)
-    out = _restore(out, a.ndim, (axis,), keepdim)
-    if not zeros.any():
+        values = np.asarray(a)
+        if values.dtype != object and np.sum(values == 0) > 1:
+            return np.zeros(values.shape)  # torch's shortcut outside create_graph: two zeros, no grad
+        return _prod_safe_zeros(g, values.reshape(-1), 0).reshape(values.shape)
+    axis = _normalise_dim(dim, np.ndim(a))
+    g = _restore(g, np.ndim(a), (axis,), keepdim)
+    out = _restore(out, np.ndim(a), (axis,), keepdim)
+    if not has_zeros:
         return g * (out / a)
-    return _prod_safe_zeros(g, a, axis)
+    return _prod_safe_zeros(g, np.asarray(a), axis)
 
 
 def _prod_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
@@ -216,9 +239,9 @@ def _logsumexp(a, dim=None, keepdim=False):
 
 
 def _logsumexp_grad(g, out, a, dim=None, keepdim=False):
-    a = np.asarray(a)
-    dims = _dims(dim, a.ndim)
-    return _restore(g, a.ndim, dims, keepdim) * np.exp(a - _restore(out, a.ndim, dims, keepdim))
+    ndim = np.ndim(a)
+    dims = _dims(dim, ndim)
+    return _restore(g, ndim, dims, keepdim) * np.exp(a - _restore(out, ndim, dims, keepdim))
 
 
 def _logsumexp_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
@@ -255,27 +278,27 @@ def _std(a, dim=None, unbiased=None, keepdim=False, correction=None):
 
 def _var_grad(g, out, a, dim=None, unbiased=None, keepdim=False, correction=None):
     # var_backward: without dim, dof <= 0 gives nan where x == mean and inf elsewhere.
-    a = np.asarray(a)
+    shape = np.shape(a)
     c = _correction(unbiased, correction)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if a.ndim == 0 or dim is None:
-            dof = a.size - c
-            mean = _mean_over(a, tuple(range(a.ndim)))
+        if not shape or dim is None:
+            dof = math.prod(shape) - c
+            mean = call("mean", a)
             if dof <= 0:
                 return g * np.where(np.equal(a, mean), np.nan, INF)
             return (np.float64(2.0) / dof) * g * (a - mean)
-        given = _dims(dim, a.ndim) if _dims_given(dim) else ()
-        if not keepdim and a.ndim > 1:
-            g = _restore(g, a.ndim, given, keepdim)
-        dof = np.float64(_count(a.shape, given) - c)
-        mean = _mean_over(a, given) if given else _mean_over(a, tuple(range(a.ndim)))
+        given = _dims(dim, len(shape)) if _dims_given(dim) else ()
+        if not keepdim and len(shape) > 1:
+            g = _restore(g, len(shape), given, keepdim)
+        dof = np.float64(_count(shape, given) - c)
+        mean = call("mean", a, dim=given or tuple(range(len(shape))), keepdim=True)
         return (np.float64(2.0) / dof) * g * (a - mean)
 
 
 def _std_grad(g, out, a, dim=None, unbiased=None, keepdim=False, correction=None):
-    # std_backward: (grad / (2 * std)), 0 where std is 0, then var_backward.
+    # std_backward: (grad / (result * 2)).masked_fill_(result == 0, 0), then var_backward.
     with np.errstate(divide="ignore", invalid="ignore"):
-        grad_var = np.where(np.equal(out, 0), 0.0, g / (out * 2))
+        grad_var = call("masked_fill", g / (out * 2), np.equal(out, 0), value=0.0)
     return _var_grad(grad_var, out, a, dim, unbiased, keepdim, correction)
 
 
@@ -307,29 +330,34 @@ def _norm(a, p=2.0, dim=None, keepdim=False):
     return np.power(np.sum(np.power(np.abs(a), p), axis=dims, keepdims=keepdim), 1.0 / p)
 
 
+def _zeroed_where(x: Any, mask: Any) -> Any:
+    """x.masked_fill_(mask, 0), as norm_backward writes it (MaskedFillBackward0)."""
+    return call("masked_fill", x, mask, value=0.0)
+
+
 def _norm_grad(g, out, a, p=2.0, dim=None, keepdim=False):
     """linalg_vector_norm_backward (norm_backward in FunctionsManual.cpp), branch by branch."""
-    a = np.asarray(a)
-    dims = _dims(dim, a.ndim) if _dims_given(dim) else tuple(range(a.ndim))
-    g = _restore(g, a.ndim, dims, keepdim)
-    norm = _restore(out, a.ndim, dims, keepdim)
+    ndim = np.ndim(a)
+    given = _dims(dim, ndim) if _dims_given(dim) else ()
+    g = _restore(g, ndim, given, keepdim)  # without dim, g and the norm broadcast as they are
+    norm = _restore(out, ndim, given, keepdim)
     with np.errstate(divide="ignore", invalid="ignore"):
         if p == 0:
-            return np.zeros_like(a * g)  # torch returns no gradient: zeros
+            return np.zeros(np.shape(a * g))  # torch returns no gradient: zeros
         if p == 1:
             return _sgn(a) * g
         if p == 2:
-            return g * np.where(np.equal(norm, 0), 0.0, a / norm)
+            return g * _zeroed_where(a / norm, np.equal(norm, 0))
         if abs(p) == INF:
             size = np.abs(a)
             mask = np.logical_or(np.equal(size, norm), _isnan(size))
-            return _sgn(a) * ((g / np.sum(mask, axis=dims, keepdims=True)) * mask)
+            count = np.sum(mask, axis=given or tuple(range(ndim)), keepdims=True)
+            return _sgn(a) * ((g / count) * mask)
         if p < 1:
-            scaled = _sgn(a) * np.where(np.equal(a, 0), 0.0, np.power(np.abs(a), p - 1))
+            scaled = _sgn(a) * _zeroed_where(np.power(np.abs(a), p - 1), np.equal(a, 0))
             return scaled * g * np.power(norm, 1 - p)
         scaled = _sgn(a) * np.power(np.abs(a), p - 1) if p < 2 else a * np.power(np.abs(a), p - 2)
-        scale = np.where(np.equal(norm, 0), 0.0, g / np.power(norm, p - 1))
-        return scaled * scale
+        return scaled * _zeroed_where(g / np.power(norm, p - 1), np.equal(norm, 0))
 
 
 def _norm_shape(shape: Shape, p: float = 2.0, dim: Any = None, keepdim: bool = False) -> Shape:
@@ -354,11 +382,11 @@ def _cumsum(a, dim=None):
 
 def _cumsum_grad(g, out, a, dim=None):
     # cumsum_backward: the reversed cumsum of the gradient (flip, cumsum, flip).
-    g = np.asarray(g)
-    axis = _normalise_dim(dim, g.ndim)
-    if g.size <= 1 or g.shape[axis] == 1:
+    shape = np.shape(g)
+    axis = _normalise_dim(dim, len(shape))
+    if math.prod(shape) <= 1 or shape[axis] == 1:
         return g
-    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+    return call("flip", call("cumsum", call("flip", g, dims=(axis,)), dim=axis), dims=(axis,))
 
 
 def _cumsum_shape(shape: Shape, dim: int | None = None) -> Shape:
@@ -583,17 +611,13 @@ def _values(pick: str):
         return out if keepdim else np.squeeze(out, axis=d)
 
     def vjp(g, out, a, dim=0, keepdim=False):
-        # value_selecting_reduction_backward: the gradient goes to the index chosen
-        a = np.asarray(a)
-        if a.ndim == 0:
-            return np.asarray(g)
-        index, d = _argpick(a, dim, pick)
-        grad = np.zeros(a.shape, dtype=np.result_type(g) if a.dtype != object else object)
-        if a.dtype == object:
-            grad[...] = 0.0
-        g = np.asarray(g)
-        np.put_along_axis(grad, index, g if keepdim else np.expand_dims(g, d), axis=d)
-        return grad
+        # value_selecting_reduction_backward: zeros.scatter(dim, indices, grad), the gradient
+        # to the index the forward picked (an argmax, which carries no gradient)
+        if np.ndim(a) == 0:
+            return g
+        d = _normalise_dim(dim, np.ndim(a))
+        index = call(f"arg{pick}", a, dim=d, keepdim=True)
+        return call("scatter", g if keepdim else np.expand_dims(g, d), index, dim=d, shape=np.shape(a))
 
     return forward, vjp
 
@@ -809,3 +833,104 @@ NUMPY_ALIASES: dict[str, Spelling] = {
     "var": Spelling("np_var"),
     "std": Spelling("np_std"),
 }
+
+
+# ---------------------------------------------------------------- backward kernels
+# What the rules above call that PyTorch records as nodes of their own under create_graph.
+
+
+def _scatter(src, index, dim: int = 0, shape: Shape = ()):
+    """zeros(shape).scatter(dim, index, src): src's elements at the indices along dim."""
+    grad = np.zeros(shape, dtype=np.result_type(src))
+    if grad.dtype == object:
+        grad[...] = 0.0  # higher.py's duals: float zeros, not int ones
+    np.put_along_axis(grad, np.asarray(index).astype(np.int64), src, axis=dim)
+    return grad
+
+
+def _scatter_add(src, index, dim: int = 0, shape: Shape = ()):
+    """zeros(shape).scatter_add(dim, index, src): repeated indices add up."""
+    grad = np.zeros(shape, dtype=np.result_type(src))
+    if grad.dtype == object:
+        grad[...] = 0.0
+    index = np.asarray(index).astype(np.int64)
+    where = list(np.indices(index.shape, sparse=True))
+    where[dim] = index
+    np.add.at(grad, tuple(where), src)
+    return grad
+
+
+def _gather(a, index, dim: int = 0):
+    return np.take_along_axis(a, np.asarray(index).astype(np.int64), axis=dim)
+
+
+def _flip(a, dims: tuple[int, ...] = ()):
+    return np.flip(a, dims).copy()
+
+
+KERNELS: tuple[Op, ...] = (
+    kernel(
+        "masked_fill_tensor",
+        _masked_fill_tensor,
+        (
+            lambda gg, out, mask, value, shape=(): np.zeros(np.shape(mask)),
+            # derivatives.yaml masked_fill.Tensor: value gets the sum of gg where the mask holds
+            lambda gg, out, mask, value, shape=(): np.sum(np.where(mask, gg, 0.0)),
+        ),
+        "MaskedFillBackward1",
+        "zeros with a 0-d tensor value where the mask holds (max(x)'s backward)",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda mask, value, shape=(): tuple(shape),
+    ),
+    kernel(
+        "scatter",
+        _scatter,
+        (
+            lambda gg, out, src, index, dim=0, shape=(): call("gather", gg, index, dim=dim),
+            lambda gg, out, src, index, dim=0, shape=(): np.zeros(np.shape(index)),
+        ),
+        "ScatterBackward0",
+        "zeros with src at the indices along dim (max(x, dim)'s backward); derivative: gather",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda src, index, dim=0, shape=(): tuple(shape),
+    ),
+    kernel(
+        "scatter_add",
+        _scatter_add,
+        (
+            lambda gg, out, src, index, dim=0, shape=(): call("gather", gg, index, dim=dim),
+            lambda gg, out, src, index, dim=0, shape=(): np.zeros(np.shape(index)),
+        ),
+        "ScatterAddBackward0",
+        "zeros with src added at the indices along dim (gather's backward); derivative: gather",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda src, index, dim=0, shape=(): tuple(shape),
+    ),
+    kernel(
+        "gather",
+        _gather,
+        (
+            # derivatives.yaml gather_backward: zeros.scatter_add(dim, index, grad)
+            lambda gg, out, a, index, dim=0: call("scatter_add", gg, index, dim=dim, shape=np.shape(a)),
+            lambda gg, out, a, index, dim=0: np.zeros(np.shape(index)),
+        ),
+        "GatherBackward0",
+        "a's elements at the indices along dim",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda a, index, dim=0: tuple(index),
+    ),
+    kernel(
+        "flip",
+        _flip,
+        (lambda gg, out, a, dims=(): call("flip", gg, dims=dims),),
+        "FlipBackward0",
+        "the elements in reverse order along dims; its derivative flips back",
+        elementwise=False,
+        saves_tensors=False,
+        infer_shape=lambda a, dims=(): tuple(a),
+    ),
+)

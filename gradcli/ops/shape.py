@@ -25,6 +25,7 @@ from .core import (
     Shape,
     Spelling,
     _normalise_dim,
+    call,
     unbroadcast,
 )
 
@@ -257,6 +258,21 @@ def _back_to_operand(g, out, a, *args, **attrs):
     return np.reshape(g, np.shape(a))
 
 
+def _squeeze_grad(g, out, a, dim=None):
+    # derivatives.yaml unsqueeze_to: each squeezed size-1 dim comes back, lowest first
+    shape = np.shape(a)
+    d = _normalise_dim(dim, len(shape))
+    dropped = [i for i, n in enumerate(shape) if n == 1 and (d is None or i == d)]
+    for i in dropped:
+        g = call("unsqueeze", g, dim=i)
+    return g
+
+
+def _unsqueeze_grad(g, out, a, dim=None):
+    # derivatives.yaml: grad.squeeze(dim)
+    return call("squeeze", g, dim=_unsqueeze_dim(np.ndim(a), dim))
+
+
 def _flatten(a, start_dim=0, end_dim=-1):
     a = np.asarray(a)
     return np.reshape(a, _flatten_shape(a.shape, start_dim, end_dim)).copy()
@@ -290,8 +306,9 @@ def _transpose(a, dim0=None, dim1=None):
 
 
 def _transpose_grad(g, out, a, dim0=None, dim1=None):
+    # derivatives.yaml: grad.transpose(dim0, dim1)
     d0, d1 = _transpose_dims(np.ndim(a), dim0, dim1)
-    return np.swapaxes(g, d0, d1) if np.ndim(a) else g
+    return call("transpose", g, dim0=d0, dim1=d1) if np.ndim(a) else g
 
 
 def _expand(a, size=None):
@@ -311,12 +328,24 @@ def _repeat(a, repeats=None):
 
 
 def _repeat_grad(g, out, a, repeats=None):
-    """derivatives.yaml repeat_backward: split each dim into (copies, size) and sum the copies."""
-    shape = np.shape(a)
-    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
-    split = [n for pair in zip(repeats, padded) for n in pair]
-    summed = np.sum(np.reshape(g, split), axis=tuple(range(0, 2 * len(padded), 2)))
-    return np.reshape(summed, shape)
+    """derivatives.yaml repeat_backward: sum the leading copies away one dim at a time, then
+    split each repeated dim into (copies, size) and sum the copies, as one sum over dims."""
+    shape = tuple(np.shape(a))
+    if 0 in repeats:
+        return np.zeros(shape)
+    extra = len(repeats) - len(shape)
+    for _ in range(extra):
+        g = call("sum", g, dim=0)
+    split: list[int] = []
+    copies: list[int] = []
+    for n, r in zip(shape, repeats[extra:]):
+        if r != 1:
+            split.append(r)
+            copies.append(len(split) - 1)
+        split.append(n)
+    if not copies:
+        return g
+    return call("sum", call("reshape", g, shape=tuple(split)), dim=tuple(copies))
 
 
 # ---------------------------------------------------------------- grad_fn names
@@ -488,7 +517,7 @@ OPS: tuple[Op, ...] = (
         "squeeze",
         "squeeze(x) or x.squeeze(dim)",
         forward=_squeeze,
-        vjp=(_back_to_operand,),
+        vjp=(_squeeze_grad,),
         sympy=_same,
         sym_vjp=(_same_vjp,),
         grad_fn="SqueezeBackward0",
@@ -504,7 +533,7 @@ OPS: tuple[Op, ...] = (
         "unsqueeze",
         "unsqueeze(x) or x.unsqueeze(dim)",
         forward=_unsqueeze,
-        vjp=(_back_to_operand,),
+        vjp=(_unsqueeze_grad,),
         sympy=_same,
         sym_vjp=(_same_vjp,),
         grad_fn="UnsqueezeBackward0",
@@ -583,7 +612,7 @@ OPS: tuple[Op, ...] = (
         "mT",
         "x.mT",
         forward=lambda a: np.swapaxes(a, -2, -1).copy(),
-        vjp=(lambda g, out, a: np.swapaxes(g, -2, -1),),
+        vjp=(lambda g, out, a: call("transpose", g, dim0=-2, dim1=-1),),
         sympy=lambda sp, a, shapes=((),): _sym_transpose(sp, a, shapes, -2, -1),
         sym_vjp=(lambda sp, g, a, shapes=((),): _sym_transpose_vjp(sp, g, a, shapes, -2, -1),),
         grad_fn="TransposeBackward0",  # x.mT is x.transpose(-2, -1)
