@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
+from gradcli.ops import NOT_METHODS
+
 # Shapes of the issue: broadcasting between them, reductions over them and matmul on
 # their 1-D and 2-D members all occur.
 SHAPES: tuple[tuple[int, ...], ...] = ((), (3,), (2, 3), (3, 1))
@@ -166,7 +168,9 @@ def _broadcasts(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
 
 
 def _matmul_fits(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
-    return len(a) in (1, 2) and len(b) in (1, 2) and a[-1] == b[0]
+    # not a 1-D vector times a matrix: torch records that as three nodes (unsqueeze, mm, squeeze;
+    # ops/products.py), and the oracle runs a program op for op (test_spellings covers it)
+    return len(a) in (1, 2) and len(b) in (1, 2) and a[-1] == b[0] and (len(a), len(b)) != (1, 2)
 
 
 def _combine(text: str, value, *parts: Term, op: str) -> Term:
@@ -263,7 +267,8 @@ class _Builder:
         if name == "neg":
             plus = self.draw(st.booleans())  # unary + is the identity, as in PyTorch
             return _combine(f"(-(+{a.text}))" if plus else f"(-{a.text})", value, a, op=name)
-        spelling = self.draw(st.sampled_from(["function", "method"]))
+        # torch has no Tensor.silu: F.silu(x) or silu(x) only
+        spelling = "function" if name in NOT_METHODS else self.draw(st.sampled_from(["function", "method"]))
         text = f"{name}({a.text})" if spelling == "function" else f"{a.text}.{name}()"
         return _combine(text, value, a, op=name)
 
