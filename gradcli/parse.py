@@ -533,6 +533,9 @@ class _Parser:
         `part` takes one member of what torch.max(x, dim) returns: 0 values, 1 indices."""
         func = node.func
         receiver: list[ast.AST] = []
+        for kw in node.keywords:  # f(__index__=x): a dunder name is refused wherever it is written
+            if kw.arg is not None:
+                self.check_name(kw.arg, kw.value)
         if isinstance(func, ast.Name):
             self.check_name(func.id, func)
             table, name, written = TORCH_SPELLINGS, func.id, func.id

@@ -215,6 +215,8 @@ class _Builder:
         kinds = ["name", "unary", "unary", "binary", "binary", "binary", "pow"]
         if not self.elementwise_only:
             kinds += ["reduce", "transpose"] + (["matmul"] if self.allow_matmul else [])
+            # clamp_min's bound is an attr: scalar programs feed sympy the op's form without attrs
+            kinds += ["bound"] if self.allow_matmul else []
         kind = self.draw(st.sampled_from(kinds))
         if kind == "name":
             return self.pick(need_grad)
@@ -228,7 +230,17 @@ class _Builder:
             return self.reduce(self.term(depth - 1, need_grad))
         if kind == "transpose":
             return self.transpose(self.term(depth - 1, need_grad))
+        if kind == "bound":
+            return self.bound(self.term(depth - 1, need_grad))
         return self.matmul(depth, need_grad)
+
+    def bound(self, a: Term) -> Term:
+        """x.clamp_min(m) / torch.clamp_max(x, m): ClampMinBackward0, the bound itself included."""
+        name = self.draw(st.sampled_from(["clamp_min", "clamp_max"]))
+        bound_text, bound = self.draw(st.sampled_from([("0.5", 0.5), ("-1", -1.0), ("0", 0.0)]))
+        value = np.maximum(a.value, bound) if name == "clamp_min" else np.minimum(a.value, bound)
+        spelled = self.draw(st.sampled_from(["{a}.{f}({m})", "torch.{f}({a}, {m})"]))
+        return _combine(spelled.format(a=a.text, f=name, m=bound_text), value, a, op=name)
 
     # -- one builder per kind of op
 

@@ -121,6 +121,11 @@ TOKENS = [
     "dim=99", "lambda: ", "'s'", '"', "#", "\\", "\x00", "\t", "  ", "1e999", "9**9**9", "10**100", "0x",
     "1j", "None", "True", "é", "\u200b", "\ud800", "x.", "x", "y", "t0", "pi", "e", "sqrt(", "log(",
     "matmul(", "@x", "if", "for", "import", "yield", "await", "*x", "**x", ":=", "...",
+    # issue 13's later forms: bool logic, conversions, gather, one_hot, sizes, NumPy keywords
+    "&", "|", "(x > 0)", "~", ".float()", ".double()", ".long()", ".bool()", ".gather(", ".gather(1, x)",
+    "index=", "F.one_hot(", "num_classes=", "10**12", "-999999999999", "F.normalize(", "torch.max(",
+    "//", "B, T = x.shape", "torch.arange(", "list(range(", "axis=", "keepdims=True", ".clamp_min(",
+    "torch.logical_and(", "F.sin(", ".softplus()", "float(",
 ]  # fmt: skip
 PROGRAM_CHARS = string.ascii_letters + string.digits + "()[]{}.,;:=+-*/^@%~#\\'\" \t\n_\x00é"
 
