@@ -231,9 +231,16 @@ def _silu(a):
     return a / (1 + np.exp(-a))
 
 
+def _one_minus(t, like):
+    """1 - t as torch's C++ `1.0 - t` records it: a tensor of ones minus t (SubBackward0)."""
+    return call("sub", np.ones(np.shape(like)), t)
+
+
 def _silu_grad(g, out, a):
-    sigmoid = 1 / (1 + np.exp(-a))
-    return g * sigmoid * (1 + a * (1 - sigmoid))
+    # torch's infinitely_differentiable_silu_backward (what create_graph records, op by op):
+    # grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid)); the same numbers as silu_backward
+    sigmoid = call("sigmoid", a)
+    return g * sigmoid * (1 + a * _one_minus(sigmoid, a))
 
 
 def _mish(a):
@@ -241,10 +248,11 @@ def _mish(a):
 
 
 def _mish_grad(g, out, a):
-    # mish_backward: tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))**2)
-    tanh_softplus = np.tanh(np.where(np.greater(a, 20), a, np.log1p(np.exp(a))))
-    sigmoid = 1 / (1 + np.exp(-a))
-    return g * (tanh_softplus + a * sigmoid * (1 - tanh_softplus * tanh_softplus))
+    # torch's infinitely_differentiable_mish_backward: tanh(log1p(exp(x))) + x * sigmoid(x) *
+    # (1 - tanh(...)**2), op by op (above x = 20 the tanh is 1.0 either way)
+    sigmoid = call("sigmoid", a)
+    tanh_softplus = call("tanh", call("log1p", call("exp", a)))
+    return g * (tanh_softplus + a * sigmoid * _one_minus(tanh_softplus * tanh_softplus, a))
 
 
 OPS: tuple[Op, ...] = (
