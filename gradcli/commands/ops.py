@@ -14,6 +14,9 @@ OPS_HELP = """List every operation a program may use, from gradcli's op registry
 For each op: its name as written in a program, its syntax, PyTorch's grad_fn
 name(s) (some depend on the operands, e.g. PowBackward0 for tensor ** number and
 PowBackward1 for tensor ** tensor), the derivative rule and where it is defined.
+Calls that PyTorch records as several of these nodes (F.cross_entropy,
+F.normalize, x.float(), a & b, ...) follow, with the nodes they are made of
+("composite": true in JSON).
 
 \b
 Examples:
