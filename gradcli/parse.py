@@ -194,6 +194,12 @@ def _has_dim(call: ast.Call, receiver: list) -> bool:
 
 
 _ELEMENTWISE_PICK = {"max": "maximum", "min": "minimum"}
+# torch's dtype names, for x.to(torch.float64) and x.type(torch.long): the method each means
+_DTYPE_METHODS = {
+    **dict.fromkeys(("float", "float32", "double", "float64"), "float"),
+    **dict.fromkeys(("long", "int64"), "long"),
+    "bool": "bool",
+}
 
 
 def _has_other(call: ast.Call, receiver: list) -> bool:
@@ -551,6 +557,12 @@ class _Parser:
                 receiver = [func.value]
         else:
             raise self.error("only gradcli's functions and methods can be called", node)
+        if receiver and name in ("to", "type") and table is TORCH_SPELLINGS:
+            # x.to(torch.float64), x.type(torch.long): the conversion's own method
+            name, node = (
+                self.dtype_method(node, written),
+                ast.copy_location(ast.Call(func=func, args=[], keywords=[]), node),
+            )
         spelling = table.get(name)
         module = _dotted(func.value) if isinstance(func, ast.Attribute) and not receiver else None
         refused = _torch_refuses(name, written, module, bool(receiver)) if spelling is not None else None
@@ -637,6 +649,22 @@ class _Parser:
             return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def dtype_method(self, node: ast.Call, written: str) -> str:
+        """The method x.to(dtype) / x.type(dtype) means: float, long or bool (torch's dtype names)."""
+        given = list(node.args) + [kw.value for kw in node.keywords if kw.arg == "dtype"]
+        others = [kw for kw in node.keywords if kw.arg != "dtype"]
+        dotted = _dotted(given[0]) if len(given) == 1 and not others else None
+        method = (
+            _DTYPE_METHODS.get(dotted.split(".", 1)[-1]) if dotted and dotted.startswith("torch.") else None
+        )
+        if method is None:
+            raise self.error(
+                f"{written} takes one torch dtype here (torch.float64, torch.long, torch.bool); "
+                "devices and other tensors are not part of a gradcli program",
+                node,
+            )
+        return method
 
     def by_signature(
         self, node: ast.Call, op: Any, written: str, positional: list, keywords: list

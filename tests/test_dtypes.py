@@ -67,6 +67,13 @@ PROGRAMS = [
     ("x.gather(1, y).exp().sum()", lambda x, c: x.gather(1, c).exp().sum(), [[2, 0, 2], [1, 1, 0]]),
     ("torch.gather(x, 0, y).sum()", lambda x, c: torch.gather(x, 0, c).sum(), [[1, 0], [1, 1], [0, 0]]),
     ("(F.one_hot(y, 3) * x).sum()", lambda x, c: (F.one_hot(c, 3) * x).sum(), [2, 0]),
+    ("(x * y.to(torch.float64)).sum()", lambda x, c: (x * c.to(x.dtype)).sum(), [[1, 2, 0], [0, 3, 1]]),
+    ("(x * y.type(torch.bool)).sum()", lambda x, c: (x * c.type(torch.bool)).sum(), [[1, 2, 0], [0, 3, 1]]),
+    (
+        "(x * y.to(dtype=torch.long)).sum()",
+        lambda x, c: (x * c.to(dtype=torch.long)).sum(),
+        [[1.5, -2.5, 0.0]] * 2,
+    ),
     ("(x * torch.logical_xor(x > 0, m)).sum()", lambda x, c: (x * torch.logical_xor(x > 0, c)).sum(), MASK),
 ]
 
