@@ -9,13 +9,14 @@ floats, as Python folds `2*3` before PyTorch ever sees it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from . import limits
 from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
-from .ops import COMPOSITES, NUMBER, REGISTRY, TENSOR, Op, Shape, dtypes, strides
+from .ops import COMPOSITES, NUMBER, REGISTRY, REWRITES, TENSOR, Op, Shape, dtypes, strides
 from .parse import Apply, Deferred, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
@@ -151,6 +152,12 @@ class _Builder:
         return index
 
     def apply(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
+        rewrite = REWRITES.get(expr.op)
+        if rewrite is not None and any(isinstance(o, int) for o in operands):
+            # v @ W with a 1-D v: the nodes torch records for these shapes (ops/products.py)
+            rewritten = self.expand(expr, operands, name, rewrite)
+            if rewritten is not None:
+                return rewritten
         op = REGISTRY[expr.op]
         attrs = {key: self.settle(value, expr) for key, value in expr.attrs}
         tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
@@ -363,12 +370,25 @@ class _Builder:
                     values.append(self.expand(expr, operands, name))
         return values[0]
 
-    def expand(self, expr: Apply, operands: list[Operand], name: str | None) -> Operand:
-        """A shaped composite (cross_entropy, linear): the nodes torch records for these shapes."""
-        composite = COMPOSITES[expr.op]
+    def expand(
+        self,
+        expr: Apply,
+        operands: list[Operand],
+        name: str | None,
+        build: Callable[..., Operand | None] | None = None,
+    ) -> Operand | None:
+        """A shaped composite (cross_entropy, linear): the nodes torch records for these shapes.
+
+        `build` is a registry rewrite instead (ops.REWRITES): it may return None, and the op
+        is then recorded as itself (its inner use of the same op has other shapes)."""
+        if build is None:
+            composite = COMPOSITES[expr.op]
+            build, arity = composite.build, composite.arity
+        else:
+            arity = len(operands)
         if not any(isinstance(o, int) for o in operands):
             raise ShapeError(f"{_where(self.program, expr)}{expr.op}() takes tensors, not only numbers")
-        padded = [*operands, *[None] * (composite.arity - len(operands))]
+        padded = [*operands, *[None] * (arity - len(operands))]
         shapes = tuple(
             None if o is None else self.nodes[o].shape if isinstance(o, int) else () for o in padded
         )
@@ -389,9 +409,9 @@ class _Builder:
             return self.apply(Apply(op_name, (), expr.line, expr.column, tuple(attrs.items())), args_, None)
 
         try:
-            result = composite.build(
-                apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **dict(expr.attrs)
-            )
+            result = build(apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **dict(expr.attrs))
+            if result is None:
+                return None
         except ShapeError as exc:  # the composite's own checks (label_smoothing) need the location
             where = _where(self.program, expr)
             if exc.message.startswith(where):

@@ -22,11 +22,17 @@ from .ops import (
     BINARY,
     COMPOSITES,
     CONSTANTS,
+    FUNCTIONAL,
+    FUNCTIONAL_MODULES,
     FUNCTIONS,
     LISTED,
     LISTED_EMPTY,
     MODULES,
+    NOT_IN_TORCH,
+    NOT_METHODS,
+    PYTHON_BUILTINS,
     REGISTRY,
+    SIGNATURES,
     TORCH_SPELLINGS,
     Composite,
     Param,
@@ -140,6 +146,37 @@ def _dtype_kind(value: Any) -> str | None:
     return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
 
 
+def _torch_refuses(name: str, written: str, module: str | None, method: bool) -> tuple[str, str] | None:
+    """(error, hint) where torch has no such function or method (F.sin, x.softplus(), torch.view),
+    or a bare name is a Python builtin with another meaning (float(x)); None where it has."""
+    if method and name in NOT_METHODS:
+        fix = (
+            f"F.{name}(x)"
+            if name in FUNCTIONAL
+            else f"torch.{name}(...)"
+            if name not in NOT_IN_TORCH
+            else f"{name}(x)"
+        )
+        return f"unknown method '{written}'", f"torch has no Tensor.{name}; write {fix}"
+    if module in FUNCTIONAL_MODULES and name not in FUNCTIONAL:
+        return f"unknown function '{written}'", f"torch.nn.functional has no {name}; write torch.{name}(x)"
+    if module == "torch" and name in NOT_IN_TORCH:
+        fix = (
+            f"F.{name}(x)"
+            if name in FUNCTIONAL
+            else f"x.{name}()"
+            if name not in NOT_METHODS
+            else f"{name}(x)"
+        )
+        return f"unknown function '{written}'", f"the torch module has no function {name}; write {fix}"
+    if module is None and not method and name in PYTHON_BUILTINS:
+        return (
+            f"{name}(x) is Python's {name} of a tensor, not a tensor",
+            f"write x.{name}() for torch's conversion",
+        )
+    return None
+
+
 def _is_int_literal(node: ast.AST) -> bool:
     """3 or -3, as written."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -153,7 +190,34 @@ def _is_none(node: ast.AST) -> bool:
 
 def _has_dim(call: ast.Call, receiver: list) -> bool:
     """torch.max(x, 1) / x.max(dim=1): the form that returns (values, indices)."""
-    return len(receiver) + len(call.args) > 1 or any(kw.arg == "dim" for kw in call.keywords)
+    return len(receiver) + len(call.args) > 1 or any(kw.arg in ("dim", "axis") for kw in call.keywords)
+
+
+_ELEMENTWISE_PICK = {"max": "maximum", "min": "minimum"}
+# torch's dtype names, for x.to(torch.float64) and x.type(torch.long): the method each means
+_DTYPE_METHODS = {
+    **dict.fromkeys(("float", "float32", "double", "float64"), "float"),
+    **dict.fromkeys(("long", "int64"), "long"),
+    "bool": "bool",
+}
+
+
+def _has_other(call: ast.Call, receiver: list) -> bool:
+    """torch.max(x, y) / x.max(y) / torch.max(x, other=y): a second tensor, not a dim."""
+    if any(kw.arg == "other" for kw in call.keywords):
+        return True
+    second = (receiver + list(call.args))[1:2]
+    return bool(second) and not _is_int_literal(second[0]) and not _is_size(second[0])
+
+
+def _is_size(node: ast.AST) -> bool:
+    """An int written with sizes (x.dim() - 1, len(x.shape) - 1): a dim, not a tensor."""
+    return any(
+        (isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim"))
+        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dim", "size"))
+        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len")
+        for n in ast.walk(node)
+    )
 
 
 def _picked_part(node: ast.AST) -> tuple[ast.Call, int] | None:
@@ -188,6 +252,25 @@ def _unpacks_a_pick(stmt: ast.Assign) -> bool:
     )
 
 
+def _unpacks_a_shape(stmt: ast.Assign) -> ast.AST | None:
+    """The tensor of `B, T, C = x.shape` (or `= x.size()`), or None for any other assignment."""
+    target = stmt.targets[0] if len(stmt.targets) == 1 else None
+    if not isinstance(target, ast.Tuple) or not all(isinstance(e, ast.Name) for e in target.elts):
+        return None
+    value = stmt.value
+    if isinstance(value, ast.Attribute) and value.attr == "shape":
+        return value.value
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "size"
+        and not value.args
+        and not value.keywords
+    ):
+        return value.func.value
+    return None
+
+
 def _dotted(node: ast.AST) -> str | None:
     """`torch.nn.functional` for that attribute chain of plain names; None for anything else."""
     parts = []
@@ -217,6 +300,7 @@ def _guess(name: str) -> str:
 # as `**` before parsing), so their count bounds the number of operations from above.
 _OPERATION_CHARACTERS = "+-*/@%<>|&("
 _COMPARISONS = {"Gt": "gt", "Lt": "lt", "GtE": "ge", "LtE": "le", "Eq": "eq", "NotEq": "ne"}
+_BITWISE = {"BitAnd": "bitwise_and", "BitOr": "bitwise_or", "Invert": "bitwise_not"}
 _IN_PLACE = {"Add", "Sub", "Mult", "Div", "Pow"}  # +=, -=, *=, /=, **= (PyTorch has no in-place @)
 _OPERATORS = {
     "MatMult": "@",
@@ -392,6 +476,9 @@ class _Parser:
             return [], lambda: Ref(name, line, col)  # `t` or `e` as a variable, as Python allows
         if isinstance(node, ast.BinOp):
             kind = type(node.op).__name__
+            if kind in _BITWISE:  # a & b, a | b on bool tensors: torch's bitwise ops (no grad)
+                composite = COMPOSITES[_BITWISE[kind]]
+                return [node.left, node.right], lambda a, b: self.composed(composite, (a, b), {}, line, col)
             if kind not in BINARY:
                 raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
             return [node.left, node.right], lambda a, b: Apply(BINARY[kind], (a, b), line, col)
@@ -400,6 +487,9 @@ class _Parser:
                 return [node.operand], lambda a: Apply("neg", (a,), line, col)
             if isinstance(node.op, ast.UAdd):
                 return [node.operand], lambda a: a  # +x is x itself, as in PyTorch
+            if isinstance(node.op, ast.Invert):  # ~mask
+                composite = COMPOSITES[_BITWISE["Invert"]]
+                return [node.operand], lambda a: self.composed(composite, (a,), {}, line, col)
             kind = type(node.op).__name__
             raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
         if (
@@ -449,6 +539,9 @@ class _Parser:
         `part` takes one member of what torch.max(x, dim) returns: 0 values, 1 indices."""
         func = node.func
         receiver: list[ast.AST] = []
+        for kw in node.keywords:  # f(__index__=x): a dunder name is refused wherever it is written
+            if kw.arg is not None:
+                self.check_name(kw.arg, kw.value)
         if isinstance(func, ast.Name):
             self.check_name(func.id, func)
             table, name, written = TORCH_SPELLINGS, func.id, func.id
@@ -464,10 +557,37 @@ class _Parser:
                 receiver = [func.value]
         else:
             raise self.error("only gradcli's functions and methods can be called", node)
+        if receiver and name in ("to", "type") and table is TORCH_SPELLINGS:
+            # x.to(torch.float64), x.type(torch.long): the conversion's own method
+            name, node = (
+                self.dtype_method(node, written),
+                ast.copy_location(ast.Call(func=func, args=[], keywords=[]), node),
+            )
         spelling = table.get(name)
+        module = _dotted(func.value) if isinstance(func, ast.Attribute) and not receiver else None
+        refused = _torch_refuses(name, written, module, bool(receiver)) if spelling is not None else None
+        if refused:
+            raise self.error(refused[0], func, hint=refused[1])
         if spelling is None:
             raise self.error(
                 f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=_guess(name)
+            )
+        if (
+            spelling.op in _PICKED
+            and part is None
+            and table is TORCH_SPELLINGS
+            and _has_other(node, receiver)
+        ):
+            # torch.max(a, b) / a.max(b) of two tensors: elementwise, torch.maximum (MaximumBackward0)
+            spelling = Spelling(_ELEMENTWISE_PICK[spelling.op])
+            other = [kw.value for kw in node.keywords if kw.arg == "other"]
+            node = ast.copy_location(
+                ast.Call(
+                    func=node.func,
+                    args=[*node.args, *other],
+                    keywords=[kw for kw in node.keywords if kw.arg != "other"],
+                ),
+                node,
             )
         if part is not None:
             if spelling.op not in _PICKED or not _has_dim(node, receiver):
@@ -487,6 +607,8 @@ class _Parser:
             op, positional, keywords = self.listed(node, spelling.op, written, positional, keywords)
         else:
             op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
+        if op.name in SIGNATURES:  # torch.gather(x, 1, index): a param between the tensors
+            positional, keywords = self.by_signature(node, op, written, positional, keywords)
         for arg in positional:
             if isinstance(arg, ast.Starred):
                 raise self.error("starred arguments are not allowed", arg)
@@ -527,6 +649,52 @@ class _Parser:
             return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def dtype_method(self, node: ast.Call, written: str) -> str:
+        """The method x.to(dtype) / x.type(dtype) means: float, long or bool (torch's dtype names)."""
+        given = list(node.args) + [kw.value for kw in node.keywords if kw.arg == "dtype"]
+        others = [kw for kw in node.keywords if kw.arg != "dtype"]
+        dotted = _dotted(given[0]) if len(given) == 1 and not others else None
+        method = (
+            _DTYPE_METHODS.get(dotted.split(".", 1)[-1]) if dotted and dotted.startswith("torch.") else None
+        )
+        if method is None:
+            raise self.error(
+                f"{written} takes one torch dtype here (torch.float64, torch.long, torch.bool); "
+                "devices and other tensors are not part of a gradcli program",
+                node,
+            )
+        return method
+
+    def by_signature(
+        self, node: ast.Call, op: Any, written: str, positional: list, keywords: list
+    ) -> tuple[list, list]:
+        """The call's arguments bound by torch's names and order (ops.SIGNATURES), returned as
+        the operands in order and the params as keywords: x.gather(1, i) is gather(x, i, dim=1)."""
+        signature = SIGNATURES[op.name]
+        params = {param.name for param in op.params}
+        shown = written if written.endswith("()") else f"{written}()"
+        if len(positional) > len(signature):
+            raise self.error(f"{shown} takes {len(signature)} arguments ({len(positional)} given)", node)
+        bound: dict[str, ast.AST] = dict(zip(signature, positional))
+        rest = []
+        for kw in keywords:
+            if kw.arg in signature:
+                if kw.arg in bound:
+                    raise self.error(f"{written} got multiple values for argument '{kw.arg}'", kw.value)
+                bound[kw.arg] = kw.value
+            else:
+                rest.append(kw)
+        operands = []
+        for name in signature:
+            if name in params:
+                if name in bound:
+                    rest.append(ast.keyword(arg=name, value=bound[name]))
+            elif name not in bound:
+                raise self.error(f"{shown} missing 1 required argument: '{name}'", node)
+            else:
+                operands.append(bound[name])
+        return operands, rest
 
     def listed(
         self, node: ast.Call, name: str, written: str, positional: list, keywords: list
@@ -674,6 +842,25 @@ class _Parser:
                     raise self.error("an index list holds integer literals, as in x[[0, 2]]", item)
                 items.append(value)
             return tuple(items)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "list"
+            and len(node.args) == 1
+            and not node.keywords
+        ):  # list(range(len(y))): the same indices as range(len(y))
+            inner = node.args[0]
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "range":
+                return self.index_literal(inner)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "arange"
+            and _dotted(node.func.value) in ("torch", "np", "numpy", "jnp")
+        ):  # torch.arange(n) as an index: the integers range(n) gives (int64, as torch's)
+            node = ast.copy_location(
+                ast.Call(func=ast.Name(id="range"), args=node.args, keywords=node.keywords), node
+            )
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
             if not 1 <= len(node.args) <= 3 or node.keywords:
                 raise self.error("range() takes 1 to 3 integers here", node)
@@ -897,9 +1084,34 @@ class _Parser:
                     self.shadowed.add(name_node.id)
                     statements.append(Statement(name_node.id, expr, stmt.lineno))
                 continue
+            shaped = _unpacks_a_shape(stmt) if isinstance(stmt, ast.Assign) else None
+            if shaped is not None:
+                # B, T, C = x.shape: one size per name, each checking the rank as Python's unpacking
+                names_nodes = stmt.targets[0].elts
+                tensor, names = self.convert(shaped)
+                names, self.attr_names = names + self.attr_names, []
+                for name in names:
+                    if name not in assigned:
+                        inputs.setdefault(name)
+                line, col = self.src.node_position(stmt.value)
+                for dim, name_node in enumerate(names_nodes):
+                    self.check_name(name_node.id, name_node)
+                    attrs = (("dim", dim), ("unpack", len(names_nodes)))
+                    self.count_operation()
+                    statements.append(
+                        Statement(name_node.id, Apply("size", (tensor,), line, col, attrs), stmt.lineno)
+                    )
+                    assigned.add(name_node.id)
+                    self.shadowed.add(name_node.id)
+                continue
             if isinstance(stmt, ast.Assign):
                 if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
-                    raise self.error("assign to one plain name, as in y = 2*x", stmt)
+                    raise self.error(
+                        "assign to one plain name (y = 2*x), to sizes (B, T = x.shape) or to "
+                        "(values, indices) of max/min with a dim; subscript and attribute targets "
+                        "(x[0] = ...) are not supported",
+                        stmt,
+                    )
                 target_node = stmt.targets[0]
                 expr_node = stmt.value
             elif isinstance(stmt, ast.AugAssign):

@@ -170,6 +170,14 @@ PROGRAMS: dict[str, dict[str, list[str]]] = {
     "x ** y": {"x": ["0", "-1", "2"], "y": ["0.5", "-1", "2"]},
     "x - x": {},
     "2 * 3": {},  # no input at all: an error, never a crash
+    # issue 13's later forms: values of any shape, most refused with torch's error, none crash
+    "x.gather(0, x.long()).sum()": {"x": ["[1,0]", "[[0,1],[1,0]]", "[5]", "[-1]"]},
+    "torch.where((x > 0) & (x < 2) | ~(x > 1), x, 0.0).sum()": {},
+    "F.normalize(x, dim=0).sum()": {"x": ["[3,4]", "[0,0]"]},
+    "(F.one_hot(x.long(), 4).float() * 2).sum() * x.sum()": {"x": ["[1,3]", "[4]", "[-1]"]},
+    "(x @ y).sum()": {"x": ["[1,2]"], "y": ["[[1,2,3],[4,5,6]]", "[[1],[2],[3]]"]},
+    "B, T = x.shape; x.view(B, T // 2, 2).sum()": {"x": ["[[1,2,3,4],[5,6,7,8]]", "[1,2]"]},
+    "x.sum(1, keepdims=True).max(axis=0)[0]": {"x": ["[[1,2],[3,4]]"]},
 }
 GOOD_VALUES = ["2", "0.5", "-1", "[1,2,3]", "[[1,2],[3,4]]", "randn(3)", "rand(2,2)", "arange(3)"]
 
@@ -181,6 +189,9 @@ HOSTILE_PROGRAMS = [
     "x" * 200, "(" * 300 + "x" + ")" * 300, "+".join(["x"] * 500), "x = x; " * 50 + "x",
     "mean(x, dim=0)", "sum(x, keepdim=True)", "x @ y", "matmul(x)", "x[None]", "x[...]",
     "x if y else 1", "not x", "x < y", "x & y", "~x", "x.t()", "t(x)", "T(x)", "x.T.T",
+    "x.gather(0, y)", "x.gather(99, y)", "F.one_hot(y, 10**12)", "F.one_hot(y)", "x.float(1)",
+    "torch.float(x)", "float(x)", "x.to(x)", "F.sin(x)", "x.softplus()", "x // y", "a, b = x",
+    "x[0] = 1", "x.gather(__x__=y)", "torch.max(x, y, 1)", "x.sum(axis=0, dim=0)",
 ]  # fmt: skip
 PROGRAM_TOKENS = [
     "x", "y", "(", ")", "[", "]", ",", ".", ";", "\n", "=", "+", "-", "*", "/", "**", "^", "@", "0",

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
+from gradcli.ops import NOT_METHODS
+
 # Shapes of the issue: broadcasting between them, reductions over them and matmul on
 # their 1-D and 2-D members all occur.
 SHAPES: tuple[tuple[int, ...], ...] = ((), (3,), (2, 3), (3, 1))
@@ -166,7 +168,9 @@ def _broadcasts(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
 
 
 def _matmul_fits(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
-    return len(a) in (1, 2) and len(b) in (1, 2) and a[-1] == b[0]
+    # not a 1-D vector times a matrix: torch records that as three nodes (unsqueeze, mm, squeeze;
+    # ops/products.py), and the oracle runs a program op for op (test_spellings covers it)
+    return len(a) in (1, 2) and len(b) in (1, 2) and a[-1] == b[0] and (len(a), len(b)) != (1, 2)
 
 
 def _combine(text: str, value, *parts: Term, op: str) -> Term:
@@ -211,6 +215,8 @@ class _Builder:
         kinds = ["name", "unary", "unary", "binary", "binary", "binary", "pow"]
         if not self.elementwise_only:
             kinds += ["reduce", "transpose"] + (["matmul"] if self.allow_matmul else [])
+            # clamp_min's bound is an attr: scalar programs feed sympy the op's form without attrs
+            kinds += ["bound"] if self.allow_matmul else []
         kind = self.draw(st.sampled_from(kinds))
         if kind == "name":
             return self.pick(need_grad)
@@ -224,7 +230,17 @@ class _Builder:
             return self.reduce(self.term(depth - 1, need_grad))
         if kind == "transpose":
             return self.transpose(self.term(depth - 1, need_grad))
+        if kind == "bound":
+            return self.bound(self.term(depth - 1, need_grad))
         return self.matmul(depth, need_grad)
+
+    def bound(self, a: Term) -> Term:
+        """x.clamp_min(m) / torch.clamp_max(x, m): ClampMinBackward0, the bound itself included."""
+        name = self.draw(st.sampled_from(["clamp_min", "clamp_max"]))
+        bound_text, bound = self.draw(st.sampled_from([("0.5", 0.5), ("-1", -1.0), ("0", 0.0)]))
+        value = np.maximum(a.value, bound) if name == "clamp_min" else np.minimum(a.value, bound)
+        spelled = self.draw(st.sampled_from(["{a}.{f}({m})", "torch.{f}({a}, {m})"]))
+        return _combine(spelled.format(a=a.text, f=name, m=bound_text), value, a, op=name)
 
     # -- one builder per kind of op
 
@@ -263,7 +279,8 @@ class _Builder:
         if name == "neg":
             plus = self.draw(st.booleans())  # unary + is the identity, as in PyTorch
             return _combine(f"(-(+{a.text}))" if plus else f"(-{a.text})", value, a, op=name)
-        spelling = self.draw(st.sampled_from(["function", "method"]))
+        # torch has no Tensor.silu: F.silu(x) or silu(x) only
+        spelling = "function" if name in NOT_METHODS else self.draw(st.sampled_from(["function", "method"]))
         text = f"{name}({a.text})" if spelling == "function" else f"{a.text}.{name}()"
         return _combine(text, value, a, op=name)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from oracle import close, torch
+from oracle import F, close, torch
 from test_shape_ops import torch_chain
 
 from gradcli import GradcliError, grad
@@ -49,6 +49,32 @@ PROGRAMS = [
     ("(x * m).sum()", lambda x, c: (x * c).sum(), MASK),
     ("(x * y).sum() / y.sum()", lambda x, c: (x * c).sum() / c.sum(), [[1, 2, 3], [4, 5, 6]]),
     ("F.cross_entropy(x, y)", lambda x, c: torch.nn.functional.cross_entropy(x, c), [2, 0]),
+    # bool logic, conversions, gather and one_hot (issue 13)
+    ("torch.where((x > 0) & m, x, 0.0).sum()", lambda x, c: torch.where((x > 0) & c, x, 0.0).sum(), MASK),
+    (
+        "torch.where(~m | (x > 1), x, x * 2).sum()",
+        lambda x, c: torch.where(~c | (x > 1), x, x * 2).sum(),
+        MASK,
+    ),
+    (
+        "torch.where(m.bool(), x, 0.0).sum()",
+        lambda x, c: torch.where(c.bool(), x, 0.0).sum(),
+        [[1.0, 0.0, 2.0]] * 2,
+    ),
+    ("(x * y.float()).sum()", lambda x, c: (x * c.to(x.dtype)).sum(), [[1, 2, 0], [0, 3, 1]]),
+    ("(x * y.long()).sum()", lambda x, c: (x * c.long()).sum(), [[1.75, -2.5, 0.0], [0.25, -0.75, 3.0]]),
+    ("(x * y.bool()).sum()", lambda x, c: (x * c.bool()).sum(), [[1.75, 0.0, 0.0], [0.25, -0.75, 3.0]]),
+    ("x.gather(1, y).exp().sum()", lambda x, c: x.gather(1, c).exp().sum(), [[2, 0, 2], [1, 1, 0]]),
+    ("torch.gather(x, 0, y).sum()", lambda x, c: torch.gather(x, 0, c).sum(), [[1, 0], [1, 1], [0, 0]]),
+    ("(F.one_hot(y, 3) * x).sum()", lambda x, c: (F.one_hot(c, 3) * x).sum(), [2, 0]),
+    ("(x * y.to(torch.float64)).sum()", lambda x, c: (x * c.to(x.dtype)).sum(), [[1, 2, 0], [0, 3, 1]]),
+    ("(x * y.type(torch.bool)).sum()", lambda x, c: (x * c.type(torch.bool)).sum(), [[1, 2, 0], [0, 3, 1]]),
+    (
+        "(x * y.to(dtype=torch.long)).sum()",
+        lambda x, c: (x * c.to(dtype=torch.long)).sum(),
+        [[1.5, -2.5, 0.0]] * 2,
+    ),
+    ("(x * torch.logical_xor(x > 0, m)).sum()", lambda x, c: (x * torch.logical_xor(x > 0, c)).sum(), MASK),
 ]
 
 
@@ -96,6 +122,12 @@ ERRORS = [
     ("x * w.mean()", lambda x, c: x * c.mean(), [1, 2, 3]),
     ("x * -w", lambda x, c: x * -c, [True, False, True]),
     ("x * (w - w)", lambda x, c: x * (c - c), [True, False, True]),
+    ("x & w", lambda x, c: x & c, [True, False, True]),
+    ("(x > 0) | w", lambda x, c: (x > 0) | c, [1.0, 0.0, 1.0]),
+    ("x.gather(1, w)", lambda x, c: x.gather(1, c), [[0.0, 1.0], [1.0, 1.0]]),
+    ("x.gather(1, w)", lambda x, c: x.gather(1, c), [0, 1]),
+    ("x.gather(1, w)", lambda x, c: x.gather(1, c), [[0, 1]] * 3),
+    ("F.one_hot(w, num_classes=3) * x", lambda x, c: F.one_hot(c, num_classes=3) * x, [1.0, 0.0]),
 ]
 
 
@@ -108,6 +140,31 @@ def test_dtype_refusals_are_torchs_errors(program, function, const):
             const={"W" if "W" in program else "w": const},
         )
     assert ours.value.message.split(": ", 1)[1] == _torch_error(function, const)
+
+
+@pytest.mark.parametrize(
+    ("program", "function", "const"),
+    [
+        ("x.gather(1, w)", lambda x, c: x.gather(1, c), [[0, 5], [1, 1]]),
+        ("x.gather(1, w)", lambda x, c: x.gather(1, c), [[0, -1], [1, 1]]),
+        ("F.one_hot(w, num_classes=3)", lambda x, c: F.one_hot(c, num_classes=3), [0, 3]),
+        ("F.one_hot(w, num_classes=3)", lambda x, c: F.one_hot(c, num_classes=3), [0, -1]),
+        ("F.one_hot(w, num_classes=0)", lambda x, c: F.one_hot(c, num_classes=0), [0, 1]),
+    ],
+)
+def test_value_dependent_refusals_are_torchs_errors(program, function, const):
+    """Index bounds are checked when values are known (forward): torch's words, no location."""
+    with pytest.raises(GradcliError) as ours:
+        grad(f"({program}).sum() * x.sum()", at={"x": X}, const={"w": const})
+    assert ours.value.message == _torch_error(function, const)
+
+
+def test_invert_of_a_float_tensor_is_torchs_error():
+    with pytest.raises(TypeError) as theirs:
+        ~torch.tensor(X)
+    with pytest.raises(GradcliError) as ours:
+        grad("(~x).sum()", at={"x": X})
+    assert ours.value.message.split(": ", 1)[1] == str(theirs.value)
 
 
 def test_the_cli_reads_bool_and_int_consts(run):

@@ -31,6 +31,7 @@ from oracle import close, run_torch, torch_grads
 from gradcli import grad, limits
 from gradcli.cli import main
 from gradcli.errors import GradcliError
+from gradcli.ops import NOT_METHODS
 from gradcli.parse import parse_program
 from gradcli.values import parse_value
 
@@ -68,7 +69,9 @@ def expressions(draw, names: list[str], depth: int = 3) -> str:
         op = draw(st.sampled_from(UNARY))
         return f"-({inner})" if op == "neg" else f"{op}({inner})"
     if kind == "method":
-        op = draw(st.sampled_from([u for u in UNARY if u != "neg"]))
+        op = draw(
+            st.sampled_from([u for u in UNARY if u != "neg" and u not in NOT_METHODS])
+        )  # no x.softplus()
         return f"({inner}).{op}()"
     if kind == "power":
         exponent = draw(st.sampled_from(["2", "3", "0", "1"]))
@@ -118,6 +121,11 @@ TOKENS = [
     "dim=99", "lambda: ", "'s'", '"', "#", "\\", "\x00", "\t", "  ", "1e999", "9**9**9", "10**100", "0x",
     "1j", "None", "True", "é", "\u200b", "\ud800", "x.", "x", "y", "t0", "pi", "e", "sqrt(", "log(",
     "matmul(", "@x", "if", "for", "import", "yield", "await", "*x", "**x", ":=", "...",
+    # issue 13's later forms: bool logic, conversions, gather, one_hot, sizes, NumPy keywords
+    "&", "|", "(x > 0)", "~", ".float()", ".double()", ".long()", ".bool()", ".gather(", ".gather(1, x)",
+    "index=", "F.one_hot(", "num_classes=", "10**12", "-999999999999", "F.normalize(", "torch.max(",
+    "//", "B, T = x.shape", "torch.arange(", "list(range(", "axis=", "keepdims=True", ".clamp_min(",
+    "torch.logical_and(", "F.sin(", ".softplus()", "float(",
 ]  # fmt: skip
 PROGRAM_CHARS = string.ascii_letters + string.digits + "()[]{}.,;:=+-*/^@%~#\\'\" \t\n_\x00é"
 

@@ -356,3 +356,20 @@ def test_symbolic_gradient_is_the_numeric_one(program, point):
         expr = expr.replace(rounding[name], lambda a, *d, f=function: sp.Float(f(float(a), *map(int, d))))
     value = complex(expr.evalf(30))
     assert value.imag == 0 and close(value.real, result.grads["x"], rtol=1e-12), (text, value)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("size", [3, 9, 17, 20])
+@pytest.mark.parametrize("name", ["elu", "selu", "hardtanh", "relu6", "leaky_relu"])
+def test_a_nan_inputs_gradient_is_torchs_at_every_position(name, size, dtype):
+    """torch's CPU kernels answer a nan differently in their vector and scalar loops (hardtanh:
+    0 or g, elu: nan or g*scale); gradcli follows it element by element, in memory order."""
+    values = np.linspace(-2.0, 2.0, size)
+    values[[0, size // 2, size - 1]] = np.nan
+    result = grad(f"F.{name}(x).sum()", at={"x": values.tolist()}, dtype=dtype)
+    x = torch.tensor(values, dtype=getattr(torch, dtype), requires_grad=True)
+    getattr(torch.nn.functional, name)(x).sum().backward()
+    rtol = 1e-14 if dtype == "float64" else 1e-6  # exp's last bits are the library's own
+    np.testing.assert_allclose(
+        result.grads["x"], x.grad.numpy(), rtol=rtol, equal_nan=True
+    )  # nans where torch's

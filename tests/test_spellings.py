@@ -6,6 +6,8 @@ PyTorch runs the same computation, written as a torch user writes it, as the ora
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -122,7 +124,8 @@ def test_an_unknown_option_says_how_to_pass_a_program_that_looks_like_one(run):
     [
         ("torch.sum(x, dim=1.5)", "dim must be an integer literal"),
         ("torch.sum(x, keepdim=1)", "keepdim must be True or False"),
-        ("torch.sum(x, axis=0)", "unexpected keyword argument 'axis'"),
+        ("torch.norm(x, axis=0)", "unexpected keyword argument 'axis'"),  # a Python function in torch
+        ("F.softmax(x, axis=0)", "unexpected keyword argument 'axis'"),
         ("torch.__builtins__(x)", "'__builtins__'"),
         ("torch.nn.functionl.relu(x)", "unknown module"),
     ],
@@ -158,3 +161,123 @@ def test_positional_params_bind_in_order_and_extra_ones_are_refused():
     assert dict(program.statements[0].expr.attrs) == {"dim": 0, "keepdim": False}
     with pytest.raises(GradcliError, match="takes 1 to 3"):
         parse_program("x.sum(0, True, 1)")
+
+
+# ---- issue 13's remaining spellings, each against torch ------------------------------------
+
+M = [[0.3, -1.2, 0.8], [1.5, 0.2, -0.7]]
+
+
+@pytest.mark.parametrize(
+    ("program", "function"),
+    [
+        ("x.sum(1, keepdims=True).exp().sum()", lambda x: x.sum(1, keepdims=True).exp().sum()),
+        ("torch.sum(x, axis=0).sin().sum()", lambda x: torch.sum(x, axis=0).sin().sum()),
+        ("x.max(axis=1)[0].sum()", lambda x: x.max(axis=1)[0].sum()),
+        ("x.max(1, keepdims=True).values.sum()", lambda x: x.max(1, keepdims=True).values.sum()),
+        (
+            "torch.logsumexp(x, axis=1, keepdims=True).sum()",
+            lambda x: torch.logsumexp(x, axis=1, keepdims=True).sum(),
+        ),
+        ("torch.max(x, torch.zeros_like(x)).sum()", lambda x: torch.max(x, torch.zeros_like(x)).sum()),
+        ("x.min(x * 2).sum()", lambda x: x.min(x * 2).sum()),
+        ("torch.max(x, other=x.exp()).sum()", lambda x: torch.max(x, other=x.exp()).sum()),
+        ("F.normalize(x, p=2.0, dim=1).sin().sum()", lambda x: F.normalize(x, p=2.0, dim=1).sin().sum()),
+        ("F.normalize(x, p=1, dim=0).sum()", lambda x: F.normalize(x, p=1, dim=0).sum()),
+        (
+            "x.clamp_min(0.1).sum() + torch.clamp_max(x, 0.5).sum()",
+            lambda x: x.clamp_min(0.1).sum() + torch.clamp_max(x, 0.5).sum(),
+        ),
+        # one floating dtype: x.double() of a float64 x is x (no node), as in torch
+        ("(x.double() * 2).sum()", lambda x: (x.double() * 2).sum()),
+        ("x[list(range(len(x))), [0, 2]].sum()", lambda x: x[list(range(len(x))), [0, 2]].sum()),
+        ("x[torch.arange(2), [1, 0]].sum()", lambda x: x[torch.arange(2), [1, 0]].sum()),
+    ],
+)
+def test_issue_13_spellings_compute_what_torch_computes(program, function):
+    from test_shape_ops import torch_chain
+
+    result = grad(program, at={"x": M})
+    out, (want,) = torch_grad(function, M)
+    np.testing.assert_allclose(result.value, out.item(), rtol=1e-12)
+    np.testing.assert_allclose(result.grads["x"], want, rtol=1e-12, atol=1e-15)
+    assert [n.grad_fn for n in result.nodes if n.grad_fn] == torch_chain(out)
+
+
+def _chain(fn) -> str:
+    inner = [_chain(f) for f, _ in fn.next_functions if f is not None]
+    return fn.name().replace("torch::autograd::", "") + (f"({', '.join(inner)})" if inner else "")
+
+
+def _our_chain(result, node=None) -> str:
+    nodes = {n.name: n for n in result.nodes}
+    node = node or nodes[result.output.name]
+    if node.kind == "leaf":
+        return "AccumulateGrad"
+    inner = [_our_chain(result, nodes[i]) for i in node.inputs if nodes[i].requires_grad]
+    return node.grad_fn + (f"({', '.join(inner)})" if inner else "")
+
+
+@pytest.mark.parametrize(
+    ("program", "shapes", "function"),
+    [  # torch 2.13 records v @ W with a 1-D v as unsqueeze, mm, squeeze; M @ v as one mv
+        ("v @ W", {"v": (3,), "W": (3, 4)}, lambda v, W: v @ W),
+        ("W @ v", {"W": (4, 3), "v": (3,)}, lambda W, v: W @ v),
+        ("torch.matmul(v, W).sum()", {"v": (3,), "W": (3, 2)}, lambda v, W: torch.matmul(v, W).sum()),
+        ("v @ v", {"v": (3,)}, lambda v: v @ v),
+        ("F.normalize(W, dim=1)", {"W": (2, 3)}, lambda W: F.normalize(W, dim=1)),
+    ],
+)
+def test_graphs_are_recorded_as_torch_records_them(program, shapes, function):
+    rng = np.random.default_rng(13)
+    at = {name: rng.uniform(-1, 1, shape).tolist() for name, shape in shapes.items()}
+    leaves = [torch.tensor(at[n], dtype=torch.float64, requires_grad=True) for n in shapes]
+    out = function(*leaves)
+    gradient = rng.uniform(-1, 1, tuple(out.shape)) if out.dim() else np.ones(())
+    out.backward(torch.tensor(gradient))
+    result = grad(program, at=at, gradient=gradient.tolist() if out.dim() else None)
+    assert _our_chain(result) == _chain(out.grad_fn)
+    for name, leaf in zip(shapes, leaves, strict=True):
+        np.testing.assert_allclose(result.grads[name], leaf.grad.numpy(), rtol=1e-12)
+
+
+def test_sizes_unpack_as_python_unpacks_them():
+    x3 = np.arange(12.0).reshape(3, 2, 2).tolist()
+    result = grad("B, T, C = x.shape\nx = x.view(B, T // 2, C * 2)\n(x ** 2).sum()", at={"x": x3})
+    assert result.output.grad_fn == "SumBackward0" and float(result.value) == float(np.sum(np.square(x3)))
+    for program in ("B, T = x.shape\nx.sum()", "B, T, C, D = x.size()\nx.sum()"):
+        with pytest.raises(ValueError) as python:
+            exec(program.split("\n")[0].replace("x.", "t."), {"t": torch.zeros(3, 2, 2)})
+        with pytest.raises(GradcliError) as ours:
+            grad(program, at={"x": x3})
+        assert ours.value.message.split(": ", 1)[1] == str(python.value)
+    with pytest.raises(GradcliError, match="subscript and attribute targets"):
+        grad("x[0] = 1\nx.sum()", at={"x": x3})
+
+
+def test_spellings_torch_refuses_are_refused():
+    """The sets gradcli refuses by are torch's: checked name by name against torch itself."""
+    from gradcli.ops import FUNCTIONAL, NOT_IN_TORCH, NOT_METHODS
+
+    for name in TORCH_SPELLINGS_NAMES:
+        assert (name in FUNCTIONAL) == hasattr(F, name), name
+        assert (name in NOT_IN_TORCH) == (not callable(getattr(torch, name, None))), name
+        assert (name in NOT_METHODS) == (not hasattr(torch.Tensor, name)), name
+    for program, fragment in [
+        ("F.sin(x).sum()", "unknown function 'F.sin'"),
+        ("x.softplus().sum()", "unknown method '.softplus()'"),
+        ("torch.view(x, -1).sum()", "unknown function 'torch.view'"),
+        ("torch.float(x).sum()", "unknown function 'torch.float'"),
+        ("float(x)", "Python's float"),
+    ]:
+        with pytest.raises(GradcliError, match=re.escape(fragment)):
+            grad(program, at={"x": X})
+
+
+def _spelling_names() -> list[str]:
+    from gradcli.ops import TORCH_SPELLINGS
+
+    return sorted(name for name in TORCH_SPELLINGS if not name.startswith("np_"))
+
+
+TORCH_SPELLINGS_NAMES = _spelling_names()

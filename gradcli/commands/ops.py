@@ -14,6 +14,9 @@ OPS_HELP = """List every operation a program may use, from gradcli's op registry
 For each op: its name as written in a program, its syntax, PyTorch's grad_fn
 name(s) (some depend on the operands, e.g. PowBackward0 for tensor ** number and
 PowBackward1 for tensor ** tensor), the derivative rule and where it is defined.
+Calls that PyTorch records as several of these nodes (F.cross_entropy,
+F.normalize, x.float(), a & b, ...) follow, with the nodes they are made of
+("composite": true in JSON).
 
 \b
 Examples:
@@ -55,11 +58,29 @@ def grad_fn_names(op: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def op_records() -> list[dict[str, Any]]:
-    """One JSON-ready record per registry op, in registry order."""
-    from ..ops import OPS
+# Composite calls spelled with an operator or NumPy's name rather than their torch spelling.
+_SYNTAX = {
+    "np_var": "np.var(x, axis=0, ddof=0)",
+    "np_std": "np.std(x, axis=0, ddof=0)",
+    "bitwise_and": "a & b (bool tensors)",
+    "bitwise_or": "a | b (bool tensors)",
+    "bitwise_not": "~a (a bool tensor)",
+}
 
-    return [
+
+def _composite_syntax(torch: str) -> str:
+    """How a program writes a composite call, from its PyTorch spelling."""
+    if torch.startswith("torch.Tensor."):
+        return f"x.{torch.rsplit('.', 1)[-1]}()"
+    return torch.replace("torch.nn.functional.", "F.") + "(...)"
+
+
+def op_records() -> list[dict[str, Any]]:
+    """One JSON-ready record per registry op, in registry order, then the composite calls
+    (cross_entropy, F.normalize, x.float(): the nodes torch records for them are ops above)."""
+    from ..ops import COMPOSITES, OPS
+
+    records = [
         {
             "name": op.name,
             "syntax": op.syntax,
@@ -73,8 +94,27 @@ def op_records() -> list[dict[str, Any]]:
             "reduction": op.reduction,
             "function": op.function,
             "method": op.method,
+            "composite": False,
         }
         for op in OPS
+    ]
+    return records + [
+        {
+            "name": composite.name,
+            "syntax": _SYNTAX.get(composite.name) or _composite_syntax(composite.torch),
+            "torch": composite.torch,
+            "grad_fn": "composite",
+            "grad_fns": [],
+            "derivative": composite.derivative,
+            "domain": "all reals",
+            "arity": composite.arity,
+            "elementwise": False,
+            "reduction": False,
+            "function": True,
+            "method": composite.torch.startswith("torch.Tensor."),
+            "composite": True,
+        }
+        for composite in COMPOSITES.values()
     ]
 
 

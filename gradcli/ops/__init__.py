@@ -18,10 +18,13 @@ layout.py, ...); adding an op means adding a record to its family (and its tests
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from typing import Any
 
 from . import (
     activations,
     arithmetic,
+    conversions,
     dtypes,
     elementwise,
     elementwise_math,
@@ -31,6 +34,9 @@ from . import (
     layout,
     logic,
     nn,
+    normalizing,
+    picking,
+    products,
     reducing,
     reductions,
     shape,
@@ -65,6 +71,10 @@ _FAMILIES = (
     logic,
     joining,
     sizes,
+    conversions,
+    picking,
+    normalizing,
+    products,
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 # PyTorch's fused backward kernels: ops that VJPs call, not part of the program language.
@@ -72,7 +82,10 @@ OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 KERNELS: tuple[Op, ...] = kernels.KERNELS + tuple(
     k for family in _FAMILIES for k in getattr(family, "KERNELS", ())
 )
-REGISTRY: dict[str, Op] = {op.name: op for op in OPS + KERNELS}
+# Records a program reaches only through a composite, a rewrite or an operator (`.float()` of
+# an int tensor, the squeeze in v @ W, `//` of sizes): in the registry, not in `gradcli ops`.
+INTERNAL: tuple[Op, ...] = tuple(k for family in _FAMILIES for k in getattr(family, "INTERNAL", ()))
+REGISTRY: dict[str, Op] = {op.name: op for op in OPS + KERNELS + INTERNAL}
 # Calls that PyTorch records as several nodes, by the name a program calls them.
 COMPOSITES: dict[str, Composite] = {
     c.name: c for family in _FAMILIES for c in getattr(family, "COMPOSITES", ())
@@ -84,6 +97,15 @@ LISTED: dict[str, dict[int, Op]] = {
 LISTED_EMPTY: dict[str, str] = {
     k: v for family in _FAMILIES for k, v in getattr(family, "EMPTY_LIST", {}).items()
 }
+# Records the graph replaces, for some operand shapes, by the nodes torch records for them
+# (v @ W with a 1-D v: unsqueeze, mm, squeeze): op name -> build(apply, *operands, shapes=...,
+# dtypes=..., strides=...) returning the result, or None to record the op itself.
+REWRITES: dict[str, Any] = {k: v for family in _FAMILIES for k, v in getattr(family, "REWRITES", {}).items()}
+# torch's argument order where a param sits between tensors (torch.gather(input, dim, index)):
+# op name -> argument names; the op's operands are the names that are not its params.
+SIGNATURES: dict[str, tuple[str, ...]] = {
+    k: v for family in _FAMILIES for k, v in getattr(family, "SIGNATURES", {}).items()
+}
 
 
 # ---------------------------------------------------------------- spellings
@@ -93,6 +115,7 @@ LISTED_EMPTY: dict[str, str] = {
 
 
 _NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+_NO_NUMPY_NAMES = {"norm"}  # Python functions in torch: no axis=/keepdims= aliases
 # name -> spelling, for functions (bare, torch., F.) and methods alike.
 _TORCH_ALIASES: dict[str, Spelling] = {
     "add": Spelling("add"),
@@ -131,7 +154,7 @@ def _spellings(aliases: dict[str, Spelling], renames: tuple = ()) -> dict[str, S
     table = {
         op.torch.rsplit(".", 1)[-1]: Spelling(op.name, renames=renames)
         for op in OPS
-        if op.torch.startswith("torch.")
+        if op.torch.startswith("torch.") and not op.torch.startswith("torch.ops.")
     }
     table.update({op.name: Spelling(op.name, renames=renames) for op in OPS if op.function or op.method})
     table.update({name: Spelling(name, renames=renames) for name in COMPOSITES})
@@ -149,14 +172,23 @@ for _family in _FAMILIES:
     _TORCH_ALIASES.update(getattr(_family, "TORCH_ALIASES", {}))
     _NUMPY_ALIASES.update(getattr(_family, "TORCH_ALIASES", {}))
     _NUMPY_ALIASES.update(getattr(_family, "NUMPY_ALIASES", {}))
-TORCH_SPELLINGS = _spellings(_TORCH_ALIASES)
+# torch's argument parser takes NumPy's axis= and keepdims= for dim= and keepdim= in every
+# native function and method; torch.norm, Tensor.norm and torch.nn.functional's Python
+# functions (F.softmax) do not, so F. reads a table without them and norm keeps its own.
+TORCH_SPELLINGS = {
+    name: spelling
+    if spelling.op in _NO_NUMPY_NAMES
+    else replace(spelling, renames=_NUMPY_NAMES + spelling.renames)
+    for name, spelling in _spellings(_TORCH_ALIASES).items()
+}
+FUNCTIONAL_SPELLINGS = _spellings(_TORCH_ALIASES)
 NUMPY_SPELLINGS = _spellings(_NUMPY_ALIASES, _NUMPY_NAMES)
 # Module prefixes, as users import them, and which table they read.
 MODULES: dict[str, dict[str, Spelling]] = {
     "torch": TORCH_SPELLINGS,
-    "F": TORCH_SPELLINGS,
-    "torch.nn.functional": TORCH_SPELLINGS,
-    "nn.functional": TORCH_SPELLINGS,
+    "F": FUNCTIONAL_SPELLINGS,
+    "torch.nn.functional": FUNCTIONAL_SPELLINGS,
+    "nn.functional": FUNCTIONAL_SPELLINGS,
     "torch.special": TORCH_SPELLINGS,
     "np": NUMPY_SPELLINGS,
     "numpy": NUMPY_SPELLINGS,
@@ -168,11 +200,134 @@ MODULES: dict[str, dict[str, Spelling]] = {
 for _family in _FAMILIES:
     for _prefix, _names in getattr(_family, "ATEN_MODULES", {}).items():
         MODULES.setdefault(_prefix, {}).update(_names)
+# What torch itself refuses, gradcli refuses too (tests/test_spellings.py checks each set
+# against torch): names of the tables above that torch.nn.functional has (F.sin is refused),
+# that the torch module has no function for (torch.view, torch.float), and that are no Tensor
+# methods (x.softplus()). Bare names (`sin(x)`) stay gradcli's.
+FUNCTIONAL = frozenset(
+    [
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "cross_entropy",
+        "elu",
+        "gelu",
+        "hardtanh",
+        "huber_loss",
+        "l1_loss",
+        "leaky_relu",
+        "linear",
+        "log_softmax",
+        "logsigmoid",
+        "mish",
+        "mse_loss",
+        "nll_loss",
+        "normalize",
+        "one_hot",
+        "relu",
+        "relu6",
+        "selu",
+        "sigmoid",
+        "silu",
+        "smooth_l1_loss",
+        "softmax",
+        "softplus",
+        "softsign",
+        "tanh",
+        "tanhshrink",
+    ]
+)
+NOT_IN_TORCH = frozenset(
+    [
+        "binary_cross_entropy",
+        "bool",
+        "contiguous",
+        "cross_entropy",
+        "dim",
+        "double",
+        "elu",
+        "expand",
+        "float",
+        "gelu",
+        "hardtanh",
+        "huber_loss",
+        "l1_loss",
+        "leaky_relu",
+        "len",
+        "linear",
+        "logsigmoid",
+        "long",
+        "mish",
+        "mse_loss",
+        "nll_loss",
+        "normalize",
+        "np_std",
+        "np_var",
+        "one_hot",
+        "relu6",
+        "repeat",
+        "silu",
+        "size",
+        "smooth_l1_loss",
+        "softplus",
+        "softsign",
+        "tanhshrink",
+        "view",
+    ]
+)
+NOT_METHODS = frozenset(
+    [
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "cat",
+        "concat",
+        "concatenate",
+        "cross_entropy",
+        "elu",
+        "full_like",
+        "gelu",
+        "hardtanh",
+        "huber_loss",
+        "l1_loss",
+        "leaky_relu",
+        "len",
+        "linear",
+        "logsigmoid",
+        "mish",
+        "mse_loss",
+        "nll_loss",
+        "normalize",
+        "np_std",
+        "np_var",
+        "one_hot",
+        "ones_like",
+        "relu6",
+        "selu",
+        "silu",
+        "smooth_l1_loss",
+        "softplus",
+        "softsign",
+        "stack",
+        "tanhshrink",
+        "zeros_like",
+    ]
+)
+FUNCTIONAL_MODULES = frozenset({"F", "torch.nn.functional", "nn.functional"})
+# Bare names that are Python builtins with another meaning: float(x) is a Python number.
+PYTHON_BUILTINS = frozenset({"float", "bool"})
+
 # Names callable as f(...) in a program, and as x.f(...).
 FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
 METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}
 # Infix operators of Python's ast, by node class name.
-BINARY = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "Pow": "pow", "MatMult": "matmul"}
+BINARY = {
+    "Add": "add",
+    "Sub": "sub",
+    "Mult": "mul",
+    "Div": "div",
+    "Pow": "pow",
+    "MatMult": "matmul",
+    "FloorDiv": "floor_divide",
+}
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
 
@@ -181,7 +336,12 @@ __all__ = [
     "COMPOSITES",
     "Composite",
     "CONSTANTS",
+    "FUNCTIONAL",
+    "FUNCTIONAL_MODULES",
     "FUNCTIONS",
+    "NOT_IN_TORCH",
+    "NOT_METHODS",
+    "PYTHON_BUILTINS",
     "LISTED",
     "LISTED_EMPTY",
     "METHODS",
@@ -190,7 +350,10 @@ __all__ = [
     "NUMPY_SPELLINGS",
     "OPS",
     "KERNELS",
+    "INTERNAL",
     "REGISTRY",
+    "REWRITES",
+    "SIGNATURES",
     "TENSOR",
     "TORCH_SPELLINGS",
     "Op",

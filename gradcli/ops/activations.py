@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Composite, Op, Param, Shape, _unary
+from .core import Composite, Op, Param, Shape, _unary, call
 from .elementwise_math import _number, _text, erf
+from .kernels import kernel
 
 # SELU's constants, as torch.nn.functional.selu fixes them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -42,9 +43,13 @@ def _leaky_relu(a, negative_slope=0.01):
     return np.where(np.greater(a, 0), a, a * negative_slope)
 
 
-def _leaky_relu_grad(g, out, a, negative_slope=0.01):
+def _leaky_relu_backward(g, a, negative_slope=0.01):
     # leaky_relu_backward: self > 0 ? grad : grad * negative_slope (the slope at 0 too).
     return np.where(np.greater(a, 0), g, g * negative_slope)
+
+
+def _leaky_relu_grad(g, out, a, negative_slope=0.01):
+    return call("leaky_relu_backward", g, a, negative_slope=negative_slope)
 
 
 def _leaky_relu_form(sp, a, shapes=((),), negative_slope=0.01):
@@ -62,9 +67,36 @@ def _elu(a, alpha=1.0, scale=1.0):
     return np.where(np.greater(a, 0), a * scale, np.expm1(a) * (alpha * scale))
 
 
+def _scalar_nan(a) -> np.ndarray:
+    """Where torch 2.13's CPU backward kernel meets a nan in its scalar loop, not its vector one.
+
+    Its vectorized loop (AVX2: 2 vectors of 4 doubles or 8 floats per step) covers the first
+    n // 8 * 8 elements (16 for float32) in memory order and a scalar loop the rest; the two
+    write the comparison the other way round, so a nan input's grad differs between them
+    (hardtanh: 0 vs grad; elu: nan vs grad * scale). gradcli's arrays are C-ordered."""
+    if not isinstance(a, (np.ndarray, np.generic)) or a.dtype.kind != "f":
+        # higher.py's dual numbers and batched points (no one memory order): the scalar rule
+        return np.False_
+    a = np.asarray(a)
+    width = 16 if a.dtype == np.float32 else 8
+    vector = np.arange(a.size) < a.size // width * width
+    return np.isnan(a) & ~vector.reshape(a.shape)
+
+
+def _elu_backward(g, a, alpha=1.0, scale=1.0):
+    # elu_backward (is_result=False): self > 0 ? grad * scale : grad * alpha * scale * exp(self);
+    # a nan input gets nan in torch's vector loop, grad * scale in its scalar one.
+    grad = np.where(np.greater(a, 0), g * scale, g * (alpha * scale) * np.exp(a))
+    return np.where(_scalar_nan(a), g * scale, grad)
+
+
+def _elu_double_backward(gg, g, a, alpha=1.0, scale=1.0):
+    # elu_double_backward (is_result=False, input_scale=1): the slope of the negative side only
+    return np.where(np.less_equal(a, 0), gg * g * (alpha * scale) * np.exp(a), 0.0)
+
+
 def _elu_grad(g, out, a, alpha=1.0, scale=1.0):
-    # elu_backward (is_result=False): self <= 0 ? grad * alpha * scale * exp(self) : grad * scale.
-    return np.where(np.less_equal(a, 0), g * (alpha * scale) * np.exp(a), g * scale)
+    return call("elu_backward", g, a, alpha=alpha, scale=scale)
 
 
 def _elu_form(sp, a, shapes=((),), alpha=1.0):
@@ -86,6 +118,24 @@ def _gelu(a, approximate="none"):
 
 
 def _gelu_grad(g, out, a, approximate="none"):
+    return call("gelu_backward", g, a, approximate=approximate)
+
+
+def _gelu_double_backward(gg, g, a, approximate="none"):
+    """gelu''(x) * gg * g: the slope of gelu_backward in its input."""
+    if approximate == "tanh":
+        inner = _TANH_BETA * (1 + 3 * _TANH_KAPPA * a * a)  # u'
+        tanh_inner = np.tanh(_TANH_BETA * (a + _TANH_KAPPA * (a * a * a)))
+        sech2 = 1 - tanh_inner * tanh_inner
+        second = sech2 * (
+            inner + 0.5 * a * (6 * _TANH_BETA * _TANH_KAPPA * a - 2 * tanh_inner * inner * inner)
+        )
+        return gg * g * second
+    pdf = _GELU_PDF * np.exp(a * a * -0.5)
+    return gg * g * (2 * pdf - a * a * pdf)
+
+
+def _gelu_backward(g, a, approximate="none"):
     # gelu_backward, term for term as torch's kernel computes it.
     if approximate == "tanh":
         x_sq = a * a
@@ -122,10 +172,15 @@ def _hardtanh(a, min_val=-1.0, max_val=1.0):
     return np.where(np.less_equal(a, min_val), min_val, np.where(np.greater_equal(a, max_val), max_val, a))
 
 
+def _hardtanh_backward(g, a, min_val=-1.0, max_val=1.0):
+    # hardtanh_backward: grad strictly inside (min_val, max_val), else 0 (the bounds included;
+    # a nan input gets 0 in torch's vector loop, grad in its scalar one).
+    inside = np.logical_and(np.greater(a, min_val), np.less(a, max_val))
+    return np.where(np.logical_or(inside, _scalar_nan(a)), g, 0.0)
+
+
 def _hardtanh_grad(g, out, a, min_val=-1.0, max_val=1.0):
-    # hardtanh_backward: 0 where self <= min_val or self >= max_val (the bounds included).
-    outside = np.logical_or(np.less_equal(a, min_val), np.greater_equal(a, max_val))
-    return np.where(outside, 0.0, g)
+    return call("hardtanh_backward", g, a, min_val=min_val, max_val=max_val)
 
 
 def _hardtanh_shape(a: Shape, min_val=-1.0, max_val=1.0) -> Shape:
@@ -157,6 +212,16 @@ def _logsigmoid(a):
 
 
 def _logsigmoid_grad(g, out, a):
+    return call("log_sigmoid_backward", g, a)
+
+
+def _log_sigmoid_double_backward(gg, g, a):
+    # log_sigmoid_double_backward(grad * grad_output, self): z = sigmoid(self); grad * (z - 1) * z
+    z = 1 / (1 + np.exp(-a))
+    return gg * g * (z - 1) * z
+
+
+def _log_sigmoid_backward(g, a):
     negative = np.less(a, 0)
     z = np.exp(-np.abs(a))
     return g * (np.where(negative, 1.0, 0.0) - np.where(negative, 1.0, -1.0) * (z / (1 + z)))
@@ -166,9 +231,16 @@ def _silu(a):
     return a / (1 + np.exp(-a))
 
 
+def _one_minus(t, like):
+    """1 - t as torch's C++ `1.0 - t` records it: a tensor of ones minus t (SubBackward0)."""
+    return call("sub", np.ones(np.shape(like)), t)
+
+
 def _silu_grad(g, out, a):
-    sigmoid = 1 / (1 + np.exp(-a))
-    return g * sigmoid * (1 + a * (1 - sigmoid))
+    # torch's infinitely_differentiable_silu_backward (what create_graph records, op by op):
+    # grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid)); the same numbers as silu_backward
+    sigmoid = call("sigmoid", a)
+    return g * sigmoid * (1 + a * _one_minus(sigmoid, a))
 
 
 def _mish(a):
@@ -176,10 +248,11 @@ def _mish(a):
 
 
 def _mish_grad(g, out, a):
-    # mish_backward: tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))**2)
-    tanh_softplus = np.tanh(np.where(np.greater(a, 20), a, np.log1p(np.exp(a))))
-    sigmoid = 1 / (1 + np.exp(-a))
-    return g * (tanh_softplus + a * sigmoid * (1 - tanh_softplus * tanh_softplus))
+    # torch's infinitely_differentiable_mish_backward: tanh(log1p(exp(x))) + x * sigmoid(x) *
+    # (1 - tanh(...)**2), op by op (above x = 20 the tanh is 1.0 either way)
+    sigmoid = call("sigmoid", a)
+    tanh_softplus = call("tanh", call("log1p", call("exp", a)))
+    return g * (tanh_softplus + a * sigmoid * _one_minus(tanh_softplus * tanh_softplus, a))
 
 
 OPS: tuple[Op, ...] = (
@@ -227,7 +300,7 @@ OPS: tuple[Op, ...] = (
     _unary(
         "selu",
         lambda a: _elu(a, SELU_ALPHA, SELU_SCALE),
-        lambda g, out, a: _elu_grad(g, out, a, SELU_ALPHA, SELU_SCALE),
+        lambda g, out, a: call("elu_backward", g, a, alpha=SELU_ALPHA, scale=SELU_SCALE),
         lambda sp, a: (
             sp.Float(SELU_SCALE, 17)
             * sp.Piecewise((a, a > 0), (sp.Float(SELU_ALPHA, 17) * (sp.exp(a) - 1), True))
@@ -342,5 +415,70 @@ COMPOSITES: tuple[Composite, ...] = (
         lambda apply, x: apply("sub", x, apply("tanh", x)),
         torch="torch.nn.functional.tanhshrink",
         derivative="x - tanh(x) (TanhBackward0, SubBackward0)",
+    ),
+)
+
+
+# PyTorch's fused backward kernels of these activations: under create_graph=True each is one
+# node (EluBackwardBackward0, ...) whose own rules follow derivatives.yaml: in grad_output the
+# kernel again, in self the kernel's slope (zero for the piecewise-linear ones).
+def _zeros_of(position: int):
+    return lambda gg, _, *xs, **attrs: np.zeros(np.shape(xs[position]))
+
+
+KERNELS: tuple[Op, ...] = (
+    kernel(
+        "elu_backward",
+        _elu_backward,
+        (
+            lambda gg, _, g, a, alpha=1.0, scale=1.0: call("elu_backward", gg, a, alpha=alpha, scale=scale),
+            lambda gg, _, g, a, alpha=1.0, scale=1.0: _elu_double_backward(gg, g, a, alpha, scale),
+        ),
+        "EluBackwardBackward0",
+        "g*scale where x > 0, else g*alpha*scale*exp(x)",
+    ),
+    kernel(
+        "leaky_relu_backward",
+        _leaky_relu_backward,
+        (
+            lambda gg, _, g, a, negative_slope=0.01: call(
+                "leaky_relu_backward", gg, a, negative_slope=negative_slope
+            ),
+            _zeros_of(1),
+        ),
+        "LeakyReluBackwardBackward0",
+        "g where x > 0, else g*negative_slope",
+    ),
+    kernel(
+        "hardtanh_backward",
+        _hardtanh_backward,
+        (
+            lambda gg, _, g, a, min_val=-1.0, max_val=1.0: call(
+                "hardtanh_backward", gg, a, min_val=min_val, max_val=max_val
+            ),
+            _zeros_of(1),
+        ),
+        "HardtanhBackwardBackward0",
+        "g where min_val < x < max_val, else 0",
+    ),
+    kernel(
+        "log_sigmoid_backward",
+        _log_sigmoid_backward,
+        (
+            lambda gg, _, g, a: call("log_sigmoid_backward", gg, a),
+            lambda gg, _, g, a: _log_sigmoid_double_backward(gg, g, a),
+        ),
+        "LogSigmoidBackwardBackward0",
+        "g*(1 - sigmoid(x))",
+    ),
+    kernel(
+        "gelu_backward",
+        _gelu_backward,
+        (
+            lambda gg, _, g, a, approximate="none": call("gelu_backward", gg, a, approximate=approximate),
+            lambda gg, _, g, a, approximate="none": _gelu_double_backward(gg, g, a, approximate),
+        ),
+        "GeluBackwardBackward0",
+        "g*(Phi(x) + x*phi(x))",
     ),
 )

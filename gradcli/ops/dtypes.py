@@ -25,11 +25,12 @@ _SAME = {
     "permute", "transpose", "expand", "repeat", "mT", "_unsafe_view", "clone", "t", "T", "detach",
     "zeros_like", "ones_like", "masked_fill", "neg", "abs", "relu", "sign", "floor", "ceil",
     "trunc", "round", "amax", "amin", "max", "min", "max_values", "min_values", "relu6", "hardtanh",
+    "gather", "clamp_min", "clamp_max",
 }  # fmt: skip
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {"add", "sub", "mul", "pow", "maximum", "minimum", "clamp", "matmul", "where"}
 # Integer results: sums of integers and bools (torch sums bools as int64), and positions.
-_INTEGER = {"argmax", "argmin"}
+_INTEGER = {"argmax", "argmin", "long", "_one_hot"}
 _SUMS = {"sum", "prod", "cumsum"}
 
 
@@ -111,6 +112,15 @@ def check(op: Op, operands: Sequence[str | None], leaves: Sequence[bool] = ()) -
         )
     if name == "nll_loss" and operands[1] == FLOAT and not (len(leaves) > 1 and leaves[1]):
         raise ShapeError("expected target dtype to be Long or Byte, but got Double")
+    if name == "floor_divide" and tensors:
+        raise ShapeError(
+            "'//' takes numbers here (sizes, as in x.view(B, T // 2)); on tensors torch's "
+            "floor_divide has no derivative"
+        )
+    if name == "gather" and operands[1] != INT64:
+        raise ShapeError("gather(): Expected dtype int32/int64 for index")
+    if name == "_one_hot" and operands[0] != INT64:
+        raise ShapeError("one_hot is only applicable to index tensor of type LongTensor.")
     if name in ("index", "index1") and any(d == FLOAT for d in operands[1:]):
         raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
 

@@ -16,7 +16,11 @@ from ..errors import ShapeError
 from .core import Op, Param, Shape, _fn, _normalise_dim
 
 
-def _size(shape: Shape, dim: int | None = None) -> int:
+def _size(shape: Shape, dim: int | None = None, unpack: int | None = None) -> int:
+    if unpack is not None and unpack != len(shape):  # B, T, C = x.shape (the parser's own attr)
+        if unpack > len(shape):
+            raise ShapeError(f"not enough values to unpack (expected {unpack}, got {len(shape)})")
+        raise ShapeError(f"too many values to unpack (expected {unpack})")
     if dim is None:
         raise ShapeError(
             "x.size() is a torch.Size here, not a number; take one size: x.size(0) or x.shape[0]"
@@ -72,5 +76,36 @@ OPS: tuple[Op, ...] = (
         "torch.Tensor.dim",
         function=False,
         written=lambda operands, attrs: f"{operands[0]}.dim()",
+    ),
+)
+
+
+def _floor_divide(a, b):
+    if np.any(np.asarray(b) == 0):
+        raise ShapeError("integer division or modulo by zero")
+    return np.floor_divide(a, b)
+
+
+# `T // 2` of sizes (`x.view(B, T // 2, C * 2)`): Python's floor division of numbers, folded
+# when the graph is built. On tensors torch records NotImplemented (no derivative), so the
+# dtype rules refuse a tensor operand. Only the `//` operator reaches it.
+INTERNAL: tuple[Op, ...] = (
+    Op(
+        "floor_divide",
+        "a // b of numbers (sizes)",
+        forward=_floor_divide,
+        vjp=(lambda g, out, a, b: np.zeros(np.shape(a)), lambda g, out, a, b: np.zeros(np.shape(b))),
+        sympy=lambda sp, a, b, shapes=(): sp.floor(a / b),
+        grad_fn="None",
+        torch="torch.floor_divide",
+        derivative="numbers only: Python's floor division",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        differentiable=False,
+        infer_shape=lambda a, b: (),
+        sym_vjp=(lambda sp, g, a, b, shapes=(): sp.S.Zero,) * 2,
+        step=("0", "0"),
     ),
 )

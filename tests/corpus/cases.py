@@ -1385,4 +1385,121 @@ CASES: list[Case] = [
         """,
         {"a": [1.5, 2.0, 3.0, 4.0], "b": [0.5, 2.0, 1.0, 2.0]},
     ),
+    # ---- the issue's remaining vocabulary: keepdims=, tuple forms, conversions, bool logic, gather,
+    # normalize, one_hot, a 1-D vector times a matrix --------------------------------------------
+    case(
+        "d2l_softmax_axis_keepdims",
+        D2L_SOFTMAX,
+        """
+        X_exp = torch.exp(X)
+        partition = X_exp.sum(axis=1, keepdims=True)
+        (X_exp / partition)[:, 0].sum()
+        """,
+        """
+        X_exp = torch.exp(X)
+        partition = X_exp.sum(axis=1, keepdims=True)
+        out = (X_exp / partition)[:, 0].sum()
+        """,
+        {"X": X23},
+    ),
+    case(
+        "d2l_masked_accuracy_weighted_loss",
+        D2L_SOFTMAX,
+        """
+        correct = (y_hat.argmax(axis=1) == y).float()
+        (F.cross_entropy(y_hat, y, reduction='none') * correct).sum() / correct.sum()
+        """,
+        """
+        correct = (y_hat.argmax(axis=1) == y).double()
+        out = (F.cross_entropy(y_hat, y, reduction='none') * correct).sum() / correct.sum()
+        """,
+        {"y_hat": LOGITS35},
+        const={"y": [3, 4, 0]},
+    ),
+    case(
+        "d2l_vector_times_matrix",
+        "https://d2l.ai/chapter_preliminaries/linear-algebra.html",
+        "(x @ A).square().sum()",
+        "out = (x @ A).square().sum()",
+        {"x": [0.5, -1.0, 2.0], "A": X34[:3]},
+    ),
+    case(
+        "makemore_max_unpacked",
+        MAKEMORE4,
+        """
+        maxes, idx = logits.max(1, keepdim=True)
+        (logits - maxes).exp().sum(1).log().mean()
+        """,
+        """
+        maxes, idx = logits.max(1, keepdim=True)
+        out = (logits - maxes).exp().sum(1).log().mean()
+        """,
+        {"logits": LOGITS35},
+    ),
+    case(
+        "dqn_gather_actions",
+        "https://pytorch.org/tutorials/intermediate/reinforcement_q_learning.html",
+        """
+        state_action_values = q.gather(1, actions)
+        F.smooth_l1_loss(state_action_values, expected.unsqueeze(1))
+        """,
+        """
+        state_action_values = q.gather(1, actions)
+        out = F.smooth_l1_loss(state_action_values, expected.unsqueeze(1))
+        """,
+        {"q": X34},
+        const={"actions": [[1], [3], [0]], "expected": [0.2, 1.5, -0.4]},
+    ),
+    case(
+        "docs_gather_log_prob",
+        DOCS + "generated/torch.gather.html",
+        "-torch.gather(F.log_softmax(logits, dim=1), 1, y.view(-1, 1)).mean()",
+        "out = -torch.gather(F.log_softmax(logits, dim=1), 1, y.view(-1, 1)).mean()",
+        {"logits": LOGITS35},
+        const={"y": [2, 0, 4]},
+    ),
+    case(
+        "docs_cosine_via_normalize",
+        DOCS + "generated/torch.nn.functional.normalize.html",
+        "(F.normalize(a, dim=1) * F.normalize(b, dim=1)).sum(dim=1).mean()",
+        "out = (F.normalize(a, dim=1) * F.normalize(b, dim=1)).sum(dim=1).mean()",
+        {"a": X23, "b": [[0.1, 0.4, -0.2], [-0.3, 0.9, 0.5]]},
+    ),
+    case(
+        "docs_one_hot_of_long",
+        DOCS + "generated/torch.nn.functional.one_hot.html",
+        "(F.one_hot(labels.long(), 4) * x).sum(1).mean()",
+        "out = (F.one_hot(labels.long(), 4) * x).sum(1).mean()",
+        {"x": X34},
+        const={"labels": [3.0, 0.0, 2.0]},
+    ),
+    case(
+        "transformer_padding_mask",
+        "https://pytorch.org/tutorials/beginner/translation_transformer.html",
+        """
+        keep = (~pad).float()
+        (losses * keep).sum() / keep.sum()
+        """,
+        """
+        keep = (~pad).double()
+        out = (losses * keep).sum() / keep.sum()
+        """,
+        {"losses": [0.7, 1.2, 0.3, 2.0]},
+        const={"pad": [False, False, True, True]},
+    ),
+    case(
+        "docs_bitwise_and_window",
+        DOCS + "generated/torch.bitwise_and.html",
+        "torch.where((x > -1) & (x < 1) | (x > 1.2), x ** 2, 0.0).sum()",
+        "out = torch.where((x > -1) & (x < 1) | (x > 1.2), x ** 2, 0.0).sum()",
+        {"x": X34},
+    ),
+    case(
+        "docs_mask_bool_long_index",
+        DOCS + "generated/torch.Tensor.bool.html",
+        "x[m.bool()].sum() + x[0, idx.long()].sum()",
+        "out = x[m.bool()].sum() + x[0, idx.long()].sum()",
+        {"x": X23},
+        const={"m": [[1, 0, 1], [0, 0, 1]], "idx": [2.0, 0.0]},
+    ),
 ]

@@ -1,0 +1,202 @@
+"""dtype conversions (`.float()`, `.double()`, `.long()`, `.bool()`) and bool logic (`& | ~`,
+`torch.logical_and` and friends): values without gradients, as torch gives them.
+
+gradcli computes in one floating dtype (--dtype), so `.float()` and `.double()` both mean
+"floating": of an integer or bool tensor they make a floating one (no grad, as torch), and
+of a floating tensor they are the tensor itself, as torch's `x.double()` of a float64 `x`
+returns `x` (no node; a change of precision, which torch records as ToCopyBackward0, does
+not happen in one dtype). `.long()` truncates toward zero and `.bool()` is `x != 0`;
+neither carries a gradient in torch. `a & b`, `a | b` and `~a` take bool tensors here; on floating
+ones they are torch's errors (torch's bitwise ops on integers are not supported).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from .core import Composite, Op, _fn, broadcast_shapes
+from .dtypes import BOOL, FLOAT, INT64
+
+_TORCH_DTYPE = {FLOAT: "Double", INT64: "Long", BOOL: "Bool"}
+
+
+def _zeros_for(position: int):
+    """The VJP of an operand that gets no gradient: zeros of its shape."""
+    return lambda g, out, *xs, **attrs: np.zeros(np.shape(xs[position]))
+
+
+def _no_grad(name: str, syntax: str, forward, torch: str, derivative: str, arity: int = 1, **extra) -> Op:
+    """A record whose result never requires grad: conversions and logical ops."""
+    return Op(
+        name,
+        syntax,
+        forward=forward,
+        vjp=tuple(_zeros_for(k) for k in range(arity)),
+        sympy=lambda sp, *forms, shapes=(), **attrs: _fn(sp, name)(*forms),
+        grad_fn="None",
+        torch=torch,
+        derivative=derivative,
+        saves_tensors=False,
+        elementwise=False,
+        differentiable=False,
+        infer_shape=lambda *shapes, **attrs: broadcast_shapes(*shapes),
+        sym_vjp=(lambda sp, g, *forms, shapes=(), **attrs: sp.S.Zero,) * arity,
+        step=("0",) * arity,
+        written=extra.pop("written", None)
+        or (
+            lambda texts, attrs: f"torch.{name}({', '.join(texts)})" if arity > 1 else f"{texts[0]}.{name}()"
+        ),
+        **extra,
+    )
+
+
+def _as_mask(a) -> np.ndarray:
+    return np.not_equal(a, 0).astype(np.result_type(a, np.float32))
+
+
+def _logical(ufunc):
+    def forward(*xs):
+        return ufunc(*(np.not_equal(x, 0) for x in xs)).astype(np.result_type(*xs, np.float32))
+
+    return forward
+
+
+OPS: tuple[Op, ...] = (
+    # torch's x.long() of an int64 x (and x.bool() of a bool one) is x itself; gradcli records a
+    # node without grad_fn there, the same values.
+    _no_grad(
+        "long",
+        "x.long()",
+        lambda a: np.trunc(a),
+        "torch.Tensor.long",
+        "no gradient: an int64 tensor (toward zero)",
+        function=False,
+    ),
+    _no_grad(
+        "bool",
+        "x.bool()",
+        _as_mask,
+        "torch.Tensor.bool",
+        "no gradient: a bool tensor, x != 0",
+        function=False,
+        gives_mask=True,
+    ),
+    _no_grad(
+        "logical_not",
+        "torch.logical_not(x) or x.logical_not()",
+        _logical(np.logical_not),
+        "torch.logical_not",
+        "no gradient: a bool tensor, x == 0",
+        gives_mask=True,
+    ),
+    *(
+        _no_grad(
+            f"logical_{name}",
+            f"torch.logical_{name}(a, b) or a.logical_{name}(b)",
+            _logical(ufunc),
+            f"torch.logical_{name}",
+            f"no gradient: a bool tensor, (a != 0) {name} (b != 0)",
+            arity=2,
+            gives_mask=True,
+        )
+        for name, ufunc in (("and", np.logical_and), ("or", np.logical_or), ("xor", np.logical_xor))
+    ),
+)
+
+# The record `.float()` of an integer or bool tensor makes: torch's copy to a floating dtype.
+# Not part of the language (programs write .float() or .double()).
+INTERNAL: tuple[Op, ...] = (
+    Op(
+        "to_float",
+        "(internal) x.float() of an integer or bool tensor",
+        forward=lambda a: np.array(a, copy=True),
+        vjp=(lambda g, out, a: np.zeros(np.shape(a)),),
+        sympy=lambda sp, a, shapes=(): a,
+        grad_fn="None",
+        torch="torch.Tensor.double",
+        derivative="no gradient: an integer or bool tensor made floating",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        differentiable=False,
+        infer_shape=lambda a: tuple(a),
+        sym_vjp=(lambda sp, g, a, shapes=(): sp.S.Zero,),
+        step=("0",),
+        written=lambda texts, attrs: f"{texts[0]}.float()",
+    ),
+)
+
+
+def _to_float(apply, x, shapes=(), dtypes=(), **_):
+    # a floating tensor (or one of unknown dtype) is returned as it is: torch's x.double() is x
+    return x if dtypes[0] in (FLOAT, None, "number") else apply("to_float", x)
+
+
+def _bitwise(symbol: str, name: str, record: str, arity: int):
+    def build(apply, *xs, shapes=(), dtypes=(), **_):
+        kinds = dtypes[:arity]
+        if FLOAT in kinds or "number" in kinds:
+            if arity == 1:
+                raise ShapeError(
+                    "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+                )
+            raise ShapeError(f"\"{name}_cpu\" not implemented for '{_TORCH_DTYPE[FLOAT]}'")
+        if INT64 in kinds:
+            raise ShapeError(
+                f"'{symbol}' on integer tensors (torch's {name}) is not supported here; "
+                "compare first to make bool tensors"
+            )
+        return apply(record, *xs)
+
+    return build
+
+
+COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "float",
+        1,
+        (),
+        _to_float,
+        torch="torch.Tensor.float",
+        derivative="x itself if floating (no node, as torch); an integer or bool tensor made floating",
+        shaped=True,
+    ),
+    Composite(
+        "double",
+        1,
+        (),
+        _to_float,
+        torch="torch.Tensor.double",
+        derivative="x itself if floating (no node, as torch); an integer or bool tensor made floating",
+        shaped=True,
+    ),
+    Composite(
+        "bitwise_and",
+        2,
+        (),
+        _bitwise("&", "bitwise_and", "logical_and", 2),
+        torch="torch.bitwise_and",
+        derivative="a & b of bool tensors (logical_and), no gradient",
+        shaped=True,
+    ),
+    Composite(
+        "bitwise_or",
+        2,
+        (),
+        _bitwise("|", "bitwise_or", "logical_or", 2),
+        torch="torch.bitwise_or",
+        derivative="a | b of bool tensors (logical_or), no gradient",
+        shaped=True,
+    ),
+    Composite(
+        "bitwise_not",
+        1,
+        (),
+        _bitwise("~", "bitwise_not", "logical_not", 1),
+        torch="torch.bitwise_not",
+        derivative="~a of a bool tensor (logical_not), no gradient",
+        shaped=True,
+    ),
+)

@@ -1,0 +1,85 @@
+"""`F.normalize` as torch records it, and the one-sided clamps it is made of.
+
+torch.nn.functional.normalize is Python: `input / input.norm(p, dim, keepdim=True)
+.clamp_min(eps).expand_as(input)`, so torch 2.13 records LinalgVectorNormBackward0,
+ClampMinBackward0, ExpandBackward0 and DivBackward0, and gradcli records the same nodes.
+`x.clamp_min(m)` is a record of its own (ClampMinBackward0, not clamp's ClampBackward1);
+its gradient passes where x >= min (the bound included, nan gets 0), as derivatives.yaml's
+`where(self >= min, grad, 0)`; clamp_max mirrors it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from .core import Composite, Op, Param, Shape
+from .elementwise_math import _text
+
+
+def _bound_shape(a: Shape, bound: float | None = None) -> Shape:
+    if bound is None:
+        raise ShapeError("a number bound is required, as in x.clamp_min(0.5)")
+    return tuple(a)
+
+
+def _one_sided(name: str, keep, ufunc, symbol: str, grad_fn: str) -> Op:
+    param = name.rsplit("_", 1)[-1]  # min or max
+
+    def forward(a, **attrs):
+        return ufunc(a, attrs[param])  # nan stays nan
+
+    def vjp(g, out, a, **attrs):
+        return np.where(keep(a, attrs[param]), g, 0.0)
+
+    def form(sp, a, shapes=((),), **attrs):
+        return (sp.Max if param == "min" else sp.Min)(a, sp.Float(attrs[param]))
+
+    def sym_vjp(sp, g, a, shapes=((),), **attrs):
+        bound = sp.Float(attrs[param])
+        return g * sp.Heaviside(a - bound if param == "min" else bound - a, 1)
+
+    return Op(
+        name,
+        f"x.{name}({param}) or torch.{name}(x, {param})",
+        forward=forward,
+        vjp=(vjp,),
+        sympy=form,
+        grad_fn=grad_fn,
+        torch=f"torch.{name}",
+        derivative=f"g where x {symbol} {param} (the bound included), else 0",
+        saves_tensors=True,
+        elementwise=False,
+        params=(Param(param, None, "number"),),
+        infer_shape=lambda a, **attrs: _bound_shape(a, attrs.get(param)),
+        sym_vjp=(sym_vjp,),
+        step=(lambda shapes, attrs: f"{{g}} * ({{0}} {symbol} {_text(attrs.get(param) or 0.0)})",),
+        written=lambda texts, attrs: f"{texts[0]}.{name}({attrs[param]!r})",
+    )
+
+
+OPS: tuple[Op, ...] = (
+    _one_sided("clamp_min", np.greater_equal, np.maximum, ">=", "ClampMinBackward0"),
+    _one_sided("clamp_max", np.less_equal, np.minimum, "<=", "ClampMaxBackward0"),
+)
+
+
+def _normalize(apply, x, p=2.0, dim=1, eps=1e-12, shapes=(), **_):
+    norm = apply("norm", x, p=p, dim=(dim,), keepdim=True)
+    return apply("div", x, apply("expand", apply("clamp_min", norm, min=eps), size=tuple(shapes[0])))
+
+
+COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "normalize",
+        1,
+        (Param("p", 2.0, "number"), Param("dim", 1, "dim"), Param("eps", 1e-12, "number")),
+        _normalize,
+        torch="torch.nn.functional.normalize",
+        derivative=(
+            "x / x.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(x) "
+            "(LinalgVectorNormBackward0, ClampMinBackward0, ExpandBackward0, DivBackward0)"
+        ),
+        shaped=True,
+    ),
+)
