@@ -112,6 +112,7 @@ class _Builder:
         taken = set(program.inputs) | set(specs) | {s.target for s in program.statements if s.target}
         self.taken = taken
         self.used_names: set[str] = set()  # statement targets given to nodes so far
+        self.node_names: set[str] = set()  # every node's name: node_name's check stays O(1)
         self.counter = 0
         self.elements = 0  # of every tensor in the graph so far, checked before allocating any
 
@@ -136,6 +137,7 @@ class _Builder:
     def add(self, node: Node) -> int:
         limits.check(len(self.nodes) + 1, limits.MAX_NODES, "number of graph nodes", "MAX_NODES")
         self.nodes.append(node)
+        self.node_names.add(node.name)
         return node.index
 
     def resolve(self, ref: Ref) -> Operand:
@@ -419,13 +421,14 @@ class _Builder:
             raise ShapeError(where + exc.message) from None
         if name is not None and isinstance(result, int) and result >= first:
             self.nodes[result] = replace(self.nodes[result], name=name)  # the statement's name
+            self.node_names.add(name)
         return result
 
     def node_name(self, target: str) -> str:
         """The name a statement's result shows: its target, or for a rebinding (`y = y + 1`,
         `c += 1`) the target with its binding's number, `y_2`, so the table tells them apart."""
         first = target not in self.used_names and target not in self.program.inputs
-        if first and not any(node.name == target for node in self.nodes):
+        if first and target not in self.node_names:
             self.used_names.add(target)
             return target
         number = 2

@@ -181,6 +181,17 @@ def _as_tensor(value, dtype, requires_grad: bool = False):
     return torch.tensor(np.asarray(value, dtype=np.float64), dtype=dtype, requires_grad=requires_grad)
 
 
+def _const_tensor(value, dtype):
+    """A const as torch.tensor reads its literal (gradcli's --const does the same): bools stay
+    bool and whole numbers written without a point int64, so masks and class indices are torch's."""
+    array = np.asarray(value)
+    if array.dtype == np.bool_:
+        return torch.tensor(array, dtype=torch.bool)
+    if array.dtype.kind in "iu":
+        return torch.tensor(array, dtype=torch.int64)
+    return _as_tensor(value, dtype)
+
+
 def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> TorchRun:
     """Forward pass of a gradcli program in torch; call .backward() on .output yourself."""
     dtype = dtype or torch.float64
@@ -190,7 +201,7 @@ def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> T
     for name, value in at.items():
         leaves[name] = inputs[name] = _as_tensor(value, dtype, requires_grad=True)
     for name, value in const.items():
-        inputs[name] = _as_tensor(value, dtype)
+        inputs[name] = _const_tensor(value, dtype)
     env: dict[str, object] = {}
     nodes: list[TorchNode] = []
 

@@ -100,9 +100,8 @@ def test_gradient_graph_equals_torch_create_graph(name: str) -> None:
         assert not chains_differ, f"{name}: the gradient graph's grad_fn chain differs from torch's"
 
 
-@pytest.mark.parametrize("name", sorted(GAPS["untraceable"]) + sorted(GAPS["chain_differs"]))
-def test_gaps_name_registry_ops(name: str) -> None:
-    assert name in DIFFERENTIABLE
+def test_gaps_name_registry_ops() -> None:
+    assert set(GAPS["untraceable"]) | set(GAPS["chain_differs"]) <= set(DIFFERENTIABLE)
 
 
 def test_kernels_are_not_part_of_the_language() -> None:

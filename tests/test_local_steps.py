@@ -65,6 +65,8 @@ def evaluate(text: str, env: dict[str, np.ndarray]) -> np.ndarray:
             keywords = {k.arg: walk(k.value) for k in node.keywords}
             if isinstance(node.func, ast.Attribute) and node.func.attr == "unsqueeze":
                 return np.expand_dims(walk(node.func.value), int(walk(node.args[0])))
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "squeeze":
+                return np.squeeze(walk(node.func.value), int(walk(node.args[0])))
             name = node.func.id
             args = [walk(a) for a in node.args]
             if name == "sum":

@@ -13,6 +13,7 @@ from .core import (
     _unary,
     call,
 )
+from .kernels import kernel
 
 OPS: tuple[Op, ...] = (
     _unary(
@@ -205,7 +206,8 @@ OPS: tuple[Op, ...] = (
     _unary(
         "softplus",
         _softplus,
-        _softplus_grad,
+        # derivatives.yaml: softplus_backward(grad, self, beta=1, threshold=20), a fused kernel
+        lambda g, out, a: call("softplus_backward", g, a),
         lambda sp, a: sp.log(1 + sp.exp(a)),
         "SoftplusBackward0",
         "sigmoid(x) (linear above x = 20, as PyTorch)",
@@ -213,5 +215,27 @@ OPS: tuple[Op, ...] = (
         text="log(exp({0}) + 1)",
         deriv_text="exp({0})/(exp({0}) + 1)",
         step="{g} * sigmoid({0})",
+    ),
+)
+
+
+def _softplus_double_backward(gg, g, a, beta=1.0, threshold=20.0):
+    """FunctionsManual's softplus_double_backward(grad * grad_output, self, beta, threshold):
+    sigmoid_backward(grad, (x*beta).sigmoid()) * (x*beta < threshold) * beta."""
+    x = a * beta
+    return call("sigmoid_backward", gg * g, call("sigmoid", x)) * np.less(x, threshold) * beta
+
+
+# The fused kernel softplus's VJP calls (SoftplusBackwardBackward0 under create_graph).
+KERNELS: tuple[Op, ...] = (
+    kernel(
+        "softplus_backward",
+        lambda g, a: _softplus_grad(g, None, a),
+        (
+            lambda gg, _, g, a: call("softplus_backward", gg, a),
+            lambda gg, _, g, a: _softplus_double_backward(gg, g, a),
+        ),
+        "SoftplusBackwardBackward0",
+        "g * sigmoid(x), g above x = 20",
     ),
 )

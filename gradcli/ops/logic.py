@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Spelling, _fn, broadcast_shapes
+from .core import Op, Param, Spelling, _fn, broadcast_shapes, call
 
 
 def _comparison(name: str, symbol: str, ufunc: np.ufunc) -> Op:
@@ -79,10 +79,12 @@ OPS: tuple[Op, ...] = (
         "where",
         "torch.where(cond, a, b)",
         forward=_where_forward,
+        # derivatives.yaml: where(condition, grad, 0) and where(condition, 0, grad), themselves
+        # WhereBackward0 nodes under create_graph
         vjp=(
             lambda g, out, c, a, b: np.zeros(np.shape(c)),
-            lambda g, out, c, a, b: np.where(np.asarray(c) != 0, g, 0.0),
-            lambda g, out, c, a, b: np.where(np.asarray(c) != 0, 0.0, g),
+            lambda g, out, c, a, b: call("where", c, g, 0.0),
+            lambda g, out, c, a, b: call("where", c, 0.0, g),
         ),
         sympy=lambda sp, c, a, b, shapes=(): _fn(sp, "where")(c, a, b),
         grad_fn="WhereBackward0",
@@ -121,8 +123,8 @@ OPS: tuple[Op, ...] = (
         "x.masked_fill(mask, value) or torch.masked_fill(x, mask, value)",
         forward=lambda a, mask, value=0.0: np.where(np.asarray(mask) != 0, value, a),
         vjp=(
-            # derivatives.yaml: grad.masked_fill(mask, 0); the mask gets none
-            lambda g, out, a, mask, value=0.0: np.where(np.asarray(mask) != 0, 0.0, g),
+            # derivatives.yaml: grad.masked_fill(mask, 0) (MaskedFillBackward0 under create_graph)
+            lambda g, out, a, mask, value=0.0: call("masked_fill", g, mask, value=0.0),
             lambda g, out, a, mask, value=0.0: np.zeros(np.shape(mask)),
         ),
         sympy=lambda sp, a, mask, shapes=(), value=0.0: _fn(sp, "masked_fill")(a, mask, value),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Composite, Op, Param, Shape, _fn, _normalise_dim
+from .core import Composite, Op, Param, Shape, _fn, _normalise_dim, call
 
 
 def _indices(index, size: int, dim: int) -> np.ndarray:
@@ -65,6 +65,14 @@ def _gather_grad(g, out, a, index, dim: int = 0):
     return grad
 
 
+def _gather_vjp(g, out, a, index, dim: int = 0):
+    """derivatives.yaml gather_backward: zeros(self).scatter_add(dim, index, grad), the kernel
+    (ScatterAddBackward0 under create_graph) whose own derivative gathers again."""
+    if np.ndim(a) == 0:
+        return _gather_grad(g, out, a, index, dim)
+    return call("scatter_add", g, index, dim=_normalise_dim(dim, np.ndim(a)), shape=tuple(np.shape(a)))
+
+
 def _one_hot_shape(a: Shape, num_classes: int = -1) -> Shape:
     if num_classes == -1:
         raise ShapeError(
@@ -89,7 +97,7 @@ OPS: tuple[Op, ...] = (
         "gather",
         "x.gather(dim, index) or torch.gather(x, dim, index)",
         forward=_gather,
-        vjp=(_gather_grad, lambda g, out, a, index, dim=0: np.zeros(np.shape(index))),
+        vjp=(_gather_vjp, lambda g, out, a, index, dim=0: np.zeros(np.shape(index))),
         sympy=lambda sp, a, index, shapes=(), dim=0: _fn(sp, "gather")(a, dim, index),
         grad_fn="GatherBackward0",
         torch="torch.gather",

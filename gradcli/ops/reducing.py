@@ -860,10 +860,6 @@ def _scatter_add(src, index, dim: int = 0, shape: Shape = ()):
     return grad
 
 
-def _gather(a, index, dim: int = 0):
-    return np.take_along_axis(a, np.asarray(index).astype(np.int64), axis=dim)
-
-
 def _flip(a, dims: tuple[int, ...] = ()):
     return np.flip(a, dims).copy()
 
@@ -908,20 +904,6 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda src, index, dim=0, shape=(): tuple(shape),
-    ),
-    kernel(
-        "gather",
-        _gather,
-        (
-            # derivatives.yaml gather_backward: zeros.scatter_add(dim, index, grad)
-            lambda gg, out, a, index, dim=0: call("scatter_add", gg, index, dim=dim, shape=np.shape(a)),
-            lambda gg, out, a, index, dim=0: np.zeros(np.shape(index)),
-        ),
-        "GatherBackward0",
-        "a's elements at the indices along dim",
-        elementwise=False,
-        saves_tensors=False,
-        infer_shape=lambda a, index, dim=0: tuple(index),
     ),
     kernel(
         "flip",
