@@ -115,6 +115,15 @@ class AccumulateGrad:
     variable: Tensor
 
 
+REFERENCE_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+    "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+    "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
+    "your parameters to None after use to break the cycle and avoid the leak. (Triggered internally "
+    "at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)"
+)
+
+
 def next_functions(fn: Any) -> tuple:
     """PyTorch's grad_fn.next_functions: one (node, 0) per differentiable tensor input.
 
@@ -129,7 +138,9 @@ def next_functions(fn: Any) -> tuple:
         operands = operands[1:]
     tensors = [o for o in operands if isinstance(o, runtime.Operand)]
     wrapped = name in ("mul", "add") or name in ("sub", "div") and isinstance(operands[-1], float)
-    entries: list[tuple] = []
+    wrapped = wrapped and not fn.name.endswith("Backward1")  # a rule's Scalar overload has no entry
+    # create_graph's .grad is copy_ into a new tensor that requires no grad: its entry first
+    entries: list[tuple] = [(None, 0)] if fn.name == "CopyBackwards" else []
     for operand in tensors:
         if operand.grad_fn is not None:
             entries.append((operand.grad_fn, 0))
@@ -1743,7 +1754,7 @@ class Interpreter:
     def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name == "backward":
             return self.backward(
-                t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph"))
+                t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph", "inputs"))
             )
         if name == "item" and not args:
             return self.item(t)
@@ -1864,17 +1875,63 @@ class Interpreter:
 
     # -- autograd -------------------------------------------------------------------------
 
-    def backward(self, t: Tensor, gradient: Any, retain_graph: Any, create_graph: Any) -> None:
-        if create_graph:
-            raise ScriptError(f"line {self.line}: create_graph=True is not supported yet by gradcli run")
-        if gradient is not None and not isinstance(gradient, Tensor):
-            gradient = Tensor(
-                np.asarray(gradient, dtype=t.dtype if t.dtype in runtime.FLOAT_DTYPES else "float32")
+    def backward(
+        self,
+        t: Tensor | list,
+        gradient: Any,
+        retain_graph: Any,
+        create_graph: Any,
+        inputs: Any = None,
+        call: str = "backward",
+    ) -> None:
+        """t.backward() and torch.autograd.backward: one pass from one or several tensors,
+        accumulating into the leaves' .grad (only into `inputs` when given)."""
+        roots = self.tensors_of(t, "tensors")
+        grads = self.gradients_of(gradient, roots)
+        create = self.truth(create_graph) if create_graph is not None else False
+        retain = create if retain_graph is None else self.truth(retain_graph)
+        only = None if inputs is None else self.tensors_of(inputs, "inputs")
+        if only is not None and not only:
+            raise ScriptRuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        if only is not None and any(not i.is_leaf for i in only):
+            raise ScriptError(
+                f"line {self.line}: backward(inputs=...) of a non-leaf tensor is not supported yet"
             )
         traced = self.traced()
-        runtime.run_backward(t, gradient, bool(retain_graph), record=traced)
-        self.recorded("backward", traced)
+        if create:
+            self.warn_once(REFERENCE_CYCLE)
+        runtime.run_backward(roots, grads, retain, record=traced, create_graph=create, only=only)
+        self.recorded(call, traced)
         return None
+
+    def tensors_of(self, value: Any, what: str) -> list[Tensor]:
+        """A tensor or a sequence of tensors, as torch.autograd's functions take them."""
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        if not all(isinstance(i, Tensor) for i in items):
+            bad = next(i for i in items if not isinstance(i, Tensor))
+            raise ScriptRuntimeError(f"{what} must be tensors, not {self.type_name(bad)}", "TypeError")
+        return items
+
+    def gradients_of(self, value: Any, roots: list[Tensor]) -> list[Tensor | None]:
+        """grad_tensors / grad_outputs: None for each root, one tensor, or a sequence."""
+        if value is None:
+            return [None] * len(roots)
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        found: list[Tensor | None] = []
+        for item, root in zip(items, roots):
+            if item is None or isinstance(item, Tensor):
+                found.append(item)
+                continue
+            dtype = root.dtype if root.dtype in runtime.FLOAT_DTYPES else "float32"
+            found.append(Tensor(np.asarray(item, dtype=dtype)))
+        return found + [None] * (len(items) - len(roots)) if len(items) > len(roots) else found
+
+    def warn_once(self, message: str) -> None:
+        """A warning PyTorch's C++ engine raises: Python shows it once per run (its location is
+        always the same line of torch/autograd/graph.py)."""
+        if ("*", message) not in self.warned:
+            self.warned.add(("*", message))
+            self.warnings.append(f"line {self.line}: UserWarning: {message}")
 
     def traced(self) -> runtime.Traced | None:
         """A record for the next backward call, named after the script's variables."""
@@ -1908,38 +1965,42 @@ class Interpreter:
 
     def autograd_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name == "backward":
-            tensors, grads, retain, create = self.signature(
-                "backward", args, kwargs, ("tensors", "grad_tensors", "retain_graph", "create_graph")
+            tensors, grads, retain, create, inputs = self.signature(
+                "backward",
+                args,
+                kwargs,
+                ("tensors", "grad_tensors", "retain_graph", "create_graph", "inputs"),
             )
-            tensors = tensors if isinstance(tensors, (list, tuple)) else [tensors]
-            grads = grads if isinstance(grads, (list, tuple)) else [grads]
-            if len(tensors) != 1 or len(grads) != 1:
-                raise ScriptError(
-                    f"{_position(node)}: torch.autograd.backward of several tensors is not supported yet"
-                )
-            return self.backward(tensors[0], grads[0], retain, create)
+            return self.backward(tensors, grads, retain, create, inputs, call="autograd.backward")
         outputs, inputs, grad_outputs, retain, create, unused = self.signature(
             "grad",
             args,
             kwargs,
             ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "allow_unused"),
         )
-        if create:
-            raise ScriptError(f"{_position(node)}: create_graph=True is not supported yet by gradcli run")
-        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-        single = isinstance(inputs, Tensor)
-        inputs = [inputs] if single else list(inputs)
-        grad_outputs = list(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
-        if len(outputs) != 1 or len(grad_outputs) != 1:
-            raise ScriptError(
-                f"{_position(node)}: torch.autograd.grad of several outputs is not supported yet"
-            )
-        if not all(isinstance(i, Tensor) for i in inputs) or not isinstance(outputs[0], Tensor):
-            raise ScriptRuntimeError("grad(): outputs and inputs must be tensors", "TypeError")
+        roots = self.tensors_of(outputs, "outputs")
+        sources = self.tensors_of(inputs, "inputs")
+        if not sources:
+            raise ScriptRuntimeError("`inputs` argument to `grad()` cannot be empty.")
+        create = self.truth(create) if create is not None else False
+        retain = create if retain is None else self.truth(retain)
         traced = self.traced()
-        grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs, record=traced)
-        self.recorded("autograd.grad", traced, grads)
-        return tuple(Tensor(g, dtype=i.dtype) for g, i in zip(grads, inputs))
+        grads = runtime.run_backward(
+            roots,
+            self.gradients_of(grad_outputs, roots),
+            retain,
+            sources,
+            record=traced,
+            create_graph=create,
+            allow_unused=bool(unused) and self.truth(unused),
+        )
+        assert grads is not None
+        results = tuple(
+            g if g is None or isinstance(g, Tensor) else Tensor(g, dtype=i.dtype)
+            for g, i in zip(grads, sources)
+        )
+        self.recorded("autograd.grad", traced, [None if g is None else g.value for g in results])
+        return results
 
 
 class _Memory:
