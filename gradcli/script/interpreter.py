@@ -45,12 +45,15 @@ from .runtime import (
     apply_op,
 )
 from .tensor_repr import dtype_repr, grad_fn_repr, size_repr, tensor_repr
+from .writes import COPY_SLICES, VIEW_AFTER_WRITE
 
 
 def show(t: Tensor) -> str:
     """The one place a tensor becomes text: PyTorch's repr."""
+    if t.stale_view and not t.view_of.steps:  # PyTorch regenerates a view's grad_fn
+        t.refresh_view()
     name = t.grad_fn.name if t.grad_fn is not None else None
-    if t.stale_view:  # PyTorch regenerates a view's grad_fn after its base changed in place
+    if t.stale_view:
         name = "AsStridedBackward0"
     return tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
 
@@ -139,6 +142,7 @@ def next_functions(fn: Any) -> tuple:
     tensors = [o for o in operands if isinstance(o, runtime.Operand)]
     wrapped = name in ("mul", "add") or name in ("sub", "div") and isinstance(operands[-1], float)
     wrapped = wrapped and not fn.name.endswith("Backward1")  # a rule's Scalar overload has no entry
+    wrapped = wrapped or name == "copy_slices"  # y[0] = 0 copies from a tensor made of the number
     # create_graph's .grad is copy_ into a new tensor that requires no grad: its entry first
     entries: list[tuple] = [(None, 0)] if fn.name == "CopyBackwards" else []
     for operand in tensors:
@@ -1094,6 +1098,8 @@ class Interpreter:
         raise ScriptError(f"{_position(node)}: '{full}' is not supported by gradcli run (see 'gradcli ops')")
 
     def tensor_attribute(self, t: Tensor, name: str, node: ast.AST) -> Any:
+        if t.stale_view and not t.view_of.steps and name in ("grad_fn", "requires_grad", "is_leaf", "grad"):
+            t.refresh_view()  # PyTorch regenerates a view's grad_fn after its base changed in place
         if name == "grad":
             if not t.is_leaf and not t.retains_grad:
                 self.warn(NON_LEAF_GRAD)
@@ -1601,12 +1607,11 @@ class Interpreter:
         # x[0] = v is x[0].copy_(v): an in-place op on a view; x[[0]] = v is index_put_ on x
         basic = all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in _as_tuple(key))
         self.check_in_place(owner, recording, through_view=basic)
-        if recording:
-            raise ScriptError(
-                f"{_position(target)}: index assignment recorded by autograd (CopySlices) is not "
-                "supported yet; assign under torch.no_grad() or build a new tensor"
-            )
         index = self.numpy_index(key)
+        if recording:
+            name = "CopySlices" if basic or owner.view_of is not None else "IndexPutBackward0"
+            self.record_write(owner, index, value, name)
+            return
         if isinstance(value, Tensor):
             value = value.value.astype(owner.dtype, copy=False)
         try:
@@ -1616,6 +1621,43 @@ class Interpreter:
                 r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
             )
             raise
+
+    def record_write(self, owner: Tensor, index: Any, value: Any, name: str) -> None:
+        """An in-place write that autograd records: `owner[index] = value` (owner itself or a
+        view of it). The base tensor's grad_fn becomes `name` (CopySlices; IndexPutBackward0
+        for advanced indexing), with the old base and the written values as inputs; a view
+        that was written through reads its region out of the new base (AsStridedBackward0)."""
+        base = owner.view_of if owner.view_of is not None else owner
+        if base.steps:
+            raise ScriptError(
+                f"line {self.line}: a recorded in-place write into a tensor made by .data or detach() "
+                "is not supported yet"
+            )
+        steps = owner.steps if owner is not base else ()
+        old = base.snapshot()  # marks the array recorded, so the write below copies it first
+        source = value.snapshot() if isinstance(value, Tensor) else float(value)
+        written = value.value.astype(owner.dtype, copy=False) if isinstance(value, Tensor) else value
+        try:
+            self.python(lambda: owner.write(written, index))
+        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
+            exc.message = re.sub(
+                r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
+            )
+            raise
+        attrs = {"steps": steps, "index": index, "shape": base.shape}
+        fn = runtime.Fn(COPY_SLICES, name, attrs, (old, source), base.value)
+        base.grad_fn, base.requires_grad = fn, True
+        fn.output = (base.version, base.version.value)
+        base.version.recorded = True
+        base.autograd_writes += 1  # views taken before now have a stale grad_fn
+        if owner is not base:
+            attrs = {"steps": steps, "index": Ellipsis, "shape": owner.shape}
+            view_fn = runtime.Fn(
+                VIEW_AFTER_WRITE, "AsStridedBackward0", attrs, (base.snapshot(),), owner.value
+            )
+            owner.grad_fn, owner.requires_grad = view_fn, True
+            view_fn.output = (owner.version, owner.version.value)
+            owner.view_writes = base.autograd_writes
 
     def numpy_index(self, key: Any) -> Any:
         if isinstance(key, tuple):
@@ -1634,7 +1676,7 @@ class Interpreter:
         return t.value.reshape(()).item()
 
     def check_in_place(self, t: Tensor, recording: bool, through_view: bool = False) -> None:
-        """PyTorch's refusals of an in-place op, in its words; CopySlices is not built yet."""
+        """PyTorch's refusals of an in-place op, in its words."""
         if not self.grad_enabled:
             return
         base = t.view_of
@@ -1649,11 +1691,6 @@ class Interpreter:
             raise ScriptRuntimeError(VIEW_OF_LEAF if through_view else LEAF_IN_PLACE)
         if base is not None and base.is_leaf and base.requires_grad:
             raise ScriptRuntimeError(VIEW_OF_LEAF)
-        if recording and (base is not None or through_view):
-            raise ScriptError(
-                f"line {self.line}: an in-place change of a view of a tensor in a graph (CopySlices) is "
-                "not supported yet; change it under torch.no_grad() or build a new tensor"
-            )
 
     def in_place(self, t: Tensor, name: str, other: Any, alpha: Any = None) -> Tensor:
         recording = self.grad_enabled and (
@@ -1671,6 +1708,9 @@ class Interpreter:
         if fn is not None:  # PyTorch saves a clone of self for an in-place op's own backward
             first = fn.operands[0]
             fn.operands = (dataclasses.replace(first, version=None),) + fn.operands[1:]
+        if fn is not None and t.view_of is not None:  # through a view: the base gets CopySlices
+            self.record_write(t, Ellipsis, result, "CopySlices")
+            return t
         t.assign(result.value)
         if fn is not None:
             t.grad_fn, t.requires_grad = fn, True
@@ -1796,7 +1836,9 @@ class Interpreter:
                 fill = self.item(fill)
             self.check_in_place(t, self.grad_enabled and t.requires_grad)
             if self.grad_enabled and t.requires_grad:
-                raise ScriptError(f"{_position(node)}: {name}() on a tensor in a graph is not supported yet")
+                kind = "CopySlices" if t.view_of is not None else f"{name[:-1].title()}Backward0"
+                self.record_write(t, Ellipsis, float(fill), kind)
+                return t
             self.python(lambda: t.write(fill))
             return t
         if name in _IN_PLACE_METHODS:
@@ -1808,7 +1850,10 @@ class Interpreter:
             recording = self.grad_enabled and (t.requires_grad or args[0].requires_grad)
             self.check_in_place(t, recording)
             if recording:
-                raise ScriptError(f"{_position(node)}: copy_() recorded by autograd is not supported yet")
+                self.record_write(
+                    t, Ellipsis, args[0], "CopySlices" if t.view_of is not None else "CopyBackwards"
+                )
+                return t
             t.assign(np.broadcast_to(args[0].value, t.shape))
             return t
         if name in ("float", "double", "long", "bool", "to", "type") and not kwargs:

@@ -229,20 +229,36 @@ class Tensor:
 
     @property
     def stale_view(self) -> bool:
-        """A view whose base was changed in place by a recorded op: PyTorch rebuilds its
-        grad_fn as AsStridedBackward0, which gradcli does not."""
+        """A view whose base was changed in place by a recorded op since the view was taken:
+        PyTorch regenerates its grad_fn (AsStridedBackward0 of the new base)."""
+        base = self.view_of
         return (
-            self.view_of is not None
-            and self.grad_fn is not None
-            and (self.view_of.autograd_writes != self.view_writes)
+            base is not None
+            and (self.grad_fn is not None or base.requires_grad)
+            and base.autograd_writes != self.view_writes
         )
 
-    def snapshot(self) -> Operand:
-        if self.stale_view:
+    def refresh_view(self) -> None:
+        """Give a stale view PyTorch's regenerated grad_fn: its region read out of the base."""
+        if not self.stale_view:
+            return
+        base = self.view_of
+        assert base is not None
+        if base.steps:
             raise ScriptError(
-                "a view whose base was modified in place by a recorded operation cannot be used in a "
-                "graph yet (PyTorch gives it AsStridedBackward0); take the view again after the update"
+                "a view of a .data or detach() alias whose base was modified in place by a recorded "
+                "operation cannot be used in a graph yet; take the view again after the update"
             )
+        from .writes import VIEW_AFTER_WRITE
+
+        attrs = {"steps": self.steps, "index": Ellipsis, "shape": self.shape}
+        fn = Fn(VIEW_AFTER_WRITE, "AsStridedBackward0", attrs, (base.snapshot(),), self.value)
+        self.grad_fn, self.requires_grad = fn, True
+        fn.output = (self.version, self.version.value)
+        self.view_writes = base.autograd_writes
+
+    def snapshot(self) -> Operand:
+        self.refresh_view()
         self.version.recorded = True
         return Operand(self, self.value, self.grad_fn, self.requires_grad, self.version, self.version.value)
 
