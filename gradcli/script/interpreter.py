@@ -390,6 +390,7 @@ _ALLOWED = (
     ast.FormattedValue,
     ast.IfExp,
     ast.ListComp,
+    ast.GeneratorExp,
     ast.comprehension,
     ast.operator,
     ast.unaryop,
@@ -428,7 +429,6 @@ _WHAT = {
     "Raise": "raise",
     "DictComp": "dict comprehensions",
     "SetComp": "set comprehensions",
-    "GeneratorExp": "generators",
     "Dict": "dicts",
     "Set": "sets",
     "Yield": "yield",
@@ -645,8 +645,10 @@ class Interpreter:
             except _Continue:
                 continue
 
-    def list_comp(self, node: ast.ListComp) -> list:
-        """[elt for a in xs if c ...]: its names are its own, as in Python 3."""
+    def list_comp(self, node: ast.ListComp | ast.GeneratorExp) -> list:
+        """[elt for a in xs if c ...]: its names are its own, as in Python 3. A generator
+        expression is made into its list: every use a script has (join, sum, max, tuple)
+        consumes it whole."""
         scope = self.frames[-1] if self.frames else self.globals
         names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         saved = {n: scope[n] for n in names if n in scope}
@@ -856,7 +858,7 @@ class Interpreter:
             return tuple(self.expr(e) for e in node.elts)
         if isinstance(node, ast.List):
             return [self.expr(e) for e in node.elts]
-        if isinstance(node, ast.ListComp):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # a generator is consumed at once
             return self.list_comp(node)
         if isinstance(node, ast.JoinedStr):
             return self.check_length("".join(self.fstring_part(v) for v in node.values))
@@ -1722,9 +1724,11 @@ class Interpreter:
     def method(self, receiver: Any, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if isinstance(receiver, (runtime.Fn, AccumulateGrad)):
             if name == "name" and not args:
-                return (
-                    receiver.name if isinstance(receiver, runtime.Fn) else "torch::autograd::AccumulateGrad"
-                )
+                if isinstance(receiver, AccumulateGrad):
+                    return "torch::autograd::AccumulateGrad"
+                # PyTorch's hand-written C++ nodes name themselves with their namespace
+                hand_written = receiver.name in ("CopySlices", "CopyBackwards")
+                return f"torch::autograd::{receiver.name}" if hand_written else receiver.name
             raise ScriptError(
                 f"{_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
             )
