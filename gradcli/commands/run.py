@@ -57,13 +57,22 @@ Examples:
     is_flag=True,
     help="After each backward call, print its node table and each leaf's .grad before and after.",
 )
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="After each backward call, narrate its chain rule step by step, as grad --explain does.",
+)
 @width_option
 @node_option
-def run_command(script: str, fmt: str, trace: bool, width: int | None, nodes: tuple[str, ...]) -> None:
+def run_command(
+    script: str, fmt: str, trace: bool, explain: bool, width: int | None, nodes: tuple[str, ...]
+) -> None:
     from ..script.interpreter import run_script
 
     if trace and fmt == "json":
         raise click.UsageError("--trace prints tables; --format json already has each call's nodes")
+    if explain and fmt == "json":
+        raise click.UsageError("--explain prints prose; use it with the default text format")
     if nodes and not trace:
         raise click.UsageError("--node chooses what --trace prints whole; add --trace")
     if script == "-":
@@ -74,7 +83,13 @@ def run_command(script: str, fmt: str, trace: bool, width: int | None, nodes: tu
                 source = handle.read(4 * 500_000 + 1)
         except (OSError, UnicodeDecodeError) as exc:
             raise GradcliError(f"cannot read {script}: {getattr(exc, 'strerror', None) or exc}") from None
-    result = run_script(source, table_width(width) if trace else None, record=fmt == "json", nodes=nodes)
+    result = run_script(
+        source,
+        table_width(width) if trace else None,
+        record=fmt == "json",
+        nodes=nodes,
+        explain_width=table_width(width) if explain else None,
+    )
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     else:

@@ -529,6 +529,7 @@ class Interpreter:
         self.trace_width = trace_width  # --trace: each backward call's node table, this wide
         self.record = record or trace_width is not None
         self.trace_nodes: tuple[str, ...] = ()
+        self.explain_width: int | None = None  # --explain: each backward call narrated
         self.out: list[str] = []
         self.printed = 0
         self.warnings: list[str] = []
@@ -2004,12 +2005,15 @@ class Interpreter:
         if grads is None:
             after = {i: runtime._grad_copy(t) for i, t in traced.laid.leaves.items()}
         else:
-            after = dict(zip(traced.inputs, grads))
+            # allow_unused: an input the call did not reach has no node and returns None
+            after = {index: g for index, g in zip(traced.inputs, grads) if index is not None}
         source = self.lines[self.line - 1].strip() if self.line <= len(self.lines) else ""
         record = BackwardCall(self.line, call, source, traced, after)
         self.backward_calls.append(record)
+        show_array = lambda v: tensor_repr(v, dtype=str(v.dtype))  # noqa: E731
+        if self.explain_width is not None:
+            self.write(record.explain(self.explain_width, show_array))
         if self.trace_width is not None:
-            show_array = lambda v: tensor_repr(v, dtype=str(v.dtype))  # noqa: E731
             self.write(record.text(self.trace_width, show_array, self.trace_nodes))
 
     def autograd_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -2129,15 +2133,21 @@ def _parse(source: str) -> ast.Module:
 
 
 def run_script(
-    source: str, trace_width: int | None = None, record: bool = True, nodes: tuple[str, ...] = ()
+    source: str,
+    trace_width: int | None = None,
+    record: bool = True,
+    nodes: tuple[str, ...] = (),
+    explain_width: int | None = None,
 ) -> RunResult:
     """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors.
 
     trace_width: print each backward call's node table into the output (--trace).
     record: keep each backward call's graph for `backward_calls` (--format json).
-    nodes: nodes the trace prints whole, by name (--node), where a call has them."""
+    nodes: nodes the trace prints whole, by name (--node), where a call has them.
+    explain_width: narrate each backward call into the output (--explain), rules this wide."""
     if not isinstance(source, str):
         raise GradcliError(f"the script must be text, not {type(source).__name__}")
-    interpreter = Interpreter(source, trace_width, record)
+    interpreter = Interpreter(source, trace_width, record or explain_width is not None)
     interpreter.trace_nodes = tuple(nodes)
+    interpreter.explain_width = explain_width
     return interpreter.run()
