@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd
+from .. import autograd, limits
 from ..errors import AutogradError, GradcliError, ShapeError
 from ..graph import CONST, LEAF, OP, Graph, Literal, Node
 from ..ops import NUMBER, REGISTRY, TENSOR
@@ -65,6 +65,37 @@ _allocated = [0]  # tensor elements made so far (the interpreter's memory check 
 
 def allocated() -> int:
     return _allocated[0]
+
+
+_work = [0]  # elements computed by this run's ops, forward and backward (MAX_SCRIPT_WORK)
+# Ops whose work is the output times the contracted length, not the output alone.
+_CONTRACTING = {"matmul", "mm", "bmm", "mv", "dot", "inner", "linear", "addmm"}
+
+
+def reset_work() -> None:
+    _work[0] = 0
+
+
+def spend(work: int) -> None:
+    """Count work before doing it: a loop of big tensor ops (or of backward calls over a big
+    graph) is stopped at MAX_SCRIPT_WORK instead of running for hours."""
+    _work[0] += work
+    if _work[0] > limits.Script.MAX_SCRIPT_WORK:
+        raise ScriptError(
+            f"the script's tensor operations exceed MAX_SCRIPT_WORK={limits.Script.MAX_SCRIPT_WORK:,} "
+            "element operations"
+        )
+
+
+def check_op_size(name: str, shapes: list[tuple[int, ...]], shape: tuple[int, ...]) -> None:
+    """An op's result against MAX_ELEMENTS, and its work against MAX_SCRIPT_WORK, from shapes."""
+    size = math.prod(shape)
+    if size > limits.MAX_ELEMENTS:
+        raise ScriptError(f"a tensor of {size:,} elements exceeds MAX_ELEMENTS={limits.MAX_ELEMENTS:,}")
+    work = max([size, *(math.prod(s) for s in shapes)])
+    if name in _CONTRACTING and shapes and shapes[0]:
+        work = max(work, size * shapes[0][-1])
+    spend(work - size)  # making the result counts itself (Tensor.__init__)
 
 
 @dataclass(eq=False)
@@ -169,6 +200,7 @@ class Tensor:
         if not array.flags.c_contiguous:  # views address the storage by C-order element offsets
             array = np.ascontiguousarray(array)
         _allocated[0] += array.size
+        spend(array.size)
         self.dtype = dtype or str(array.dtype)
         if self.dtype != str(array.dtype):
             array = array.astype(self.dtype)
@@ -450,6 +482,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     numbers = [o for o in operands if not isinstance(o, Tensor)]
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
+    check_op_size(name, shapes, tuple(shape))
     dtype = result_dtype(op, tensors, numbers)
     compute = "float64" if dtype == "float64" else "float32"
     args = []
@@ -638,6 +671,7 @@ def run_backward(
             if not tensor.requires_grad:
                 raise AutogradError(NO_REQUIRES)
     laid = _lay_out(roots, record.names if record is not None else None)
+    spend(laid.graph.elements * (3 if create_graph else 1))
     check_saved(laid.fns)
     hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
     hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})
