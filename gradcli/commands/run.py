@@ -15,7 +15,7 @@ RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT`
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
 interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
 torch.autograd, math and numpy; assignments, for over range or a list, list
-comprehensions and generator expressions, if, small defs, try/except RuntimeError,
+comprehensions and generator expressions, dicts, if, small defs, try/except RuntimeError,
 assert, with torch.no_grad(), print and f-strings;
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace and every op of
 `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),

@@ -386,6 +386,7 @@ _ALLOWED = (
     ast.Slice,
     ast.Tuple,
     ast.List,
+    ast.Dict,
     ast.JoinedStr,
     ast.FormattedValue,
     ast.IfExp,
@@ -429,7 +430,6 @@ _WHAT = {
     "Raise": "raise",
     "DictComp": "dict comprehensions",
     "SetComp": "set comprehensions",
-    "Dict": "dicts",
     "Set": "sets",
     "Yield": "yield",
     "Await": "await",
@@ -491,6 +491,10 @@ def check(module: ast.Module) -> None:
             and (node.orelse or node.finalbody)
         ):
             raise ScriptError(f"{_position(node)}: else/finally clauses are not supported")
+        if isinstance(node, ast.Dict) and any(key is None for key in node.keys):
+            raise ScriptError(f"{_position(node)}: dict unpacking ({{**d}}) is not supported")
+        if isinstance(node, ast.keyword) and node.arg is None:
+            raise ScriptError(f"{_position(node)}: keyword unpacking (f(**d)) is not supported")
         if isinstance(node, ast.Constant) and isinstance(node.value, (bytes, complex)):
             raise ScriptError(f"{_position(node)}: {type(node.value).__name__} literals are not supported")
         for child in ast.iter_child_nodes(node):
@@ -705,6 +709,8 @@ class Interpreter:
             )
             if items is None:
                 raise ScriptRuntimeError("iteration over a 0-d tensor", "TypeError")
+        elif isinstance(items, dict):
+            items = list(items)  # its keys, as Python iterates a dict
         elif not isinstance(items, (list, tuple, str)):
             raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
         return items
@@ -863,6 +869,9 @@ class Interpreter:
             return tuple(self.expr(e) for e in node.elts)
         if isinstance(node, ast.List):
             return [self.expr(e) for e in node.elts]
+        if isinstance(node, ast.Dict):  # {**other} is refused by check()
+            pairs = [(self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values) if k is not None]
+            return self.check_length(self.python(lambda: dict(pairs)))
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # a generator is consumed at once
             return self.list_comp(node)
         if isinstance(node, ast.JoinedStr):
@@ -918,7 +927,7 @@ class Interpreter:
             raise ScriptError(
                 f"line {self.line}: an integer of more than MAX_INT_BITS={limits.Script.MAX_INT_BITS:,} bits"
             )
-        if isinstance(value, (str, list, tuple)) and len(value) > limits.Script.MAX_SEQUENCE:
+        if isinstance(value, (str, list, tuple, dict)) and len(value) > limits.Script.MAX_SEQUENCE:
             raise ScriptError(
                 f"line {self.line}: a string or list longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
             )
@@ -999,6 +1008,8 @@ class Interpreter:
             return show(value)
         if isinstance(value, list):
             return "[" + ", ".join(self.repr(v) for v in value) + "]"
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{self.repr(k)}: {self.repr(v)}" for k, v in value.items()) + "}"
         if isinstance(value, Size):
             return repr(value)
         if isinstance(value, tuple):
@@ -1060,6 +1071,8 @@ class Interpreter:
         ):
             if isinstance(owner, Caught) and name == "args":
                 return (owner.message,)
+            return Method(owner, name)
+        if isinstance(owner, dict) and name in ("items", "keys", "values", "get", "update"):
             return Method(owner, name)
         if isinstance(owner, (int, float)) and name in ("real", "imag"):
             return getattr(owner, name)
@@ -1305,7 +1318,7 @@ class Interpreter:
                     f"line {self.line}: a sequence longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
                 )
             return list(value)
-        if isinstance(value, (list, tuple, str)):
+        if isinstance(value, (list, tuple, str, dict)):
             return list(value)
         if isinstance(value, int):
             return value  # enumerate(xs, 1)'s start
@@ -1554,6 +1567,8 @@ class Interpreter:
             children, build = self.binder.plan_subscript(synthetic, node.lineno, node.col_offset + 1)
             tensors = [mapping[id(c)] for c in children[1:]]
             return self.evaluate(build(owner, *tensors))
+        if isinstance(owner, dict):
+            return self.python(lambda: owner[key])
         if isinstance(owner, (list, tuple, str)):
             if not isinstance(key, (int, slice)) or isinstance(key, bool):
                 raise ScriptRuntimeError(
@@ -1599,8 +1614,9 @@ class Interpreter:
 
     def set_item(self, owner: Any, target: ast.Subscript, value: Any) -> None:
         key = self.index_value(target.slice)
-        if isinstance(owner, list):
+        if isinstance(owner, (list, dict)):
             self.python(lambda: owner.__setitem__(key, value))
+            self.check_length(owner)
             return
         if not isinstance(owner, Tensor):
             raise ScriptRuntimeError(
@@ -1742,6 +1758,15 @@ class Interpreter:
                 return None
             if name == "extend" and len(args) == 1:
                 receiver.extend(self.sequence_of(args[0]))
+                self.check_length(receiver)
+                return None
+        if isinstance(receiver, dict):
+            if name in ("items", "keys", "values") and not args and not kwargs:
+                return list(getattr(receiver, name)())  # a list where Python gives a view
+            if name == "get" and 1 <= len(args) <= 2 and not kwargs:
+                return self.python(lambda: receiver.get(*args))
+            if name == "update" and len(args) == 1 and isinstance(args[0], dict) and not kwargs:
+                receiver.update(args[0])
                 self.check_length(receiver)
                 return None
         if isinstance(receiver, str):

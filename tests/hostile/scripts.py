@@ -74,7 +74,9 @@ INJECTION = [
     script("run-async", "async def f():\n    pass\n", "async"),
     script("run-yield", "def f():\n    yield 1\n", "yield"),
     script("run-walrus", "print(y := 1)\n", "':='"),
-    script("run-dict", "d = {'a': 1}\n", "dicts"),
+    script("run-dict-unpack", "d = {'a': 1}\ne = {**d}\n", "dict unpacking"),
+    script("run-keyword-unpack", "d = {'sep': 1}\nprint(1, **d)\n", "keyword unpacking"),
+    script("run-dict-dunder", "d = {'a': 1}\nprint(d.__class__)\n", DUNDER),
     script("run-syntax", "x = = 1\n", "SyntaxError"),
     script("run-nul", "x = 1\x00\n", "NUL"),
 ]
