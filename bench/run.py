@@ -1,4 +1,4 @@
-"""gradcli's four speed targets, each measured side by side with its baseline in one run.
+"""gradcli's speed targets, each measured side by side with its baseline in one run.
 
     python bench/run.py            # all four, a few repetitions each
     python bench/run.py --quick    # a smoke run: 1M elements, 10,000 points, 1,000 statements
@@ -368,6 +368,70 @@ def depth(statements: int, repeat: int) -> None:
             )
 
 
+# A tutorial script as issue 15 sizes it: tens of statements, then 100 SGD steps of a small
+# two-layer network on a small batch (every value written out: run refuses random tensors).
+_TUTORIAL_SCRIPT = """\
+import torch
+import torch.nn.functional as F
+
+X = torch.tensor([[0.5, 1.0, -0.5], [1.5, -0.5, 0.25], [-1.0, 0.5, 2.0], [0.0, -1.5, 1.0],
+                  [2.0, 0.5, -1.0], [-0.5, -0.5, 0.5], [1.0, 1.0, 1.0], [-1.5, 2.0, 0.0]])
+y = torch.tensor([[1.0], [0.0], [1.0], [0.0], [1.0], [0.0], [1.0], [0.0]])
+W1 = torch.tensor([[0.1, -0.2, 0.3, 0.05], [0.2, 0.1, -0.1, 0.3], [-0.3, 0.2, 0.1, -0.2]], requires_grad=True)
+b1 = torch.zeros(4, requires_grad=True)
+W2 = torch.tensor([[0.5], [-0.4], [0.3], [0.2]], requires_grad=True)
+b2 = torch.zeros(1, requires_grad=True)
+print(X.shape, y.shape, W1.shape, W2.shape)
+h = torch.tanh(X @ W1 + b1)
+print(h)
+out = torch.sigmoid(h @ W2 + b2)
+print(out.grad_fn.name(), out.requires_grad, out.is_leaf)
+loss = F.binary_cross_entropy(out, y)
+print(f"initial loss {loss.item():.4f}")
+loss.backward()
+print(W1.grad, b1.grad, W2.grad, b2.grad, sep="\\n")
+for p in [W1, b1, W2, b2]:
+    p.grad = None
+lr = 0.5
+for step in range(100):
+    h = torch.tanh(X @ W1 + b1)
+    out = torch.sigmoid(h @ W2 + b2)
+    loss = F.binary_cross_entropy(out, y)
+    loss.backward()
+    with torch.no_grad():
+        W1 -= lr * W1.grad
+        b1 -= lr * b1.grad
+        W2 -= lr * W2.grad
+        b2 -= lr * b2.grad
+    W1.grad.zero_()
+    b1.grad.zero_()
+    W2.grad.zero_()
+    b2.grad.zero_()
+    if step % 20 == 0:
+        print(f"step {step}: loss {loss.item():.4f}")
+print(out.detach().round(decimals=3).squeeze(1).tolist())
+print(W2)
+"""
+
+
+def script(repeat: int) -> None:
+    print("7. run: a tutorial script (tens of statements, a 100-step SGD loop)", flush=True)
+    if not HAVE_TORCH:
+        print("  (torch not installed: skipped)")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "tutorial.py")
+        path.write_text(_TUTORIAL_SCRIPT)
+        ours_out = subprocess.run([*GRADCLI, "run", str(path)], capture_output=True, text=True)
+        theirs_out = subprocess.run([PYTHON, str(path)], capture_output=True, text=True)
+        if ours_out.returncode != 0 or ours_out.stdout != theirs_out.stdout:
+            raise SystemExit(f"gradcli run differs from torch:\n{ours_out.stderr[-2000:]}")
+        ours, _ = timed([*GRADCLI, "run", str(path)], repeat=repeat)
+        theirs, _ = timed([PYTHON, str(path)], repeat=repeat)
+        report("run", "gradcli run tutorial.py", ours, "python tutorial.py (torch)", theirs, "target <= 0.33")
+        print("  stdout byte-identical to torch's")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -377,7 +441,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--only",
-        choices=["startup", "tensors", "points", "depth", "vocabulary", "higher"],
+        choices=["startup", "tensors", "points", "depth", "vocabulary", "higher", "script"],
         help="run one target",
     )
     args = parser.parse_args()
@@ -390,7 +454,8 @@ def main() -> None:
 
     compileall.compile_dir(Path(gradcli.__file__).parent, quiet=1)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    chosen = {args.only} if args.only else {"startup", "tensors", "points", "depth", "vocabulary", "higher"}
+    everything = {"startup", "tensors", "points", "depth", "vocabulary", "higher", "script"}
+    chosen = {args.only} if args.only else everything
     if "startup" in chosen:
         startup(repeat)
     if "tensors" in chosen:
@@ -403,6 +468,8 @@ def main() -> None:
         vocabulary(100_000 if args.quick else 1_000_000, repeat)
     if "higher" in chosen:
         higher(repeat)
+    if "script" in chosen:
+        script(repeat)
     print("\n| target | gradcli | s | baseline | s | ratio | goal |\n|---|---|---|---|---|---|---|")
     for target, ours, ours_s, baseline, base_s, goal in rows:
         print(

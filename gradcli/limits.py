@@ -29,12 +29,13 @@ MAX_CHECK_ELEMENTS = 1_000  # leaf elements `check` perturbs: two forward passes
 
 
 class Script:
-    """Caps of `gradcli run` scripts, checked as a script runs (gradcli/script/interpreter.py);
-    README's limits table lists them too. They stay out of table() because every cap there must
-    be hit by a case of tests/hostile/cases.py, which has no `run` cases yet;
-    tests/test_run_limits.py hits each of these instead."""
+    """Caps of `gradcli run` scripts, checked as a script runs (gradcli/script/); README's
+    limits table lists them too. Hostile scripts hit each one that refuses work
+    (tests/hostile/scripts.py, run by tests/test_run_hostile.py). They stay out of table()
+    until tests/hostile/cases.py adds those cases to CASES, because tests/test_hostile.py
+    checks every cap of table() against CASES alone."""
 
-    MAX_STEPS = 1_000_000  # statements executed in one run (a 10,000-step training loop fits)
+    MAX_STEPS = 500_000  # statements executed in one run (a 10,000-step training loop fits; ~1 s)
     MAX_LOOP = 100_000  # iterations of one for loop
     MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
     MAX_EXPR_DEPTH = 100  # operators nested in one expression
@@ -42,6 +43,7 @@ class Script:
     MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string
     MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
     MAX_SCRIPT_BYTES = 2_000_000_000  # how much memory a running script may add (tensors and lists it keeps)
+    MAX_SCRIPT_WORK = 1_000_000_000  # elements computed by ops, forward and backward (~1 s of NumPy)
     MAX_RECORDED_BACKWARD_CALLS = 1_000  # backward calls kept whole for --format json (then the line only)
 
 

@@ -48,7 +48,7 @@ def _torch_error(path: Path, stderr: str) -> str:
 def test_there_are_seed_and_tutorial_scripts():
     names = [p.name for p in SCRIPTS]
     assert sum(n.startswith("seed") for n in names) >= 3
-    assert sum(n.startswith("tut_") for n in names) >= 10
+    assert sum(n.startswith("tut_") for n in names) >= 30
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])

@@ -15,12 +15,15 @@ RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT`
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
 interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
 torch.autograd, math and numpy; assignments, for over range or a list, list
-comprehensions, if, small defs, try/except RuntimeError, assert, with
-torch.no_grad(), print and f-strings;
+comprehensions and generator expressions, dicts, if, small defs, try/except RuntimeError,
+assert, with torch.no_grad(), print and f-strings;
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace and every op of
-`gradcli ops`; backward(gradient, retain_graph), torch.autograd.grad, .grad,
-.grad.zero_(), retain_grad(), register_hook, detach(), .data, views that share
-storage, in-place updates (PyTorch's version-counter errors included).
+`gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
+torch.autograd.backward and torch.autograd.grad (several outputs, grad_outputs,
+allow_unused, create_graph=True for second derivatives, Hessian-vector products and
+gradient penalties), .grad, .grad.zero_(), retain_grad(), register_hook, detach(),
+.data, views that share storage, in-place updates (PyTorch's version-counter errors
+included), and index assignment into a tensor in a graph (CopySlices).
 
 Errors are PyTorch's, with the script's line: `error: line 12: RuntimeError: ...`
 (exit 1), after what the script printed before. PyTorch's warnings go to stderr.
@@ -28,7 +31,8 @@ Errors are PyTorch's, with the script's line: `error: line 12: RuntimeError: ...
 --trace prints, after each backward() or torch.autograd.grad call, the node table
 of `gradcli grad` (grad_fn, value, adjoint, chain-rule step, named after the
 script's variables) and each leaf's .grad before and after the call, between the
-script's own lines. --format json gives one record per call in "backward_calls".
+script's own lines. --explain narrates each call's chain rule instead, as grad
+--explain does. --format json gives one record per call in "backward_calls".
 
 \b
 Examples:
@@ -37,7 +41,13 @@ Examples:
   x = torch.tensor(2.0, requires_grad=True)
   (3 * x ** 2).backward()
   print(x.grad)' | gradcli run -
+  echo 'import torch
+  x = torch.tensor(2.0, requires_grad=True)
+  g, = torch.autograd.grad(x ** 3, x, create_graph=True)
+  g.backward()
+  print(g, x.grad)' | gradcli run -
   gradcli run tutorial.py --trace
+  gradcli run tutorial.py --explain
   gradcli run tutorial.py --format json
 """
 
@@ -57,13 +67,22 @@ Examples:
     is_flag=True,
     help="After each backward call, print its node table and each leaf's .grad before and after.",
 )
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="After each backward call, narrate its chain rule step by step, as grad --explain does.",
+)
 @width_option
 @node_option
-def run_command(script: str, fmt: str, trace: bool, width: int | None, nodes: tuple[str, ...]) -> None:
+def run_command(
+    script: str, fmt: str, trace: bool, explain: bool, width: int | None, nodes: tuple[str, ...]
+) -> None:
     from ..script.interpreter import run_script
 
     if trace and fmt == "json":
         raise click.UsageError("--trace prints tables; --format json already has each call's nodes")
+    if explain and fmt == "json":
+        raise click.UsageError("--explain prints prose; use it with the default text format")
     if nodes and not trace:
         raise click.UsageError("--node chooses what --trace prints whole; add --trace")
     if script == "-":
@@ -74,7 +93,13 @@ def run_command(script: str, fmt: str, trace: bool, width: int | None, nodes: tu
                 source = handle.read(4 * 500_000 + 1)
         except (OSError, UnicodeDecodeError) as exc:
             raise GradcliError(f"cannot read {script}: {getattr(exc, 'strerror', None) or exc}") from None
-    result = run_script(source, table_width(width) if trace else None, record=fmt == "json", nodes=nodes)
+    result = run_script(
+        source,
+        table_width(width) if trace else None,
+        record=fmt == "json",
+        nodes=nodes,
+        explain_width=table_width(width) if explain else None,
+    )
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     else:

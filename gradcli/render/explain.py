@@ -211,9 +211,9 @@ def one_line(program: str) -> str:
 class _Narrator:
     """Collects the explanation's lines; one method per part of the story."""
 
-    def __init__(self, result: GradResult) -> None:
+    def __init__(self, result: GradResult, graph: Graph | None = None) -> None:
         self.result = result
-        self.graph = rebuild_graph(result)
+        self.graph = graph if graph is not None else rebuild_graph(result)
         self.nodes = result.nodes
         self.out = result.output.name
         self.symbolic = result.output.symbolic is not None
@@ -398,9 +398,10 @@ def _pass_adjoints(result: GradResult, graph: Graph, seed: np.ndarray) -> tuple[
     return backward(graph, values, seed, np.dtype(result.dtype), on_edge=record), edges
 
 
-def render(result: GradResult) -> str:
-    """The whole narration as text (no colour, deterministic)."""
-    narrator = _Narrator(result)
+def render(result: GradResult, graph: Graph | None = None) -> str:
+    """The whole narration as text (no colour, deterministic). `graph`: the engine's graph of
+    the result when it has no program to rebuild it from (a backward call of `gradcli run`)."""
+    narrator = _Narrator(result, graph)
     narrator.header()
     say = narrator.say
     if not result.numeric:

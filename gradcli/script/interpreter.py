@@ -45,12 +45,15 @@ from .runtime import (
     apply_op,
 )
 from .tensor_repr import dtype_repr, grad_fn_repr, size_repr, tensor_repr
+from .writes import COPY_SLICES, VIEW_AFTER_WRITE
 
 
 def show(t: Tensor) -> str:
     """The one place a tensor becomes text: PyTorch's repr."""
+    if t.stale_view and not t.view_of.steps:  # PyTorch regenerates a view's grad_fn
+        t.refresh_view()
     name = t.grad_fn.name if t.grad_fn is not None else None
-    if t.stale_view:  # PyTorch regenerates a view's grad_fn after its base changed in place
+    if t.stale_view:
         name = "AsStridedBackward0"
     return tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
 
@@ -115,6 +118,15 @@ class AccumulateGrad:
     variable: Tensor
 
 
+REFERENCE_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and "
+    "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+    "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of "
+    "your parameters to None after use to break the cycle and avoid the leak. (Triggered internally "
+    "at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)"
+)
+
+
 def next_functions(fn: Any) -> tuple:
     """PyTorch's grad_fn.next_functions: one (node, 0) per differentiable tensor input.
 
@@ -129,7 +141,10 @@ def next_functions(fn: Any) -> tuple:
         operands = operands[1:]
     tensors = [o for o in operands if isinstance(o, runtime.Operand)]
     wrapped = name in ("mul", "add") or name in ("sub", "div") and isinstance(operands[-1], float)
-    entries: list[tuple] = []
+    wrapped = wrapped and not fn.name.endswith("Backward1")  # a rule's Scalar overload has no entry
+    wrapped = wrapped or name == "copy_slices"  # y[0] = 0 copies from a tensor made of the number
+    # create_graph's .grad is copy_ into a new tensor that requires no grad: its entry first
+    entries: list[tuple] = [(None, 0)] if fn.name == "CopyBackwards" else []
     for operand in tensors:
         if operand.grad_fn is not None:
             entries.append((operand.grad_fn, 0))
@@ -371,10 +386,12 @@ _ALLOWED = (
     ast.Slice,
     ast.Tuple,
     ast.List,
+    ast.Dict,
     ast.JoinedStr,
     ast.FormattedValue,
     ast.IfExp,
     ast.ListComp,
+    ast.GeneratorExp,
     ast.comprehension,
     ast.operator,
     ast.unaryop,
@@ -413,8 +430,6 @@ _WHAT = {
     "Raise": "raise",
     "DictComp": "dict comprehensions",
     "SetComp": "set comprehensions",
-    "GeneratorExp": "generators",
-    "Dict": "dicts",
     "Set": "sets",
     "Yield": "yield",
     "Await": "await",
@@ -476,6 +491,10 @@ def check(module: ast.Module) -> None:
             and (node.orelse or node.finalbody)
         ):
             raise ScriptError(f"{_position(node)}: else/finally clauses are not supported")
+        if isinstance(node, ast.Dict) and any(key is None for key in node.keys):
+            raise ScriptError(f"{_position(node)}: dict unpacking ({{**d}}) is not supported")
+        if isinstance(node, ast.keyword) and node.arg is None:
+            raise ScriptError(f"{_position(node)}: keyword unpacking (f(**d)) is not supported")
         if isinstance(node, ast.Constant) and isinstance(node.value, (bytes, complex)):
             raise ScriptError(f"{_position(node)}: {type(node.value).__name__} literals are not supported")
         for child in ast.iter_child_nodes(node):
@@ -514,6 +533,7 @@ class Interpreter:
         self.trace_width = trace_width  # --trace: each backward call's node table, this wide
         self.record = record or trace_width is not None
         self.trace_nodes: tuple[str, ...] = ()
+        self.explain_width: int | None = None  # --explain: each backward call narrated
         self.out: list[str] = []
         self.printed = 0
         self.warnings: list[str] = []
@@ -533,7 +553,11 @@ class Interpreter:
         try:
             module = _parse(self.source)
             check(module)
-            with _Memory() as self.memory:
+            # NumPy's warnings on script values (np.float64(1) / 0) are not the script's output;
+            # turned off once here rather than around each operation (they cost 3 µs each).
+            runtime.reset_work()
+            with _Memory() as self.memory, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
                 self.block(module.body)
         except ScriptRuntimeError as exc:
             return self.result(f"line {self.line}: {exc.kind}: {exc.message}")
@@ -630,8 +654,10 @@ class Interpreter:
             except _Continue:
                 continue
 
-    def list_comp(self, node: ast.ListComp) -> list:
-        """[elt for a in xs if c ...]: its names are its own, as in Python 3."""
+    def list_comp(self, node: ast.ListComp | ast.GeneratorExp) -> list:
+        """[elt for a in xs if c ...]: its names are its own, as in Python 3. A generator
+        expression is made into its list: every use a script has (join, sum, max, tuple)
+        consumes it whole."""
         scope = self.frames[-1] if self.frames else self.globals
         names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         saved = {n: scope[n] for n in names if n in scope}
@@ -683,6 +709,8 @@ class Interpreter:
             )
             if items is None:
                 raise ScriptRuntimeError("iteration over a 0-d tensor", "TypeError")
+        elif isinstance(items, dict):
+            items = list(items)  # its keys, as Python iterates a dict
         elif not isinstance(items, (list, tuple, str)):
             raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
         return items
@@ -841,7 +869,10 @@ class Interpreter:
             return tuple(self.expr(e) for e in node.elts)
         if isinstance(node, ast.List):
             return [self.expr(e) for e in node.elts]
-        if isinstance(node, ast.ListComp):
+        if isinstance(node, ast.Dict):  # {**other} is refused by check()
+            pairs = [(self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values) if k is not None]
+            return self.check_length(self.python(lambda: dict(pairs)))
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # a generator is consumed at once
             return self.list_comp(node)
         if isinstance(node, ast.JoinedStr):
             return self.check_length("".join(self.fstring_part(v) for v in node.values))
@@ -879,9 +910,7 @@ class Interpreter:
     def python(self, compute):
         """A Python-level operation on script values; its errors become the script's errors."""
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = compute()
+            result = compute()  # Python's warnings are off for the whole run (see run())
         except (ZeroDivisionError, IndexError, ValueError, TypeError, OverflowError, KeyError) as exc:
             message = str(exc)
             if isinstance(exc, ZeroDivisionError) and message == "float division by zero":
@@ -898,7 +927,7 @@ class Interpreter:
             raise ScriptError(
                 f"line {self.line}: an integer of more than MAX_INT_BITS={limits.Script.MAX_INT_BITS:,} bits"
             )
-        if isinstance(value, (str, list, tuple)) and len(value) > limits.Script.MAX_SEQUENCE:
+        if isinstance(value, (str, list, tuple, dict)) and len(value) > limits.Script.MAX_SEQUENCE:
             raise ScriptError(
                 f"line {self.line}: a string or list longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
             )
@@ -979,6 +1008,8 @@ class Interpreter:
             return show(value)
         if isinstance(value, list):
             return "[" + ", ".join(self.repr(v) for v in value) + "]"
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{self.repr(k)}: {self.repr(v)}" for k, v in value.items()) + "}"
         if isinstance(value, Size):
             return repr(value)
         if isinstance(value, tuple):
@@ -1041,6 +1072,8 @@ class Interpreter:
             if isinstance(owner, Caught) and name == "args":
                 return (owner.message,)
             return Method(owner, name)
+        if isinstance(owner, dict) and name in ("items", "keys", "values", "get", "update"):
+            return Method(owner, name)
         if isinstance(owner, (int, float)) and name in ("real", "imag"):
             return getattr(owner, name)
         if isinstance(owner, float) and name == "is_integer":
@@ -1083,6 +1116,8 @@ class Interpreter:
         raise ScriptError(f"{_position(node)}: '{full}' is not supported by gradcli run (see 'gradcli ops')")
 
     def tensor_attribute(self, t: Tensor, name: str, node: ast.AST) -> Any:
+        if t.stale_view and not t.view_of.steps and name in ("grad_fn", "requires_grad", "is_leaf", "grad"):
+            t.refresh_view()  # PyTorch regenerates a view's grad_fn after its base changed in place
         if name == "grad":
             if not t.is_leaf and not t.retains_grad:
                 self.warn(NON_LEAF_GRAD)
@@ -1283,7 +1318,7 @@ class Interpreter:
                     f"line {self.line}: a sequence longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
                 )
             return list(value)
-        if isinstance(value, (list, tuple, str)):
+        if isinstance(value, (list, tuple, str, dict)):
             return list(value)
         if isinstance(value, int):
             return value  # enumerate(xs, 1)'s start
@@ -1532,6 +1567,8 @@ class Interpreter:
             children, build = self.binder.plan_subscript(synthetic, node.lineno, node.col_offset + 1)
             tensors = [mapping[id(c)] for c in children[1:]]
             return self.evaluate(build(owner, *tensors))
+        if isinstance(owner, dict):
+            return self.python(lambda: owner[key])
         if isinstance(owner, (list, tuple, str)):
             if not isinstance(key, (int, slice)) or isinstance(key, bool):
                 raise ScriptRuntimeError(
@@ -1577,8 +1614,9 @@ class Interpreter:
 
     def set_item(self, owner: Any, target: ast.Subscript, value: Any) -> None:
         key = self.index_value(target.slice)
-        if isinstance(owner, list):
+        if isinstance(owner, (list, dict)):
             self.python(lambda: owner.__setitem__(key, value))
+            self.check_length(owner)
             return
         if not isinstance(owner, Tensor):
             raise ScriptRuntimeError(
@@ -1590,12 +1628,11 @@ class Interpreter:
         # x[0] = v is x[0].copy_(v): an in-place op on a view; x[[0]] = v is index_put_ on x
         basic = all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in _as_tuple(key))
         self.check_in_place(owner, recording, through_view=basic)
-        if recording:
-            raise ScriptError(
-                f"{_position(target)}: index assignment recorded by autograd (CopySlices) is not "
-                "supported yet; assign under torch.no_grad() or build a new tensor"
-            )
         index = self.numpy_index(key)
+        if recording:
+            name = "CopySlices" if basic or owner.view_of is not None else "IndexPutBackward0"
+            self.record_write(owner, index, value, name)
+            return
         if isinstance(value, Tensor):
             value = value.value.astype(owner.dtype, copy=False)
         try:
@@ -1605,6 +1642,43 @@ class Interpreter:
                 r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
             )
             raise
+
+    def record_write(self, owner: Tensor, index: Any, value: Any, name: str) -> None:
+        """An in-place write that autograd records: `owner[index] = value` (owner itself or a
+        view of it). The base tensor's grad_fn becomes `name` (CopySlices; IndexPutBackward0
+        for advanced indexing), with the old base and the written values as inputs; a view
+        that was written through reads its region out of the new base (AsStridedBackward0)."""
+        base = owner.view_of if owner.view_of is not None else owner
+        if base.steps:
+            raise ScriptError(
+                f"line {self.line}: a recorded in-place write into a tensor made by .data or detach() "
+                "is not supported yet"
+            )
+        steps = owner.steps if owner is not base else ()
+        old = base.snapshot()  # marks the array recorded, so the write below copies it first
+        source = value.snapshot() if isinstance(value, Tensor) else float(value)
+        written = value.value.astype(owner.dtype, copy=False) if isinstance(value, Tensor) else value
+        try:
+            self.python(lambda: owner.write(written, index))
+        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
+            exc.message = re.sub(
+                r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
+            )
+            raise
+        attrs = {"steps": steps, "index": index, "shape": base.shape}
+        fn = runtime.Fn(COPY_SLICES, name, attrs, (old, source), base.value)
+        base.grad_fn, base.requires_grad = fn, True
+        fn.output = (base.version, base.version.value)
+        base.version.recorded = True
+        base.autograd_writes += 1  # views taken before now have a stale grad_fn
+        if owner is not base:
+            attrs = {"steps": steps, "index": Ellipsis, "shape": owner.shape}
+            view_fn = runtime.Fn(
+                VIEW_AFTER_WRITE, "AsStridedBackward0", attrs, (base.snapshot(),), owner.value
+            )
+            owner.grad_fn, owner.requires_grad = view_fn, True
+            view_fn.output = (owner.version, owner.version.value)
+            owner.view_writes = base.autograd_writes
 
     def numpy_index(self, key: Any) -> Any:
         if isinstance(key, tuple):
@@ -1623,7 +1697,7 @@ class Interpreter:
         return t.value.reshape(()).item()
 
     def check_in_place(self, t: Tensor, recording: bool, through_view: bool = False) -> None:
-        """PyTorch's refusals of an in-place op, in its words; CopySlices is not built yet."""
+        """PyTorch's refusals of an in-place op, in its words."""
         if not self.grad_enabled:
             return
         base = t.view_of
@@ -1638,11 +1712,6 @@ class Interpreter:
             raise ScriptRuntimeError(VIEW_OF_LEAF if through_view else LEAF_IN_PLACE)
         if base is not None and base.is_leaf and base.requires_grad:
             raise ScriptRuntimeError(VIEW_OF_LEAF)
-        if recording and (base is not None or through_view):
-            raise ScriptError(
-                f"line {self.line}: an in-place change of a view of a tensor in a graph (CopySlices) is "
-                "not supported yet; change it under torch.no_grad() or build a new tensor"
-            )
 
     def in_place(self, t: Tensor, name: str, other: Any, alpha: Any = None) -> Tensor:
         recording = self.grad_enabled and (
@@ -1660,6 +1729,9 @@ class Interpreter:
         if fn is not None:  # PyTorch saves a clone of self for an in-place op's own backward
             first = fn.operands[0]
             fn.operands = (dataclasses.replace(first, version=None),) + fn.operands[1:]
+        if fn is not None and t.view_of is not None:  # through a view: the base gets CopySlices
+            self.record_write(t, Ellipsis, result, "CopySlices")
+            return t
         t.assign(result.value)
         if fn is not None:
             t.grad_fn, t.requires_grad = fn, True
@@ -1671,9 +1743,11 @@ class Interpreter:
     def method(self, receiver: Any, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if isinstance(receiver, (runtime.Fn, AccumulateGrad)):
             if name == "name" and not args:
-                return (
-                    receiver.name if isinstance(receiver, runtime.Fn) else "torch::autograd::AccumulateGrad"
-                )
+                if isinstance(receiver, AccumulateGrad):
+                    return "torch::autograd::AccumulateGrad"
+                # PyTorch's hand-written C++ nodes name themselves with their namespace
+                hand_written = receiver.name in ("CopySlices", "CopyBackwards")
+                return f"torch::autograd::{receiver.name}" if hand_written else receiver.name
             raise ScriptError(
                 f"{_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
             )
@@ -1684,6 +1758,15 @@ class Interpreter:
                 return None
             if name == "extend" and len(args) == 1:
                 receiver.extend(self.sequence_of(args[0]))
+                self.check_length(receiver)
+                return None
+        if isinstance(receiver, dict):
+            if name in ("items", "keys", "values") and not args and not kwargs:
+                return list(getattr(receiver, name)())  # a list where Python gives a view
+            if name == "get" and 1 <= len(args) <= 2 and not kwargs:
+                return self.python(lambda: receiver.get(*args))
+            if name == "update" and len(args) == 1 and isinstance(args[0], dict) and not kwargs:
+                receiver.update(args[0])
                 self.check_length(receiver)
                 return None
         if isinstance(receiver, str):
@@ -1743,7 +1826,7 @@ class Interpreter:
     def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name == "backward":
             return self.backward(
-                t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph"))
+                t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph", "inputs"))
             )
         if name == "item" and not args:
             return self.item(t)
@@ -1785,7 +1868,9 @@ class Interpreter:
                 fill = self.item(fill)
             self.check_in_place(t, self.grad_enabled and t.requires_grad)
             if self.grad_enabled and t.requires_grad:
-                raise ScriptError(f"{_position(node)}: {name}() on a tensor in a graph is not supported yet")
+                kind = "CopySlices" if t.view_of is not None else f"{name[:-1].title()}Backward0"
+                self.record_write(t, Ellipsis, float(fill), kind)
+                return t
             self.python(lambda: t.write(fill))
             return t
         if name in _IN_PLACE_METHODS:
@@ -1797,7 +1882,10 @@ class Interpreter:
             recording = self.grad_enabled and (t.requires_grad or args[0].requires_grad)
             self.check_in_place(t, recording)
             if recording:
-                raise ScriptError(f"{_position(node)}: copy_() recorded by autograd is not supported yet")
+                self.record_write(
+                    t, Ellipsis, args[0], "CopySlices" if t.view_of is not None else "CopyBackwards"
+                )
+                return t
             t.assign(np.broadcast_to(args[0].value, t.shape))
             return t
         if name in ("float", "double", "long", "bool", "to", "type") and not kwargs:
@@ -1864,17 +1952,63 @@ class Interpreter:
 
     # -- autograd -------------------------------------------------------------------------
 
-    def backward(self, t: Tensor, gradient: Any, retain_graph: Any, create_graph: Any) -> None:
-        if create_graph:
-            raise ScriptError(f"line {self.line}: create_graph=True is not supported yet by gradcli run")
-        if gradient is not None and not isinstance(gradient, Tensor):
-            gradient = Tensor(
-                np.asarray(gradient, dtype=t.dtype if t.dtype in runtime.FLOAT_DTYPES else "float32")
+    def backward(
+        self,
+        t: Tensor | list,
+        gradient: Any,
+        retain_graph: Any,
+        create_graph: Any,
+        inputs: Any = None,
+        call: str = "backward",
+    ) -> None:
+        """t.backward() and torch.autograd.backward: one pass from one or several tensors,
+        accumulating into the leaves' .grad (only into `inputs` when given)."""
+        roots = self.tensors_of(t, "tensors")
+        grads = self.gradients_of(gradient, roots)
+        create = self.truth(create_graph) if create_graph is not None else False
+        retain = create if retain_graph is None else self.truth(retain_graph)
+        only = None if inputs is None else self.tensors_of(inputs, "inputs")
+        if only is not None and not only:
+            raise ScriptRuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        if only is not None and any(not i.is_leaf for i in only):
+            raise ScriptError(
+                f"line {self.line}: backward(inputs=...) of a non-leaf tensor is not supported yet"
             )
         traced = self.traced()
-        runtime.run_backward(t, gradient, bool(retain_graph), record=traced)
-        self.recorded("backward", traced)
+        if create:
+            self.warn_once(REFERENCE_CYCLE)
+        runtime.run_backward(roots, grads, retain, record=traced, create_graph=create, only=only)
+        self.recorded(call, traced)
         return None
+
+    def tensors_of(self, value: Any, what: str) -> list[Tensor]:
+        """A tensor or a sequence of tensors, as torch.autograd's functions take them."""
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        if not all(isinstance(i, Tensor) for i in items):
+            bad = next(i for i in items if not isinstance(i, Tensor))
+            raise ScriptRuntimeError(f"{what} must be tensors, not {self.type_name(bad)}", "TypeError")
+        return items
+
+    def gradients_of(self, value: Any, roots: list[Tensor]) -> list[Tensor | None]:
+        """grad_tensors / grad_outputs: None for each root, one tensor, or a sequence."""
+        if value is None:
+            return [None] * len(roots)
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        found: list[Tensor | None] = []
+        for item, root in zip(items, roots):
+            if item is None or isinstance(item, Tensor):
+                found.append(item)
+                continue
+            dtype = root.dtype if root.dtype in runtime.FLOAT_DTYPES else "float32"
+            found.append(Tensor(np.asarray(item, dtype=dtype)))
+        return found + [None] * (len(items) - len(roots)) if len(items) > len(roots) else found
+
+    def warn_once(self, message: str) -> None:
+        """A warning PyTorch's C++ engine raises: Python shows it once per run (its location is
+        always the same line of torch/autograd/graph.py)."""
+        if ("*", message) not in self.warned:
+            self.warned.add(("*", message))
+            self.warnings.append(f"line {self.line}: UserWarning: {message}")
 
     def traced(self) -> runtime.Traced | None:
         """A record for the next backward call, named after the script's variables."""
@@ -1898,48 +2032,55 @@ class Interpreter:
         if grads is None:
             after = {i: runtime._grad_copy(t) for i, t in traced.laid.leaves.items()}
         else:
-            after = dict(zip(traced.inputs, grads))
+            # allow_unused: an input the call did not reach has no node and returns None
+            after = {index: g for index, g in zip(traced.inputs, grads) if index is not None}
         source = self.lines[self.line - 1].strip() if self.line <= len(self.lines) else ""
         record = BackwardCall(self.line, call, source, traced, after)
         self.backward_calls.append(record)
+        show_array = lambda v: tensor_repr(v, dtype=str(v.dtype))  # noqa: E731
+        if self.explain_width is not None:
+            self.write(record.explain(self.explain_width, show_array))
         if self.trace_width is not None:
-            show_array = lambda v: tensor_repr(v, dtype=str(v.dtype))  # noqa: E731
             self.write(record.text(self.trace_width, show_array, self.trace_nodes))
 
     def autograd_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name == "backward":
-            tensors, grads, retain, create = self.signature(
-                "backward", args, kwargs, ("tensors", "grad_tensors", "retain_graph", "create_graph")
+            tensors, grads, retain, create, inputs = self.signature(
+                "backward",
+                args,
+                kwargs,
+                ("tensors", "grad_tensors", "retain_graph", "create_graph", "inputs"),
             )
-            tensors = tensors if isinstance(tensors, (list, tuple)) else [tensors]
-            grads = grads if isinstance(grads, (list, tuple)) else [grads]
-            if len(tensors) != 1 or len(grads) != 1:
-                raise ScriptError(
-                    f"{_position(node)}: torch.autograd.backward of several tensors is not supported yet"
-                )
-            return self.backward(tensors[0], grads[0], retain, create)
+            return self.backward(tensors, grads, retain, create, inputs, call="autograd.backward")
         outputs, inputs, grad_outputs, retain, create, unused = self.signature(
             "grad",
             args,
             kwargs,
             ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "allow_unused"),
         )
-        if create:
-            raise ScriptError(f"{_position(node)}: create_graph=True is not supported yet by gradcli run")
-        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-        single = isinstance(inputs, Tensor)
-        inputs = [inputs] if single else list(inputs)
-        grad_outputs = list(grad_outputs) if isinstance(grad_outputs, (list, tuple)) else [grad_outputs]
-        if len(outputs) != 1 or len(grad_outputs) != 1:
-            raise ScriptError(
-                f"{_position(node)}: torch.autograd.grad of several outputs is not supported yet"
-            )
-        if not all(isinstance(i, Tensor) for i in inputs) or not isinstance(outputs[0], Tensor):
-            raise ScriptRuntimeError("grad(): outputs and inputs must be tensors", "TypeError")
+        roots = self.tensors_of(outputs, "outputs")
+        sources = self.tensors_of(inputs, "inputs")
+        if not sources:
+            raise ScriptRuntimeError("`inputs` argument to `grad()` cannot be empty.")
+        create = self.truth(create) if create is not None else False
+        retain = create if retain is None else self.truth(retain)
         traced = self.traced()
-        grads = runtime.run_backward(outputs[0], grad_outputs[0], bool(retain), inputs, record=traced)
-        self.recorded("autograd.grad", traced, grads)
-        return tuple(Tensor(g, dtype=i.dtype) for g, i in zip(grads, inputs))
+        grads = runtime.run_backward(
+            roots,
+            self.gradients_of(grad_outputs, roots),
+            retain,
+            sources,
+            record=traced,
+            create_graph=create,
+            allow_unused=bool(unused) and self.truth(unused),
+        )
+        assert grads is not None
+        results = tuple(
+            g if g is None or isinstance(g, Tensor) else Tensor(g, dtype=i.dtype)
+            for g, i in zip(grads, sources)
+        )
+        self.recorded("autograd.grad", traced, [None if g is None else g.value for g in results])
+        return results
 
 
 class _Memory:
@@ -2019,15 +2160,21 @@ def _parse(source: str) -> ast.Module:
 
 
 def run_script(
-    source: str, trace_width: int | None = None, record: bool = True, nodes: tuple[str, ...] = ()
+    source: str,
+    trace_width: int | None = None,
+    record: bool = True,
+    nodes: tuple[str, ...] = (),
+    explain_width: int | None = None,
 ) -> RunResult:
     """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors.
 
     trace_width: print each backward call's node table into the output (--trace).
     record: keep each backward call's graph for `backward_calls` (--format json).
-    nodes: nodes the trace prints whole, by name (--node), where a call has them."""
+    nodes: nodes the trace prints whole, by name (--node), where a call has them.
+    explain_width: narrate each backward call into the output (--explain), rules this wide."""
     if not isinstance(source, str):
         raise GradcliError(f"the script must be text, not {type(source).__name__}")
-    interpreter = Interpreter(source, trace_width, record)
+    interpreter = Interpreter(source, trace_width, record or explain_width is not None)
     interpreter.trace_nodes = tuple(nodes)
+    interpreter.explain_width = explain_width
     return interpreter.run()

@@ -26,10 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd
+from .. import autograd, limits
 from ..errors import AutogradError, GradcliError, ShapeError
 from ..graph import CONST, LEAF, OP, Graph, Literal, Node
 from ..ops import NUMBER, REGISTRY, TENSOR
+from ..traced import Tape, Untraceable
+from ..traced import Traced as TracedValue
 
 FLOAT_DTYPES = ("float32", "float64")
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -63,6 +65,37 @@ _allocated = [0]  # tensor elements made so far (the interpreter's memory check 
 
 def allocated() -> int:
     return _allocated[0]
+
+
+_work = [0]  # elements computed by this run's ops, forward and backward (MAX_SCRIPT_WORK)
+# Ops whose work is the output times the contracted length, not the output alone.
+_CONTRACTING = {"matmul", "mm", "bmm", "mv", "dot", "inner", "linear", "addmm"}
+
+
+def reset_work() -> None:
+    _work[0] = 0
+
+
+def spend(work: int) -> None:
+    """Count work before doing it: a loop of big tensor ops (or of backward calls over a big
+    graph) is stopped at MAX_SCRIPT_WORK instead of running for hours."""
+    _work[0] += work
+    if _work[0] > limits.Script.MAX_SCRIPT_WORK:
+        raise ScriptError(
+            f"the script's tensor operations exceed MAX_SCRIPT_WORK={limits.Script.MAX_SCRIPT_WORK:,} "
+            "element operations"
+        )
+
+
+def check_op_size(name: str, shapes: list[tuple[int, ...]], shape: tuple[int, ...]) -> None:
+    """An op's result against MAX_ELEMENTS, and its work against MAX_SCRIPT_WORK, from shapes."""
+    size = math.prod(shape)
+    if size > limits.MAX_ELEMENTS:
+        raise ScriptError(f"a tensor of {size:,} elements exceeds MAX_ELEMENTS={limits.MAX_ELEMENTS:,}")
+    work = max([size, *(math.prod(s) for s in shapes)])
+    if name in _CONTRACTING and shapes and shapes[0]:
+        work = max(work, size * shapes[0][-1])
+    spend(work - size)  # making the result counts itself (Tensor.__init__)
 
 
 @dataclass(eq=False)
@@ -167,6 +200,7 @@ class Tensor:
         if not array.flags.c_contiguous:  # views address the storage by C-order element offsets
             array = np.ascontiguousarray(array)
         _allocated[0] += array.size
+        spend(array.size)
         self.dtype = dtype or str(array.dtype)
         if self.dtype != str(array.dtype):
             array = array.astype(self.dtype)
@@ -227,20 +261,36 @@ class Tensor:
 
     @property
     def stale_view(self) -> bool:
-        """A view whose base was changed in place by a recorded op: PyTorch rebuilds its
-        grad_fn as AsStridedBackward0, which gradcli does not."""
+        """A view whose base was changed in place by a recorded op since the view was taken:
+        PyTorch regenerates its grad_fn (AsStridedBackward0 of the new base)."""
+        base = self.view_of
         return (
-            self.view_of is not None
-            and self.grad_fn is not None
-            and (self.view_of.autograd_writes != self.view_writes)
+            base is not None
+            and (self.grad_fn is not None or base.requires_grad)
+            and base.autograd_writes != self.view_writes
         )
 
-    def snapshot(self) -> Operand:
-        if self.stale_view:
+    def refresh_view(self) -> None:
+        """Give a stale view PyTorch's regenerated grad_fn: its region read out of the base."""
+        if not self.stale_view:
+            return
+        base = self.view_of
+        assert base is not None
+        if base.steps:
             raise ScriptError(
-                "a view whose base was modified in place by a recorded operation cannot be used in a "
-                "graph yet (PyTorch gives it AsStridedBackward0); take the view again after the update"
+                "a view of a .data or detach() alias whose base was modified in place by a recorded "
+                "operation cannot be used in a graph yet; take the view again after the update"
             )
+        from .writes import VIEW_AFTER_WRITE
+
+        attrs = {"steps": self.steps, "index": Ellipsis, "shape": self.shape}
+        fn = Fn(VIEW_AFTER_WRITE, "AsStridedBackward0", attrs, (base.snapshot(),), self.value)
+        self.grad_fn, self.requires_grad = fn, True
+        fn.output = (self.version, self.version.value)
+        self.view_writes = base.autograd_writes
+
+    def snapshot(self) -> Operand:
+        self.refresh_view()
         self.version.recorded = True
         return Operand(self, self.value, self.grad_fn, self.requires_grad, self.version, self.version.value)
 
@@ -432,6 +482,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     numbers = [o for o in operands if not isinstance(o, Tensor)]
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
+    check_op_size(name, shapes, tuple(shape))
     dtype = result_dtype(op, tensors, numbers)
     compute = "float64" if dtype == "float64" else "float32"
     args = []
@@ -483,6 +534,7 @@ class _Laid:
     leaves: dict[int, Tensor]  # node index -> leaf tensor that requires grad
     fn_index: dict[int, int]  # id(Fn) -> node index
     fns: list[Fn]
+    roots: list[int | None] = field(default_factory=list)  # each backward root's node
 
 
 class _Namer:
@@ -502,14 +554,14 @@ class _Namer:
         return name
 
 
-def _lay_out(root: Tensor, names: dict[int, str] | None = None) -> _Laid:
-    """The part of the growing graph that backward from `root` reaches, as a graph.Graph.
+def _lay_out(roots: list[Tensor], names: dict[int, str] | None = None) -> _Laid:
+    """The part of the growing graph that backward from `roots` reaches, as a graph.Graph
+    (its output is the first root; `_Laid.roots` has each root's node).
 
     `names` maps id(tensor) of inputs and id(grad_fn) of ops to the script's variable names."""
     name = _Namer(names)
     fns: dict[int, Fn] = {}
-    leaf_tensors: dict[int, Operand] = {}
-    stack = [root.grad_fn] if root.grad_fn is not None else []
+    stack = [r.grad_fn for r in roots if r.grad_fn is not None]
     while stack:  # iterative: a 10,000-step chain must not exhaust Python's recursion
         fn = stack.pop()
         if id(fn) in fns:
@@ -522,29 +574,28 @@ def _lay_out(root: Tensor, names: dict[int, str] | None = None) -> _Laid:
     values: list[np.ndarray] = []
     leaves: dict[int, Tensor] = {}
     leaf_index: dict[int, int] = {}
-    if root.grad_fn is None:  # x.backward() on a leaf
-        leaves[0] = root
-        nodes.append(Node(0, name(id(root), 0), LEAF, root.shape, root.requires_grad))
-        values.append(root.value)
-        return _Laid(Graph(None, tuple(nodes), 0), values, leaves, {}, [])
+
+    def add_input(tensor: Tensor, value: np.ndarray, requires_grad: bool, key: int) -> None:
+        index = len(nodes)
+        leaf_index[key] = index
+        kind = LEAF if requires_grad else CONST
+        nodes.append(Node(index, name(id(tensor), index), kind, value.shape, requires_grad))
+        values.append(value)
+        if requires_grad:
+            leaves[index] = tensor
+
+    for root in roots:  # x.backward() on a leaf: the leaf is its own graph
+        if root.grad_fn is None and root.requires_grad and id(root) not in leaf_index:
+            add_input(root, root.value, True, id(root))
     ordered = sorted(fns.values(), key=lambda f: f.seq)
-    fn_index: dict[int, int] = {}
     for fn in ordered:  # leaves and constants first: they exist before any op uses them
         for operand in fn.next_functions():
             if operand.grad_fn is not None:
                 continue
             key = id(operand.tensor) if operand.requires_grad else id(operand)
-            if key in leaf_index:
-                continue
-            index = len(nodes)
-            leaf_index[key] = index
-            kind = LEAF if operand.requires_grad else CONST
-            label = name(id(operand.tensor), index)
-            nodes.append(Node(index, label, kind, operand.value.shape, operand.requires_grad))
-            values.append(operand.value)
-            if operand.requires_grad:
-                leaves[index] = operand.tensor
-            leaf_tensors[key] = operand
+            if key not in leaf_index:
+                add_input(operand.tensor, operand.value, operand.requires_grad, key)
+    fn_index: dict[int, int] = {}
     for fn in ordered:
         operands = []
         for operand in fn.operands:
@@ -557,10 +608,13 @@ def _lay_out(root: Tensor, names: dict[int, str] | None = None) -> _Laid:
         index = len(nodes)
         fn_index[id(fn)] = index
         shape = _output_shape(fn, nodes, operands)
-        label = name(id(fn), index)
-        nodes.append(Node(index, label, OP, shape, True, fn.op, tuple(operands), fn.attrs, fn.name))
+        nodes.append(
+            Node(index, name(id(fn), index), OP, shape, True, fn.op, tuple(operands), fn.attrs, fn.name)
+        )
         values.append(fn.out)
-    return _Laid(Graph(None, tuple(nodes), fn_index[id(root.grad_fn)]), values, leaves, fn_index, ordered)
+    at = [fn_index[id(r.grad_fn)] if r.grad_fn is not None else leaf_index.get(id(r)) for r in roots]
+    output = at[0] if at[0] is not None else 0
+    return _Laid(Graph(None, tuple(nodes), output), values, leaves, fn_index, ordered, at)
 
 
 def _output_shape(fn: Fn, nodes: list[Node], operands: list) -> tuple[int, ...]:
@@ -568,42 +622,80 @@ def _output_shape(fn: Fn, nodes: list[Node], operands: list) -> tuple[int, ...]:
     return fn.op.shape(shapes, fn.attrs)
 
 
+def no_grad_error(position: int) -> str:
+    return f"element {position} of tensors does not require grad and does not have a grad_fn"
+
+
 def run_backward(
-    root: Tensor,
-    gradient: Tensor | None,
+    roots: list[Tensor],
+    gradients: list[Tensor | None],
     retain_graph: bool,
     inputs: list[Tensor] | None = None,
     record: Traced | None = None,
-) -> list[np.ndarray | None] | None:
-    """One backward pass from `root`: accumulate leaves' .grad (inputs=None) or return the
-    gradients of `inputs` (torch.autograd.grad). PyTorch's checks, in PyTorch's order."""
-    dtype = np.dtype(root.dtype if root.dtype in FLOAT_DTYPES else "float32")
-    shape = root.shape
-    seed_value = None if gradient is None else gradient.value
-    if seed_value is not None and seed_value.shape != shape:
-        raise AutogradError(
-            f"Mismatch in shape: grad_output[0] has a shape of {autograd.torch_size(seed_value.shape)} and "
-            f"output[0] has a shape of {autograd.torch_size(shape)}."
+    create_graph: bool = False,
+    allow_unused: bool = False,
+    only: list[Tensor] | None = None,
+) -> list[np.ndarray | Tensor | None] | None:
+    """One backward pass from `roots` (each with its upstream gradient, as
+    torch.autograd.backward takes sequences): accumulate leaves' .grad (inputs=None) or
+    return the gradients of `inputs` (torch.autograd.grad, None for an unused input when
+    allow_unused; `only`: backward(inputs=...), the leaves that get a .grad). PyTorch's
+    checks, in PyTorch's order.
+
+    With create_graph the gradients are script tensors with grad_fns of their own (the
+    registry's VJP rules run on traced values, gradcli/traced.py), so a later statement can
+    differentiate them again."""
+    if len(gradients) != len(roots):
+        raise AutogradError(f"got {len(roots)} tensors and {len(gradients)} gradients")
+    dtype = np.dtype(roots[0].dtype if roots[0].dtype in FLOAT_DTYPES else "float32")
+    seeds: list[np.ndarray] = []
+    for position, (root, gradient) in enumerate(zip(roots, gradients)):  # torch's _make_grads
+        shape = root.shape
+        if gradient is not None and gradient.shape != shape:
+            raise AutogradError(
+                f"Mismatch in shape: grad_output[{position}] has a shape of "
+                f"{autograd.torch_size(gradient.shape)} and output[{position}] has a shape of "
+                f"{autograd.torch_size(shape)}."
+            )
+        if gradient is None and root.requires_grad and math.prod(shape) != 1:
+            raise AutogradError(autograd.NOT_SCALAR)
+        kind = np.dtype(root.dtype if root.dtype in FLOAT_DTYPES else "float32")
+        seeds.append(
+            np.ones(shape, dtype=kind) if gradient is None else np.asarray(gradient.value, dtype=kind)
         )
-    if seed_value is None and root.requires_grad and math.prod(shape) != 1:
-        raise AutogradError(autograd.NOT_SCALAR)
-    if not root.requires_grad:
-        raise AutogradError(autograd.NO_GRAD)
+    for position, root in enumerate(roots):
+        if not root.requires_grad:
+            raise AutogradError(no_grad_error(position))
     if inputs is not None:
         for tensor in inputs:
             if not tensor.requires_grad:
                 raise AutogradError(NO_REQUIRES)
-    laid = _lay_out(root, record.names if record is not None else None)
+    laid = _lay_out(roots, record.names if record is not None else None)
+    spend(laid.graph.elements * (3 if create_graph else 1))
     check_saved(laid.fns)
-    seed = np.ones(shape, dtype=dtype) if seed_value is None else np.asarray(seed_value, dtype=dtype)
     hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
     hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})
-    if hooked:
-        adjoints = _backward_with_hooks(laid, seed, dtype, hooked)
+    if create_graph:
+        if hooked:
+            raise ScriptError("tensor hooks together with create_graph=True are not supported yet")
+        tape = Tape(laid.graph, laid.values, dtype)
+        started = [
+            tape.leaf(seed, "grad_output") if g is not None and g.requires_grad else tape.constant(seed)
+            for seed, g in zip(seeds, gradients)
+        ]
+        values: list[Any] = [tape.traced(i) for i in range(len(laid.graph.nodes))]
+        traced_adjoints = _sweep(laid, values, started, dtype, {}, tracing=True)
+        adopted = _Adopted(tape, laid, {t.index: g for t, g in zip(started, gradients) if g is not None})
+        adjoints: list[Any] = [adopted.tensor_of(a) for a in traced_adjoints]
+        arrays = [None if t is None else t.value for t in adjoints]
     else:
-        adjoints = autograd.backward(laid.graph, laid.values, seed, dtype)
+        if hooked or len(roots) > 1:
+            adjoints = _sweep(laid, laid.values, seeds, dtype, hooked)
+        else:
+            adjoints = autograd.backward(laid.graph, laid.values, seeds[0], dtype)
+        arrays = adjoints
     if record is not None:
-        record.laid, record.adjoints, record.seed, record.dtype = laid, adjoints, seed, str(dtype)
+        record.laid, record.adjoints, record.seed, record.dtype = laid, arrays, seeds[0], str(dtype)
         record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
     if not retain_graph:
         for fn in laid.fns:
@@ -611,33 +703,49 @@ def run_backward(
     if inputs is not None:
         found = []
         for position, tensor in enumerate(inputs):
-            index = None
             if tensor.grad_fn is not None:
                 index = laid.fn_index.get(id(tensor.grad_fn))
             else:
                 index = next((i for i, t in laid.leaves.items() if t is tensor), None)
             adjoint = None if index is None else adjoints[index]
-            if adjoint is None:
+            if adjoint is None and not allow_unused:
                 raise AutogradError(UNUSED.format(position))
-            found.append(np.asarray(adjoint, dtype=dtype))
+            if adjoint is not None and not create_graph:
+                adjoint = np.asarray(adjoint, dtype=tensor.dtype)
+            found.append(adjoint)
             if record is not None:
                 record.inputs.append(index)
         return found
     for index, tensor in laid.leaves.items():
+        if only is not None and not any(tensor is t for t in only):
+            continue
         if adjoints[index] is not None:
-            accumulate(tensor, np.asarray(adjoints[index], dtype=tensor.dtype))
-    for fn in laid.fns:
-        if fn.retained is not None and adjoints[laid.fn_index[id(fn)]] is not None:
-            accumulate(fn.retained, np.asarray(adjoints[laid.fn_index[id(fn)]], dtype=fn.retained.dtype))
+            if create_graph:
+                accumulate_graph(tensor, adjoints[index], "CopyBackwards")
+            else:
+                accumulate(tensor, np.asarray(adjoints[index], dtype=tensor.dtype))
+    for fn in laid.fns if only is None else ():
+        found_adjoint = adjoints[laid.fn_index[id(fn)]]
+        if fn.retained is not None and found_adjoint is not None:
+            if create_graph:
+                accumulate_graph(fn.retained, found_adjoint, "CloneBackward0")
+            else:
+                accumulate(fn.retained, np.asarray(found_adjoint, dtype=fn.retained.dtype))
     return None
 
 
-def _backward_with_hooks(laid: _Laid, seed: np.ndarray, dtype: np.dtype, hooked: dict) -> list:
-    """autograd.backward's sweep, with each hooked node's gradient passed through its hooks
-    (in the order they were registered) before it flows on, as PyTorch's tensor hooks do."""
+def _sweep(
+    laid: _Laid, values: list, seeds: list, dtype: np.dtype, hooked: dict, tracing: bool = False
+) -> list:
+    """autograd.backward's sweep from several roots at once (one seed each, summed where two
+    roots are one node), with each hooked node's gradient passed through its hooks (in the
+    order they were registered) before it flows on, as PyTorch's tensor hooks do. `tracing`:
+    the values are traced (create_graph), and a rule that cannot trace names its node."""
     nodes = laid.graph.nodes
-    adjoints: list[np.ndarray | None] = [None] * len(nodes)
-    adjoints[laid.graph.output] = seed
+    adjoints: list[Any] = [None] * len(nodes)
+    for index, seed in zip(laid.roots, seeds):
+        if index is not None:
+            adjoints[index] = seed if adjoints[index] is None else adjoints[index] + seed
     with np.errstate(all="ignore"):
         for node in reversed(nodes):
             g = adjoints[node.index]
@@ -648,8 +756,115 @@ def _backward_with_hooks(laid: _Laid, seed: np.ndarray, dtype: np.dtype, hooked:
             adjoints[node.index] = g
             if node.kind != OP or not node.requires_grad:
                 continue
-            autograd.push_adjoints(node, g, laid.values, adjoints, nodes, dtype, lambda o: nodes[o].shape)
+            try:
+                autograd.push_adjoints(node, g, values, adjoints, nodes, dtype, lambda o: nodes[o].shape)
+            except CANNOT_TRACE:
+                if not tracing:
+                    raise
+                raise ScriptError(
+                    f"create_graph=True through {node.grad_fn} is not supported yet: the gradient of "
+                    f"{node.op.name} does not build a graph in gradcli; differentiate once, or "
+                    "rewrite it with other ops"
+                ) from None
     return adjoints
+
+
+# A rule that does not run on traced values fails inside NumPy or our protocols (higher.py
+# falls back to dual numbers for these; a script has no fallback, so it says which node).
+CANNOT_TRACE = (Untraceable, TypeError, ValueError, AttributeError)
+
+
+class _Adopted:
+    """Script tensors for the nodes a create_graph backward recorded on its tape.
+
+    Nodes of the forward graph keep their tensors (a leaf, the grad_fn of an op, so the
+    gradient graph reaches back into the forward graph as PyTorch's does: tanh's backward
+    uses tanh's output); each new node becomes a tensor with an Fn of its own."""
+
+    def __init__(self, tape: Tape, laid: _Laid, seeds: dict[int, Tensor]) -> None:
+        self.tape, self.laid = tape, laid
+        self.forward = len(laid.graph.nodes)
+        self.fn_at = {index: fn for fn in laid.fns for index in (laid.fn_index[id(fn)],)}
+        self.made: dict[int, Tensor] = {}
+        self.seeds = seeds  # tape index of an upstream gradient -> the script's tensor
+        for index in range(self.forward, len(tape.nodes)):
+            self.made[index] = self._make(index)
+
+    def tensor_of(self, value: Any) -> Tensor | None:
+        if value is None:
+            return None
+        if isinstance(value, TracedValue):
+            if value.index < self.forward:  # the gradient is a forward node itself (rare)
+                return self._forward_tensor(value.index)
+            return self.made[value.index]
+        array = np.asarray(value, dtype=self.tape.dtype)
+        return Tensor(array.copy())
+
+    def _forward_tensor(self, index: int) -> Tensor:
+        node = self.laid.graph.nodes[index]
+        if index in self.laid.leaves:
+            return self.laid.leaves[index]
+        if node.kind == OP:
+            return _holder(self.fn_at[index])
+        return Tensor(np.array(self.laid.values[index]))
+
+    def _operand(self, operand: Any) -> Any:
+        if isinstance(operand, Literal):
+            return float(operand.value)
+        if operand >= self.forward:
+            return self.made[operand].snapshot()
+        if operand in self.laid.leaves:
+            return self.laid.leaves[operand].snapshot()
+        fn = self.fn_at.get(operand)
+        if fn is None:  # a constant of the forward graph
+            value = self.laid.values[operand]
+            return Operand(Tensor(np.array(value)), value, None, False)
+        version, at = fn.output if fn.output is not None else (None, None)
+        return Operand(_holder(fn), fn.out, fn, True, version, at)
+
+    def _make(self, index: int) -> Tensor:
+        node = self.tape.nodes[index]
+        value = self.tape.values[index]
+        if index in self.seeds and self.seeds[index].requires_grad:
+            return self.seeds[index]
+        if node.kind != OP or not node.requires_grad:
+            return Tensor(np.array(value))
+        operands = tuple(self._operand(o) for o in node.operands)
+        fn = Fn(node.op, node.grad_fn, dict(node.attrs), operands, value)
+        return _recorded(value, fn)
+
+
+def _recorded(value: np.ndarray, fn: Fn) -> Tensor:
+    """A new tensor that `fn` made (it requires grad; its version is the one fn saw)."""
+    tensor = Tensor(value, requires_grad=True, grad_fn=fn)
+    fn.output = (tensor.version, tensor.version.value)
+    tensor.version.recorded = True
+    return tensor
+
+
+def _holder(fn: Fn) -> Tensor:
+    """A tensor standing for an op's output where the script's own object is not at hand."""
+    if fn.retained is not None:
+        return fn.retained
+    tensor = Tensor(fn.out, requires_grad=True, grad_fn=fn)
+    if fn.output is not None:
+        tensor.version = fn.output[0]
+    return tensor
+
+
+def accumulate_graph(tensor: Tensor, new: Tensor, first: str) -> None:
+    """AccumulateGrad with grad mode on (create_graph): the first gradient is copied into
+    .grad with its history (CopyBackwards; CloneBackward0 for retain_grad), later ones are
+    added out of place (AddBackward0), as PyTorch's accumulateGrad does."""
+    new_value = np.broadcast_to(new.value, tensor.shape)
+    if tensor._grad is None:
+        if not new.requires_grad:
+            tensor._grad = Tensor(np.array(new_value, dtype=tensor.dtype))
+            return
+        fn = Fn(REGISTRY["clone"], first, {}, (new.snapshot(),), np.array(new_value, dtype=tensor.dtype))
+        tensor._grad = _recorded(fn.out, fn)
+        return
+    tensor._grad = apply_op("add", [tensor._grad, new], {}, True)
 
 
 # Ops whose backward reads their result (derivatives.yaml's `result`) rather than, or

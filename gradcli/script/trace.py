@@ -9,6 +9,7 @@ the script's variable names where a variable holds the tensor.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,10 @@ class BackwardCall:
 
         written = written_forms(graph)
         upstream = not bool(np.all(self.traced.seed == 1))
-        steps = local_steps(graph, "gradient" if upstream else "1")
+        try:
+            steps = local_steps(graph, "gradient" if upstream else "1")
+        except IndexError:  # a backward kernel of create_graph (tanh_backward) has no written step
+            steps = [None] * len(graph.nodes)
         adjoints = self.traced.adjoints or [None] * len(graph.nodes)
         nodes = tuple(
             NodeResult(
@@ -68,6 +72,32 @@ class BackwardCall:
             grads=grads,
             grad_symbolic={n.name: None for n in nodes if n.kind == LEAF},
         )
+
+    def explain(self, width: int, show: Any) -> str:
+        """`run --explain`: this call narrated as `grad --explain` narrates a pass (the engine's
+        own backward over the graph the call reached), then what it did to each .grad."""
+        from ..render.explain import render
+
+        laid, adjoints = self.traced.laid, self.traced.adjoints
+        assert laid is not None and adjoints is not None
+        result = self.result()
+        # The narration's "Result" is this call's gradient; .grad may hold earlier calls' too.
+        reached = {laid.graph.nodes[i].name: adjoints[i] for i in laid.leaves}
+        if self.call == "autograd.grad":
+            reached = {laid.graph.nodes[i].name: g for i, g in self.after.items() if i is not None}
+        seed = np.asarray(self.traced.seed)
+        result = dataclasses.replace(result, grads=reached, passes=(PassResult(1, seed, dict(reached)),))
+        rule = f"── line {self.line}: {self.source} "
+        lines = [rule + "─" * max(3, width - len(rule)), render(result, laid.graph), ""]
+        names = self.names()
+        if self.call == "autograd.grad":
+            lines.append("torch.autograd.grad returns these gradients; no .grad changes.")
+        else:
+            lines.append("backward() adds them into .grad (before -> after this call):")
+            for index, after in self.after.items():
+                before = self.traced.before.get(index)
+                lines.append(f"  {names[index]}.grad: {_inline(before, show)} -> {_inline(after, show)}")
+        return "\n".join(lines) + "\n\n"
 
     def names(self) -> dict[int, str]:
         laid = self.traced.laid

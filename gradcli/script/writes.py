@@ -1,0 +1,99 @@
+"""In-place writes that autograd records: PyTorch's CopySlices and the views it regenerates.
+
+`y[0] = v` (y in a graph) and `y[:, 1] *= 3` (an in-place op on a view of y) change y's
+elements in place, so PyTorch gives y a new grad_fn, CopySlices: the gradient of the old y
+is the incoming one with the written region zeroed, and the written values get the
+region of it. A view that was written through gets AsStridedBackward0, reading its region
+out of the new base. Both are ops of their own here rather than registry records, because
+a program of `gradcli grad` cannot write in place; they run in the same engine (their
+`vjp` is what autograd.push_adjoints calls), but their rules are NumPy scatters, so
+create_graph through them says so instead of tracing.
+
+A region is `steps` (the view's strided steps from the base's storage, possibly none)
+then `index` (a NumPy index, Ellipsis for all of it): the same address the write used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ops.core import Op
+
+
+def _region(array: np.ndarray, steps: tuple, index: Any) -> np.ndarray:
+    for step in steps:
+        array = step(array)
+    return array[index]
+
+
+def _write(array: np.ndarray, steps: tuple, index: Any, values: Any) -> None:
+    for step in steps:
+        array = step(array)
+    array[index] = values
+
+
+def _copy_slices(base: np.ndarray, src: Any, *, steps: tuple, index: Any, shape: tuple) -> np.ndarray:
+    out = np.array(base, copy=True)
+    _write(out, steps, index, src)
+    return out
+
+
+def _base_vjp(g: Any, out: Any, base: Any, src: Any, *, steps: tuple, index: Any, shape: tuple) -> Any:
+    grad = np.array(g, copy=True)
+    _write(grad, steps, index, 0)
+    return grad
+
+
+def _src_vjp(g: Any, out: Any, base: Any, src: Any, *, steps: tuple, index: Any, shape: tuple) -> Any:
+    return np.array(_region(np.ascontiguousarray(g), steps, index), copy=True)
+
+
+def _view_of_base(base: np.ndarray, *, steps: tuple, index: Any, shape: tuple) -> np.ndarray:
+    return np.array(_region(np.ascontiguousarray(base), steps, index), copy=True)
+
+
+def _view_vjp(g: Any, out: Any, base: Any, *, steps: tuple, index: Any, shape: tuple) -> Any:
+    grad = np.zeros(np.shape(base), dtype=np.asarray(g).dtype)
+    _write(grad, steps, index, g)
+    return grad
+
+
+def _no_form(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError("an in-place write has no symbolic form")
+
+
+COPY_SLICES = Op(
+    name="copy_slices",
+    syntax="x[i] = v",
+    forward=_copy_slices,
+    vjp=(_base_vjp, _src_vjp),
+    sympy=_no_form,
+    grad_fn="CopySlices",
+    derivative="the old tensor: g with the written region zeroed; the written values: g's region",
+    saves_tensors=False,
+    elementwise=False,
+    function=False,
+    method=False,
+    infer_shape=lambda base, src, **attrs: base,
+    written=lambda operands, attrs: f"{operands[0]} with its region written from {operands[1]}",
+    step=("{g} with the region zeroed", "{g} at the region"),
+)
+
+VIEW_AFTER_WRITE = Op(
+    name="as_strided",
+    syntax="x[i]",
+    forward=_view_of_base,
+    vjp=(_view_vjp,),
+    sympy=_no_form,
+    grad_fn="AsStridedBackward0",
+    derivative="zeros of the base's shape with g in the view's region",
+    saves_tensors=False,
+    elementwise=False,
+    function=False,
+    method=False,
+    infer_shape=lambda base, *, shape, **attrs: shape,
+    written=lambda operands, attrs: f"a view of {operands[0]}",
+    step=("{g} placed in the view's region",),
+)

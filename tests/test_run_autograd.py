@@ -1,0 +1,199 @@
+"""`gradcli run` past one backward: create_graph, several outputs, CopySlices, --explain.
+
+Printed output is compared with torch 2.13 running the same text (object addresses
+masked); what torch prints to stderr (warnings) is compared as gradcli words it. The
+corpus in tests/scripts/ covers these in tutorial-sized scripts; these are the edges.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradcli import run as run_api
+from gradcli.script.interpreter import REFERENCE_CYCLE
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = sorted((ROOT / "tests" / "scripts").glob("*.py")) + sorted(
+    (ROOT / "docs" / "examples").glob("*.py")
+)
+_ADDRESS = re.compile(r"object at 0x[0-9a-f]+")
+
+
+def _torch(script: str) -> subprocess.CompletedProcess:
+    pytest.importorskip("torch")
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+
+
+def _same_as_torch(run, script: str) -> None:
+    theirs = _torch(script)
+    assert theirs.returncode == 0, theirs.stderr
+    ours = run("run", "-", input=script)
+    assert ours.exit_code == 0, ours.stderr
+    assert _ADDRESS.sub("…", ours.stdout) == _ADDRESS.sub("…", theirs.stdout)
+
+
+EDGES = {
+    "second derivative of tanh": (
+        "import torch\nx = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+        "g, = torch.autograd.grad(torch.tanh(x).sum(), x, create_graph=True)\n"
+        "print(g, g.grad_fn.next_functions)\n"
+        "h, = torch.autograd.grad(g.sum(), x)\nprint(h)\n"
+    ),
+    "x.grad of backward(create_graph=True) is CopyBackwards, then AddBackward0": (
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "(x ** 3).sum().backward(create_graph=True)\nprint(x.grad, x.grad.grad_fn.name())\n"
+        "print(x.grad.grad_fn.next_functions)\n"
+        "(x.sin()).sum().backward(create_graph=True)\nprint(x.grad)\n"
+        "x.grad.sum().backward()\nprint(x.grad)\n"
+    ),
+    "retain_grad with create_graph is CloneBackward0": (
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "h = x * x\nh.retain_grad()\n(h ** 2).sum().backward(create_graph=True)\nprint(h.grad)\n"
+    ),
+    "create_graph keeps the graph (retain_graph defaults to it)": (
+        "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x.exp() * x\n"
+        "g, = torch.autograd.grad(y, x, create_graph=True)\ng2, = torch.autograd.grad(y, x)\n"
+        "print(g, g2)\n"
+    ),
+    "grad_outputs that require grad stay in the graph": (
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "v = torch.tensor([0.5, -1.0], requires_grad=True)\n"
+        "g, = torch.autograd.grad(x ** 2, x, grad_outputs=v, create_graph=True)\n"
+        "print(g)\ng.sum().backward()\nprint(x.grad, v.grad)\n"
+    ),
+    "a gradient that does not depend on x has no grad_fn": (
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "g, = torch.autograd.grad((3 * x).sum(), x, create_graph=True)\nprint(g, g.requires_grad)\n"
+    ),
+    "several outputs, one shared root, several grad_outputs": (
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * x\n"
+        "torch.autograd.backward([y, y], [torch.ones(2), torch.tensor([1.0, 3.0])])\nprint(x.grad)\n"
+        "a, b = torch.autograd.grad([x.sum(), (x * 3).sum()], [x, x])\nprint(a, b)\n"
+    ),
+    "x.backward() on a leaf among several roots": (
+        "import torch\nx = torch.tensor(2.0, requires_grad=True)\n"
+        "torch.autograd.backward([x, x * 3])\nprint(x.grad)\n"
+    ),
+    "CopySlices with a tensor that requires grad": (
+        "import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+        "w = torch.tensor(5.0, requires_grad=True)\ny = x * 2\ny[1:] = w\n"
+        "print(y, y.grad_fn.next_functions[1][0].name())\n"
+        "(y * y).sum().backward()\nprint(x.grad, w.grad)\n"
+    ),
+    "index_put with a mask is IndexPutBackward0": (
+        "import torch\nx = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)\ny = x * 1\n"
+        "y[y < 0] = 0.5\nprint(y)\ny.sum().backward()\nprint(x.grad)\n"
+    ),
+    "a view taken before the write is regenerated": (
+        "import torch\nx = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)\ny = x + 0\n"
+        "first = y[0]\ny[0, 1] = 10.0\nprint(first, first.grad_fn.next_functions)\n"
+        "(first * 3).sum().backward()\nprint(x.grad)\n"
+    ),
+    "generator expressions": (
+        "xs = [1.5, 2.5]\nprint(sum(v * 2 for v in xs), ', '.join(f'{v:.1f}' for v in xs if v > 2))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("script", EDGES.values(), ids=EDGES.keys())
+def test_prints_what_torch_prints(run, script):
+    _same_as_torch(run, script)
+
+
+def test_backward_with_create_graph_warns_once_in_torchs_words(run):
+    script = (
+        "import torch\nx = torch.tensor(1.0, requires_grad=True)\n"
+        "(x * x).backward(create_graph=True)\n(x * x * x).backward(create_graph=True)\n"
+    )
+    theirs = _torch(script)
+    assert REFERENCE_CYCLE.split(" (Triggered")[0] in theirs.stderr
+    result = run("run", "-", input=script)
+    assert result.exit_code == 0
+    assert result.stderr == f"warning: line 3: UserWarning: {REFERENCE_CYCLE}\n"
+    assert theirs.stderr.count("reference cycle") == 1
+
+
+def test_create_graph_through_an_op_that_does_not_trace_is_one_error_line(run):
+    script = (
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\nprint('before')\n"
+        "g, = torch.autograd.grad(torch.softmax(x, 0)[0], x, create_graph=True)\n"
+    )
+    result = run("run", "-", input=script)
+    assert result.exit_code == 1 and result.stdout == "before\n"
+    assert result.stderr.splitlines() == [
+        "error: line 4: create_graph=True through SelectBackward0 is not supported yet: the gradient "
+        "of select does not build a graph in gradcli; differentiate once, or rewrite it with other ops"
+    ]
+
+
+def test_allow_unused_false_is_torchs_error(run):
+    script = (
+        "import torch\nx = torch.tensor(1.0, requires_grad=True)\ny = torch.tensor(2.0, requires_grad=True)\n"
+        "torch.autograd.grad(x * 2, [x, y])\n"
+    )
+    theirs = _torch(script)
+    result = run("run", "-", input=script)
+    assert result.exit_code == 1
+    assert result.stderr == f"error: line 4: {theirs.stderr.strip().splitlines()[-1]}\n"
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def test_every_mode_runs_every_script(run, path):
+    """--format json, --trace and --explain run each corpus script to the same end as plain run:
+    the same exit code, the script's own lines in order, and never an internal error."""
+    plain = run("run", str(path))
+    document = json.loads(run("run", str(path), "--format", "json").stdout)
+    assert document["stdout"] == plain.stdout
+    if len(document["backward_calls"]) > 30:  # a training loop: a table or a story per step is slow
+        return
+    for mode in ("--trace", "--explain"):
+        shown = run("run", str(path), mode)
+        assert shown.exit_code == plain.exit_code
+        assert "internal error" not in shown.stderr
+        remaining = iter(shown.stdout.splitlines())
+        assert all(any(line == other for other in remaining) for line in plain.stdout.splitlines())
+
+
+def test_explain_narrates_each_backward_call_and_what_it_adds_to_grad(run):
+    path = ROOT / "docs" / "examples" / "accumulate.py"
+    result = run("run", str(path), "--explain")
+    assert result.exit_code == 0
+    text = result.stdout
+    assert text.count("Backward pass, from the output loss back to the leaves:") == 2
+    assert "── line 5: loss.backward(retain_graph=True) " in text
+    assert "    dloss/dw = [1, -2] + [1, -2] = [2, -4]" in text
+    assert "  w.grad: None -> tensor([ 2., -4.])" in text
+    assert "  w.grad: tensor([ 2., -4.]) -> tensor([ 4., -8.])" in text
+    assert text.endswith("tensor([ 4., -8.])\n")
+
+
+def test_explain_of_autograd_grad_and_a_gradient_argument(run):
+    script = (
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * 3\n"
+        "g, = torch.autograd.grad(y, x, grad_outputs=torch.tensor([1.0, -1.0]))\nprint(g)\n"
+    )
+    result = run("run", "-", "--explain", input=script)
+    assert result.exit_code == 0
+    assert "start: v = [1, -1], the upstream gradient" in result.stdout
+    assert "torch.autograd.grad returns these gradients; no .grad changes." in result.stdout
+    assert result.stdout.endswith("tensor([ 3., -3.])\n")
+
+
+def test_explain_refuses_json(run):
+    result = run("run", "-", "--explain", "--format", "json", input="print(1)\n")
+    assert result.exit_code == 2 and "--explain prints prose" in result.stderr
+
+
+def test_python_api_runs_create_graph():
+    result = run_api(
+        "import torch\nx = torch.tensor(3.0, requires_grad=True)\n"
+        "g, = torch.autograd.grad(x ** 3, x, create_graph=True)\ng.backward()\nprint(g, x.grad)\n"
+    )
+    assert result.error is None
+    assert result.stdout == "tensor(27., grad_fn=<MulBackward0>) tensor(18.)\n"
