@@ -416,6 +416,7 @@ OP_RULES: dict[str, Any] = {
     "std": _along({"dim": _ALL}),
     "norm": _along({"dim": _ALL}),
     "cumsum": _along({"dim": None}),
+    "cumprod": _along({"dim": None}),
     # their backward kernels
     "sum_to": _along(shapes=("size",)),
     "flip": _along({"dims": None}),

@@ -31,9 +31,7 @@ MAX_CHECK_ELEMENTS = 1_000  # leaf elements `check` perturbs: two forward passes
 class Script:
     """Caps of `gradcli run` scripts, checked as a script runs (gradcli/script/); README's
     limits table lists them too. Hostile scripts hit each one that refuses work
-    (tests/hostile/scripts.py, run by tests/test_run_hostile.py). They stay out of table()
-    until tests/hostile/cases.py adds those cases to CASES, because tests/test_hostile.py
-    checks every cap of table() against CASES alone."""
+    (tests/hostile/scripts.py, part of tests/hostile/cases.py's CASES); table() lists them."""
 
     MAX_STEPS = 500_000  # statements executed in one run (a 10,000-step training loop fits; ~1 s)
     MAX_LOOP = 100_000  # iterations of one for loop
@@ -73,4 +71,7 @@ def check_pass_work(passes: int, graph_elements: int) -> None:
 
 def table() -> dict[str, int]:
     """Every cap by name, for documentation and tests."""
-    return {name: value for name, value in globals().items() if name.startswith("MAX_")}
+    caps = {name: value for name, value in globals().items() if name.startswith("MAX_")}
+    scripts = {name: value for name, value in vars(Script).items() if name.startswith("MAX_")}
+    assert not caps.keys() & scripts.keys(), "a script cap shares a name with a program cap"
+    return {**caps, **scripts}

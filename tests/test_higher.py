@@ -246,3 +246,14 @@ def test_hessian_and_jacobian_latex_are_balanced_align_blocks(run):
     for text in (hessian, jacobian):
         assert text.count("{") == text.count("}")
         assert text.count(r"\begin{align*}") == text.count(r"\end{align*}") == 1
+
+
+def test_the_dual_number_fallback_refuses_a_hessian_past_its_cap():
+    # every registry op traces now; the fallback stays for a rule that would not, capped
+    from gradcli.api import _prepare
+    from gradcli.errors import LimitError
+    from gradcli.higher import _dual_hessian
+
+    prepared = _prepare("sum(x*x)", {"x": np.zeros(5000)}, {}, "float64")
+    with pytest.raises(LimitError, match="MAX_HESSIAN_ELEMENTS=2,000"):
+        _dual_hessian(prepared.graph, prepared.arrays, prepared.dtype)

@@ -176,16 +176,17 @@ def _prod(a, dim=None, keepdim=False):
 
 
 def _prod_safe_zeros(g, a, axis):
-    """Exclusive products before and after each element (cumprod both ways): no division."""
-    if a.size == 0:
-        return np.broadcast_to(g, a.shape)
-    ones_shape = list(a.shape)
-    ones_shape[axis] = 1
-    ones = np.ones(ones_shape)
-    n = a.shape[axis]
-    before = np.cumprod(np.concatenate([ones, np.take(a, range(n - 1), axis=axis)], axis=axis), axis=axis)
-    after_rev = np.concatenate([ones, np.flip(np.take(a, range(1, n), axis=axis), axis=axis)], axis=axis)
-    after = np.flip(np.cumprod(after_rev, axis=axis), axis=axis)
+    """prod_safe_zeros_backward: exclusive products before and after each element, by
+    cat, narrow, cumprod and flip as torch writes it (no division, so zeros are safe)."""
+    shape = tuple(np.shape(a))
+    if math.prod(shape) == 0:
+        return np.broadcast_to(g, shape)
+    ones = np.ones(shape[:axis] + (1,) + shape[axis + 1 :])
+    n = shape[axis]
+    first = call("slice", a, dim=axis, start=0, end=n - 1, step=1)
+    before = call("cumprod", call("cat2", ones, first, dim=axis), dim=axis)
+    rest = call("flip", call("slice", a, dim=axis, start=1, end=n, step=1), dims=(axis,))
+    after = call("flip", call("cumprod", call("cat2", ones, rest, dim=axis), dim=axis), dims=(axis,))
     return g * (before * after)
 
 
@@ -199,16 +200,15 @@ def _prod_grad(g, out, a, dim=None, keepdim=False):
     if dim is None:
         if not has_zeros:
             return g * (out / a)
-        values = np.asarray(a)
-        if values.dtype != object and np.sum(values == 0) > 1:
-            return np.zeros(values.shape)  # torch's shortcut outside create_graph: two zeros, no grad
-        return _prod_safe_zeros(g, values.reshape(-1), 0).reshape(values.shape)
+        if not hasattr(a, "apply_op") and np.sum(np.equal(a, 0)) > 1:
+            return np.zeros(np.shape(a))  # torch's shortcut outside create_graph: two zeros, no grad
+        return np.reshape(_prod_safe_zeros(g, np.reshape(a, (-1,)), 0), np.shape(a))
     axis = _normalise_dim(dim, np.ndim(a))
     g = _restore(g, np.ndim(a), (axis,), keepdim)
     out = _restore(out, np.ndim(a), (axis,), keepdim)
     if not has_zeros:
         return g * (out / a)
-    return _prod_safe_zeros(g, np.asarray(a), axis)
+    return _prod_safe_zeros(g, a, axis)
 
 
 def _prod_shape(shape: Shape, dim: int | None = None, keepdim: bool = False) -> Shape:
@@ -864,7 +864,36 @@ def _flip(a, dims: tuple[int, ...] = ()):
     return np.flip(a, dims).copy()
 
 
+def _cumprod(a, dim: int = 0):
+    return np.cumprod(a, axis=dim)
+
+
+def _cumprod_vjp(g, out, a, dim: int = 0):
+    """cumprod_backward. Without zeros it is registry ops, as torch writes it:
+    reversed_cumsum(grad * result) / input. With zeros, d/dx_k = prod(x_j, j < k) * S_k where
+    S_k = g_k + x_(k+1) S_(k+1): one scan back along dim, exact at zeros (no division)."""
+    if not anywhere(np.equal(a, 0)):
+        return call("flip", call("cumsum", call("flip", g * out, dims=(dim,)), dim=dim), dims=(dim,)) / a
+    x = np.moveaxis(np.asarray(a), dim, -1)  # a traced or batched input stops here
+    w = np.moveaxis(np.broadcast_to(np.asarray(g), np.shape(a)), dim, -1)
+    before = np.cumprod(np.concatenate([np.ones(x.shape[:-1] + (1,)), x[..., :-1]], axis=-1), axis=-1)
+    scan = np.zeros(x.shape, dtype=np.result_type(x, w))
+    scan[..., -1] = w[..., -1]
+    for k in range(x.shape[-1] - 2, -1, -1):
+        scan[..., k] = w[..., k] + x[..., k + 1] * scan[..., k + 1]
+    return np.moveaxis(before * scan, -1, dim)
+
+
 KERNELS: tuple[Op, ...] = (
+    kernel(
+        "cumprod",
+        _cumprod,
+        (_cumprod_vjp,),
+        "CumprodBackward0",
+        "running products along dim (prod's backward at zeros)",
+        elementwise=False,
+        infer_shape=lambda a, dim=0: tuple(a),
+    ),
     kernel(
         "masked_fill_tensor",
         _masked_fill_tensor,

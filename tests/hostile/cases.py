@@ -492,12 +492,6 @@ OTHER_COMMANDS = [
         INPUT,
         ("80,000,000,000", "MAX_HESSIAN_BYTES=800,000,000"),
     ),
-    Case(  # prod's zero path does not trace: the dual-number Hessian, one pass per element
-        "hessian-dual-5000",
-        ("hessian", "sum(prod(x)*x)", "--at", "x=zeros(5000)"),
-        INPUT,
-        ("5,000", "MAX_HESSIAN_ELEMENTS=2,000"),
-    ),
     Case(
         "check-1e6",
         ("check", "sum(x*x)", "--at", "x=zeros(1000000)"),
