@@ -9,7 +9,7 @@ step), so a new op needs no edit here. Plain string work, linear in the graph: n
 from __future__ import annotations
 
 import re
-import string
+from functools import cache
 from typing import Any
 
 from .graph import OP, Graph, Literal, Operand
@@ -65,17 +65,24 @@ def written_form(op: Op, operands: list[str], attrs: dict[str, Any]) -> str:
     """The op applied to the operands as a program writes it: `X @ W1`, `relu(t2)`, `sum(t1, dim=0)`."""
     if op.written is not None:
         return op.written(operands, attrs)
-    first = re.split(r", | or ", op.syntax)[0]  # "a ** b, a ^ b, pow(a, b) ..." -> "a ** b"
-    order: list[str] = []
-    for letter in _PLACEHOLDER.findall(first):
-        if letter not in order:
-            order.append(letter)
+    first, order = _first_spelling(op.syntax)
     text = _PLACEHOLDER.sub(lambda m: operands[order.index(m.group())], first).replace(" ** ", "**")
     defaults = {param.name: param.default for param in op.params}
     extra = "".join(f", {k}={v!r}" for k, v in attrs.items() if k in defaults and v != defaults[k])
     if extra and text.endswith("()"):  # a method of no operands: x.view(size=(6,))
         extra = extra[2:]
     return text[:-1] + extra + ")" if extra and text.endswith(")") else text
+
+
+@cache
+def _first_spelling(syntax: str) -> tuple[str, list[str]]:
+    """An op's first spelling ("a ** b, a ^ b, pow(a, b) ..." -> "a ** b") and its placeholders."""
+    first = re.split(r", | or ", syntax)[0]
+    order: list[str] = []
+    for letter in _PLACEHOLDER.findall(first):
+        if letter not in order:
+            order.append(letter)
+    return first, order
 
 
 def written_forms(graph: Graph) -> list[str | None]:
@@ -131,7 +138,7 @@ def local_steps(graph: Graph, seed: str = "1") -> list[str | None]:
                 continue
             template = _template(node.op, position, shapes, node.attrs)
             fields = {"g": adjoint_name(node.name), "out": node.name}
-            term = string.Formatter().vformat(template, slots, fields)
+            term = template.format(*slots, **fields)  # str.format calls _Slot.__format__ too
             term = _POWER_ONE.sub("", term)
             if node.op.elementwise:  # other ops' steps already have the operand's shape
                 term = _unbroadcast(term, nodes[operand].shape, node.shape)
