@@ -210,8 +210,11 @@ class _Builder:
                 f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
         self.count_elements(shape, expr)
-        layouts = [self.strides_of(o) if isinstance(o, int) else None for o in operands]
-        result_strides = strides.result_strides(op, shapes, layouts, attrs, shape)
+        if op.elementwise and all(node.strides is None for node in tensors):
+            layouts, result_strides = [], None  # contiguous in, contiguous out: the common case
+        else:
+            layouts = [self.strides_of(o) if isinstance(o, int) else None for o in operands]
+            result_strides = strides.result_strides(op, shapes, layouts, attrs, shape)
         if op.viewing and isinstance(operands[0], int):
             source = self.nodes[operands[0]]
             if strides.view_strides(source.shape, layouts[0], shape) is None:
@@ -241,7 +244,9 @@ class _Builder:
             attrs=attrs,
             grad_fn=grad_fn,
             dtype=dtype,
-            strides=None if strides.is_contiguous(shape, result_strides) else result_strides,
+            strides=None
+            if result_strides is None or strides.is_contiguous(shape, result_strides)
+            else result_strides,
         )
         return self.add(node)
 
