@@ -17,8 +17,9 @@ interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
 torch.autograd, math and numpy; assignments, for over range or a list, list
 comprehensions and generator expressions, dicts, if, small defs, try/except RuntimeError,
 assert, with torch.no_grad(), print and f-strings;
-tensors from torch.tensor, zeros, ones, full, eye, arange, linspace and every op of
-`gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
+tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn and
+randint (gradcli's own generator, seeded by torch.manual_seed: the same numbers every
+run, not torch's) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
 torch.autograd.backward and torch.autograd.grad (several outputs, grad_outputs,
 allow_unused, create_graph=True for second derivatives, Hessian-vector products and
 gradient penalties), .grad, .grad.zero_(), retain_grad(), register_hook, detach(),

@@ -243,8 +243,16 @@ _CONSTRUCTORS = {
     "set_grad_enabled",
     "is_grad_enabled",
     "numel",
+    # random tensors come from gradcli's own generator (NumPy's PCG64, seeded by manual_seed,
+    # else by 0): the same script gives the same numbers every run, but not torch's numbers
+    "manual_seed",
+    "rand",
+    "randn",
+    "rand_like",
+    "randn_like",
+    "randint",
 }
-_RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "randperm", "normal", "manual_seed", "seed"}
+_RANDOM = {"randperm", "normal", "seed"}
 _MATH = {
     "sqrt": math.sqrt,
     "exp": math.exp,
@@ -542,6 +550,7 @@ class Interpreter:
         self.globals: dict[str, Any] = {}
         self.frames: list[dict[str, Any]] = []
         self.grad_enabled = True
+        self.random = np.random.default_rng(0)  # torch.manual_seed(n) reseeds it
         self.steps = 0
         self.line = 1
         self.binder = _Binder()
@@ -1456,6 +1465,30 @@ class Interpreter:
             self.sizes([steps], node)
             dtype = self.dtype_of(kwargs, "float32")
             return self.finish(_linspace(args[0], args[1], steps, dtype), dtype, kwargs, name, node)
+        if name == "manual_seed":
+            if len(args) != 1 or not isinstance(args[0], int) or isinstance(args[0], bool):
+                raise ScriptRuntimeError("manual_seed() takes one integer seed", "TypeError")
+            self.random = np.random.default_rng(args[0] % 2**64)
+            return None
+        if name in ("rand", "randn"):
+            shape = self.sizes(args, node)
+            draw = self.random.random if name == "rand" else self.random.standard_normal
+            return self.finish(draw(shape), self.dtype_of(kwargs, "float32"), kwargs, name, node)
+        if name in ("rand_like", "randn_like"):
+            source = args[0] if args else None
+            if not isinstance(source, Tensor):
+                raise ScriptRuntimeError(f"{name}(): argument 'input' must be Tensor", "TypeError")
+            draw = self.random.random if name == "rand_like" else self.random.standard_normal
+            dtype = self.dtype_of(kwargs, source.dtype)
+            return self.finish(draw(source.shape), dtype, kwargs, name, node)
+        if name == "randint":
+            if not 2 <= len(args) <= 3 or not isinstance(args[-1], (tuple, list)):
+                raise ScriptRuntimeError("randint() takes (low, high, size) or (high, size)", "TypeError")
+            low, high = (0, args[0]) if len(args) == 2 else (args[0], args[1])
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) or high <= low:
+                raise ScriptRuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+            shape = self.sizes([args[-1]], node)
+            return self.finish(self.random.integers(low, high, shape), self.dtype_of(kwargs, "int64"), kwargs, name, node)
         if name in ("zeros_like", "ones_like", "full_like"):
             source = args[0]
             if not isinstance(source, Tensor):
