@@ -22,7 +22,6 @@ MAX_PASS_ELEMENTS = 2_000_000_000  # passes x graph elements: the work (and kept
 SYMBOLIC_NODES = 1_000  # past this, symbolic forms are skipped (numbers are unaffected)
 MAX_VALUE_CHARS = 50_000_000  # text of one VALUE (a JSON array on the command line or stdin)
 MAX_HESSIAN_BYTES = 800_000_000  # one Hessian's result (n leaf elements: n*n*8 bytes in float64)
-MAX_HESSIAN_ELEMENTS = 2_000  # leaf elements of a Hessian or --order N of an op that does not trace yet
 MAX_INDEX_LITERAL = 1_000_000  # integers written in one subscript's lists and range()s
 MAX_DIMS = 32  # dimensions of one tensor (NumPy's own limit is 64, some of its kernels' 32)
 MAX_CHECK_ELEMENTS = 1_000  # leaf elements `check` perturbs: two forward passes and a symbolic value each

@@ -248,12 +248,12 @@ def test_hessian_and_jacobian_latex_are_balanced_align_blocks(run):
         assert text.count(r"\begin{align*}") == text.count(r"\end{align*}") == 1
 
 
-def test_the_dual_number_fallback_refuses_a_hessian_past_its_cap():
-    # every registry op traces now; the fallback stays for a rule that would not, capped
-    from gradcli.api import _prepare
-    from gradcli.errors import LimitError
-    from gradcli.higher import _dual_hessian
-
-    prepared = _prepare("sum(x*x)", {"x": np.zeros(5000)}, {}, "float64")
-    with pytest.raises(LimitError, match="MAX_HESSIAN_ELEMENTS=2,000"):
-        _dual_hessian(prepared.graph, prepared.arrays, prepared.dtype)
+def test_a_derivative_whose_graph_does_not_trace_is_one_clear_error(run):
+    # prod at a zero: its second derivative traces (cat, cumprod, flip), its third would
+    # differentiate cumprod's backward at a zero, a scan; a clear refusal, never a wrong number
+    result = run("grad", "sum(prod(x)*x)", "--at", "x=[0,2,3]", "--order", "3")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("error: this derivative needs a gradient graph gradcli cannot build yet")
+    assert len(result.stderr.splitlines()) == 1
+    second = run("grad", "sum(prod(x)*x)", "--at", "x=[0,2,3]", "--order", "2", "--format", "plain")
+    assert second.exit_code == 0, second.stderr

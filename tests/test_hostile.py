@@ -84,14 +84,11 @@ def test_the_table_covers_every_category() -> None:
 # lowers it instead); MAX_PASS_ELEMENTS is checked by limits.check_pass_work, below.
 # MAX_SCRIPT_BYTES needs gigabytes (tests/test_run_limits.py lowers it); MAX_RECORDED_BACKWARD_CALLS
 # refuses nothing, it shortens JSON (tests/test_run_trace.py)
-# MAX_HESSIAN_ELEMENTS caps the dual-number fallback, which no registry op reaches any more
-# (tests/test_higher.py calls it directly)
 CAPS_TESTED_ELSEWHERE = {
     "MAX_VALUE_CHARS",
     "MAX_PASS_ELEMENTS",
     "MAX_SCRIPT_BYTES",
     "MAX_RECORDED_BACKWARD_CALLS",
-    "MAX_HESSIAN_ELEMENTS",
 }
 
 

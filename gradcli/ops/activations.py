@@ -75,7 +75,7 @@ def _scalar_nan(a) -> np.ndarray:
     write the comparison the other way round, so a nan input's grad differs between them
     (hardtanh: 0 vs grad; elu: nan vs grad * scale). gradcli's arrays are C-ordered."""
     if not isinstance(a, (np.ndarray, np.generic)) or a.dtype.kind != "f":
-        # higher.py's dual numbers and batched points (no one memory order): the scalar rule
+        # batched points (no one memory order): the scalar rule
         return np.False_
     a = np.asarray(a)
     width = 16 if a.dtype == np.float32 else 8
@@ -167,8 +167,8 @@ def _gelu_step(shapes, attrs) -> str:
 
 
 def _hardtanh(a, min_val=-1.0, max_val=1.0):
-    # the bounds as constants (not np.maximum's pick of x at a tie): on higher.py's dual
-    # numbers the slope at a bound is then 0, as hardtanh_backward's; nan stays nan.
+    # the bounds as constants (not np.maximum's pick of x at a tie): the slope at a bound
+    # is then 0, as hardtanh_backward's; nan stays nan.
     return np.where(np.less_equal(a, min_val), min_val, np.where(np.greater_equal(a, max_val), max_val, a))
 
 

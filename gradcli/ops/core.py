@@ -199,7 +199,7 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
     keep = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     if keep:
         grad = grad.sum(axis=keep, keepdims=True)
-    grad = np.asarray(grad)  # a full sum of an object array (higher.py's duals) is one Dual
+    grad = np.asarray(grad)  # a full sum is a NumPy scalar
     return np.broadcast_to(grad, shape) if grad.shape != tuple(shape) else grad
 
 
@@ -316,23 +316,11 @@ def _pow_grad_base(g, out, a, b):
     return np.where(np.equal(b, 0), 0.0, g * (b * np.power(a, b - 1)))
 
 
-def _pow_grad_exponent(g, out, a, b):
-    # PyTorch pow_backward_exponent: 0**b with b >= 0 gives grad 0, not nan.
-    return np.where(np.logical_and(np.equal(a, 0), np.greater_equal(b, 0)), 0.0, g * (out * np.log(a)))
-
-
 def _sgn(a):
-    """torch.sgn: -1, 0 or 1, and 0 for nan (NumPy's sign gives nan).
-
-    Object arrays (the dual numbers of higher.py) take the comparison route: their
-    elements compare by value, and a sign is a constant to every derivative, so
-    abs'' = 0 as in PyTorch.
-    """
+    """torch.sgn: -1, 0 or 1, and 0 for nan (NumPy's sign gives nan)."""
     if getattr(a, "tape", None) is not None:  # create_graph: PyTorch's sgn node (SgnBackward0)
         return call("sgn", a)
-    if hasattr(a, "sum_to") or np.asarray(a).dtype != object:  # arrays, batched arrays
-        return np.where(np.isnan(a), 0.0, np.sign(a))
-    return np.greater(a, 0).astype(float) - np.less(a, 0)
+    return np.where(np.isnan(a), 0.0, np.sign(a))  # arrays and batched arrays
 
 
 def _softplus(a):

@@ -6,7 +6,6 @@ at ties and bounds (maximum splits a tie's gradient in half, clamp passes it at 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -22,48 +21,12 @@ _ERF = np.frompyfunc(math.erf, 1, 1)
 # ---------------------------------------------------------------- erf (NumPy has no ufunc)
 
 
-def _erf_element(x: Any) -> Any:
-    """erf of a float or of a dual number of higher.py (its tangent by erf's own rule)."""
-    from ..higher import Dual  # lazy: higher imports the engine, which imports the registry
-
-    if isinstance(x, Dual):
-        return x._chain(_erf_element(x.v), _TWO_OVER_SQRT_PI * np.exp(-(x.v * x.v)))
-    return math.erf(x)
-
-
-_ERF_OBJECTS = np.frompyfunc(_erf_element, 1, 1)
-
-
-def _holds_objects(a: Any) -> bool:
-    """An object array: higher.py's dual numbers, which take the element-by-element route."""
-    dtype = getattr(a, "dtype", None)
-    return dtype is not None and dtype.kind == "O"
-
-
 def erf(a):
     """math.erf element by element (correctly rounded to the last bit or so, like torch's)."""
     if not hasattr(a, "dtype"):
         a = np.asarray(a)
-    if _holds_objects(a):
-        return _ERF_OBJECTS(a)
     out, dtype = _ERF(a), a.dtype if a.dtype.kind == "f" else np.float64
     return out.astype(dtype) if hasattr(out, "astype") else np.asarray(out, dtype=dtype)
-
-
-def _on_values(function):
-    """A piecewise-constant function that also takes higher.py's dual numbers: math.floor and
-    friends refuse them, and the derivative is 0 anyway, so only the values go through."""
-
-    def forward(a, **attrs):
-        a = np.asarray(a)
-        if a.dtype == object:
-            from ..higher import _base
-
-            a = np.vectorize(_base, otypes=[np.float64])(a)
-        return function(a, **attrs)
-
-    forward.__name__ = function.__name__
-    return forward
 
 
 def _zero_grad(g, out, a, **attrs):
@@ -87,43 +50,10 @@ def _max_grad(g, out, a, b, first: bool, larger: bool):
     return np.where(loses, 0.0, half)
 
 
-def _extremum(pick):
-    """np.maximum / np.minimum; on dual numbers a tie's tangent is the mean of both tangents,
-    as the double backward through MaximumBackward0's half-split gradient gives."""
-
-    def forward(a, b):
-        out = pick(a, b)
-        if _holds_objects(out):
-            out = np.where(np.equal(a, b), (np.asarray(a, dtype=object) + b) / 2, out)
-        return out
-
-    return forward
-
-
 # ---------------------------------------------------------------- atan2
 
 
-def _atan2_element(y: Any, x: Any) -> Any:
-    """atan2 of floats or of higher.py's dual numbers (np.arctan2 has no object loop)."""
-    from ..higher import Dual
-
-    if not isinstance(y, Dual) and not isinstance(x, Dual):
-        return np.arctan2(y, x)
-    yv, yt = (y.v, y.t) if isinstance(y, Dual) else (y, 0.0)
-    xv, xt = (x.v, x.t) if isinstance(x, Dual) else (x, 0.0)
-    value = _atan2_element(yv, xv)
-    denom = yv * yv + xv * xv
-    if np.all(np.equal(denom, 0)):  # the rule's mask: no slope at the origin
-        return Dual(value, 0.0)
-    return Dual(value, (xv * yt - yv * xt) / denom)
-
-
-_ATAN2_OBJECTS = np.frompyfunc(_atan2_element, 2, 1)
-
-
 def _atan2(a, b):
-    if _holds_objects(a) or _holds_objects(b):
-        return _ATAN2_OBJECTS(a, b)
     return np.arctan2(a, b)
 
 
@@ -198,7 +128,6 @@ def _text(value: float) -> str:
 # ---------------------------------------------------------------- round(decimals=)
 
 
-@_on_values
 def _round(a, decimals=None):
     # round half to even, as torch; with decimals torch rounds a * 10**d and divides back.
     return np.rint(a) if decimals is None else np.round(a, decimals)
@@ -346,7 +275,7 @@ OPS: tuple[Op, ...] = (
     ),
     _unary(
         "floor",
-        _on_values(np.floor),
+        np.floor,
         _zero_grad,
         lambda sp, a: sp.floor(a),
         "FloorBackward0",
@@ -359,7 +288,7 @@ OPS: tuple[Op, ...] = (
     ),
     _unary(
         "ceil",
-        _on_values(np.ceil),
+        np.ceil,
         _zero_grad,
         lambda sp, a: sp.ceiling(a),
         "CeilBackward0",
@@ -372,7 +301,7 @@ OPS: tuple[Op, ...] = (
     ),
     _unary(
         "trunc",
-        _on_values(np.trunc),
+        np.trunc,
         _zero_grad,
         lambda sp, a: sp.Function("trunc")(a),
         "TruncBackward0",
@@ -419,7 +348,7 @@ OPS: tuple[Op, ...] = (
     Op(
         "maximum",
         "maximum(a,b), torch.maximum(a, b) or a.maximum(b)",
-        forward=_extremum(np.maximum),
+        forward=np.maximum,
         vjp=(
             lambda g, out, a, b: _max_grad(g, out, a, b, first=True, larger=True),
             lambda g, out, a, b: _max_grad(g, out, a, b, first=False, larger=True),
@@ -435,7 +364,7 @@ OPS: tuple[Op, ...] = (
     Op(
         "minimum",
         "minimum(a,b), torch.minimum(a, b) or a.minimum(b)",
-        forward=_extremum(np.minimum),
+        forward=np.minimum,
         vjp=(
             lambda g, out, a, b: _max_grad(g, out, a, b, first=True, larger=False),
             lambda g, out, a, b: _max_grad(g, out, a, b, first=False, larger=False),

@@ -4,8 +4,8 @@ Each primitive records the one node PyTorch records (MseLossBackward0, NllLossBa
 ...); calls PyTorch records as several nodes (l1_loss, cross_entropy, linear) are
 Composites of registry ops. VJPs follow derivatives.yaml and the CPU kernels it names
 (mse_loss_backward, smooth_l1_loss_backward, nll_loss_backward, ...), including which
-branch wins at a kink. Forwards and VJPs use NumPy calls that also work on the object
-arrays of dual numbers higher.py passes, so hessian and --order work on them.
+branch wins at a kink. VJPs call registry ops and fused kernels (core.call), so they
+trace under create_graph and batch over rows and points.
 """
 
 from __future__ import annotations
@@ -42,17 +42,8 @@ def _torch_size(shape: Shape) -> str:
 
 
 def _plain(a: Any) -> np.ndarray:
-    """Float values of an array that may hold higher.py's dual numbers (value checks only)."""
-    a = np.asarray(a)
-    if a.dtype != object:
-        return a.astype(np.float64)
-
-    def value(v: Any) -> float:
-        while hasattr(v, "v"):
-            v = v.v
-        return float(v)
-
-    return np.vectorize(value, otypes=[np.float64])(a) if a.size else np.zeros(a.shape)
+    """Float values of an operand, for the value checks torch makes (targets, probabilities)."""
+    return np.asarray(a).astype(np.float64)
 
 
 # ---------------------------------------------------------------- softmax, log_softmax

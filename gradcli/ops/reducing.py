@@ -7,9 +7,9 @@ prod's zeros take the exclusive-product path, var/std/norm keep torch's masks at
 
 The rules are written in registry ops (core.call, and NumPy's spellings traced.py and
 batched.py route), so under create_graph they record torch's nodes (MaskedFillBackward1,
-ScatterBackward0, FlipBackward0, ...: the KERNELS at the end) and they batch; they also run
-on object arrays of higher.py's dual numbers. Only prod's zero path reads its input as an
-array, as torch's reads `input == 0`: it does not trace, and points holding a zero run one by one.
+ScatterBackward0, FlipBackward0, ...: the KERNELS at the end) and they batch. prod's zero
+path is torch's exclusive products (cat, cumprod, flip); only cumprod's own backward at a
+zero is a scan, which does not trace (a third derivative of prod at a zero).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def _count(shape: Shape, dims: tuple[int, ...]) -> int:
 
 
 def _isnan(a: Any) -> Any:
-    """nan test that object arrays of duals pass too (np.isnan refuses object dtype)."""
+    """nan test in NumPy's comparison ufunc, which traced and batched values route."""
     return np.not_equal(a, a)
 
 
@@ -590,15 +590,8 @@ def _argpick(a, dim, pick):
     if a.ndim == 0:
         return np.zeros((), dtype=np.int64)
     d = _normalise_dim(dim, a.ndim)
-    # NumPy's argmax/argmin give the first nan, as torch's do; duals compare by their value
-    base = a if a.dtype != object else np.vectorize(lambda v: float(_value_of(v)), otypes=[float])(a)
-    return (np.argmax if pick == "max" else np.argmin)(base, axis=d, keepdims=True), d
-
-
-def _value_of(v: Any) -> Any:
-    while hasattr(v, "v"):
-        v = v.v
-    return v
+    # NumPy's argmax/argmin give the first nan, as torch's do
+    return (np.argmax if pick == "max" else np.argmin)(a, axis=d, keepdims=True), d
 
 
 def _values(pick: str):
@@ -842,8 +835,6 @@ NUMPY_ALIASES: dict[str, Spelling] = {
 def _scatter(src, index, dim: int = 0, shape: Shape = ()):
     """zeros(shape).scatter(dim, index, src): src's elements at the indices along dim."""
     grad = np.zeros(shape, dtype=np.result_type(src))
-    if grad.dtype == object:
-        grad[...] = 0.0  # higher.py's duals: float zeros, not int ones
     np.put_along_axis(grad, np.asarray(index).astype(np.int64), src, axis=dim)
     return grad
 
@@ -851,8 +842,6 @@ def _scatter(src, index, dim: int = 0, shape: Shape = ()):
 def _scatter_add(src, index, dim: int = 0, shape: Shape = ()):
     """zeros(shape).scatter_add(dim, index, src): repeated indices add up."""
     grad = np.zeros(shape, dtype=np.result_type(src))
-    if grad.dtype == object:
-        grad[...] = 0.0
     index = np.asarray(index).astype(np.int64)
     where = list(np.indices(index.shape, sparse=True))
     where[dim] = index

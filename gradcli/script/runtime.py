@@ -770,7 +770,7 @@ def _sweep(
 
 
 # A rule that does not run on traced values fails inside NumPy or our protocols (higher.py
-# falls back to dual numbers for these; a script has no fallback, so it says which node).
+# refuses such a derivative too; a script says which node).
 CANNOT_TRACE = (Untraceable, TypeError, ValueError, AttributeError)
 
 
