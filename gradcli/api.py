@@ -700,7 +700,7 @@ def jvp(
 
     prepared, values = _at_point(expression, at, const, dtype, "jvp")
     vectors = _vectors(prepared, v, "jvp")
-    product = compute(prepared.graph, prepared.arrays, vectors, prepared.dtype)
+    product = compute(prepared.graph, values, vectors, prepared.dtype)
     return ProductResult("jvp", expression, str(prepared.dtype), _output_node(prepared, values), product)
 
 
@@ -717,5 +717,5 @@ def hvp(
 
     prepared, values = _at_point(expression, at, const, dtype, "hvp")
     vectors = _vectors(prepared, v, "hvp")
-    product = compute(prepared.graph, prepared.arrays, vectors, prepared.dtype)
+    product = compute(prepared.graph, values, vectors, prepared.dtype)
     return ProductResult("hvp", expression, str(prepared.dtype), _output_node(prepared, values), product)

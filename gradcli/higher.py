@@ -197,27 +197,17 @@ def vjp(graph: Graph, values: list[np.ndarray], v: np.ndarray, dtype: np.dtype) 
     }
 
 
-def jvp(
-    graph: Graph, inputs: dict[str, np.ndarray], tangents: dict[str, np.ndarray], dtype: np.dtype
-) -> np.ndarray:
+def jvp(graph: Graph, values: list[Any], tangents: dict[str, np.ndarray], dtype: np.dtype) -> np.ndarray:
     """J u (output-shaped), as torch.autograd.functional.jvp: the double-vjp trick. The
     gradients are linear in backward's upstream gradient w, so d/dw of sum(grad_a(w) * u_a)
-    is J u: one traced backward and one numeric backward."""
+    is J u: one traced backward and one numeric backward (`values`: the forward pass's)."""
     out_shape = graph.nodes[graph.output].shape
-    values = autograd_forward(graph, inputs, dtype)
     try:
         tape, adjoints = trace_backward(
             graph, values, dtype, np.zeros(out_shape, dtype), seed_requires_grad=True
         )
-    except CANNOT_TRACE:
-        blocks = jacobian(graph, values, dtype)
-        return sum(
-            (
-                np.tensordot(blocks[leaf.name], tangents[leaf.name], axes=len(leaf.shape))
-                for leaf in graph.leaves
-            ),
-            start=np.zeros(out_shape, dtype),
-        )
+    except CANNOT_TRACE as error:
+        raise _not_traced(error) from None
     total = contract(tape, [(adjoints[leaf.index], tangents[leaf.name]) for leaf in graph.leaves])
     if total is None:
         return np.zeros(out_shape, dtype)
@@ -226,26 +216,15 @@ def jvp(
 
 
 def hvp(
-    graph: Graph, inputs: dict[str, np.ndarray], vectors: dict[str, np.ndarray], dtype: np.dtype
+    graph: Graph, values: list[Any], vectors: dict[str, np.ndarray], dtype: np.dtype
 ) -> dict[str, np.ndarray]:
     """H v for every leaf, as torch.autograd.functional.hvp: the gradient graph's backward
     seeded with v (H is symmetric), one traced and one numeric pass in all."""
     _require_scalar_output(graph)
-    values = autograd_forward(graph, inputs, dtype)
     try:
         tape, adjoints = trace_backward(graph, values, dtype)
-    except CANNOT_TRACE:
-        blocks = hessian(graph, inputs, dtype)
-        return {
-            a.name: sum(
-                (
-                    np.tensordot(blocks[a.name][b.name], vectors[b.name], axes=len(b.shape))
-                    for b in graph.leaves
-                ),
-                start=np.zeros(a.shape, dtype),
-            )
-            for a in graph.leaves
-        }
+    except CANNOT_TRACE as error:
+        raise _not_traced(error) from None
     total = contract(tape, [(adjoints[leaf.index], vectors[leaf.name]) for leaf in graph.leaves])
     found = (
         [None] * len(tape.nodes)

@@ -303,3 +303,37 @@ __all__ = [
     "close",
     "math",
 ]
+
+
+# Runs each script text under real torch in one process: its stdout, or that and the exception.
+_SCRIPTS_UNDER_TORCH = """
+import contextlib, io, json, sys
+outputs = []
+for text in json.load(sys.stdin):
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            exec(compile(text, "script", "exec"), {"__name__": "__main__"})
+        outputs.append(buffer.getvalue())
+    except Exception as exc:
+        outputs.append(buffer.getvalue() + "!" + type(exc).__name__ + ": " + str(exc))
+print(json.dumps(outputs))
+"""
+
+
+def torch_stdouts(scripts: list[str]) -> list[str]:
+    """What each script prints under torch 2.13 (then "!Error: message" if it raised), all in
+    one subprocess, so a fuzz of many small scripts pays torch's import once."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPTS_UNDER_TORCH],
+        input=json.dumps(scripts),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)

@@ -10,12 +10,10 @@ torch's SqueezeBackward1), and gelu (its VJP does not trace yet: a clear error).
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
 
 import pytest
+from oracle import torch_stdouts
 
 from gradcli.script.interpreter import run_script
 
@@ -68,34 +66,11 @@ def _script(seed: int) -> str:
     )
 
 
-_ORACLE = """
-import contextlib, io, json, sys
-outputs = []
-for text in json.load(sys.stdin):
-    buffer = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(buffer):
-            exec(compile(text, "script", "exec"), {"__name__": "__main__"})
-        outputs.append(buffer.getvalue())
-    except Exception as exc:
-        outputs.append(buffer.getvalue() + "!" + type(exc).__name__ + ": " + str(exc))
-print(json.dumps(outputs))
-"""
 
 
 @pytest.fixture(scope="module")
 def torch_outputs() -> list[str]:
-    pytest.importorskip("torch")
-    scripts = [_script(seed) for seed in range(COUNT)]
-    done = subprocess.run(
-        [sys.executable, "-c", _ORACLE],
-        input=json.dumps(scripts),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+    return torch_stdouts([_script(seed) for seed in range(COUNT)])
 
 
 @pytest.mark.parametrize("seed", range(COUNT))
