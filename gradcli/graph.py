@@ -173,6 +173,9 @@ class _Builder:
         kinds_of = [dtypes.NUMBER if not isinstance(o, int) else self.nodes[o].dtype for o in operands]
         if op.refuses_masks and any(kind == dtypes.BOOL for kind in kinds_of[1:]):
             attrs["key"] = self.mask_key(expr, operands, attrs["key"])
+        if op.from_values is not None:  # F.one_hot(y): num_classes from y's values
+            purpose = f"{op.name.lstrip('_')} reads its operand's values"
+            attrs = op.from_values(attrs, lambda k: self.value_of(operands[k], expr, purpose))
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         sizes = [v for v in attrs.values() if isinstance(v, tuple) and all(isinstance(n, int) for n in v)]
         if any(len(v) > limits.MAX_DIMS for v in sizes):  # x.reshape(1, 1, ..., 1) with 70 ones
@@ -197,7 +200,7 @@ class _Builder:
             except ShapeError as exc:
                 raise ShapeError(_where(self.program, expr) + exc.message) from None
             return Literal(float(size), expr)
-        if not tensors:
+        if not tensors and op.new_dtype is None:
             # The folded expression is rebuilt from the operands' own expressions, so a
             # named constant (`n = 2; sin(n)`) appears as its number, never as a Ref.
             spelled = replace(expr, args=tuple(o.expr for o in operands))
@@ -226,7 +229,7 @@ class _Builder:
                 return self.apply(size, [copy], name)
         requires_grad = op.differentiable and any(node.requires_grad for node in tensors)
         numbers = [o.value for o in operands if isinstance(o, Literal)]
-        dtype = dtypes.result_dtype(op, kinds_of, numbers)
+        dtype = dtypes.result_dtype(op, kinds_of, numbers, attrs)
         grad_fn = None
         if requires_grad:
             kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
@@ -301,7 +304,8 @@ class _Builder:
                 result.append(entry)
                 dim += 1
                 continue
-            mask = self.value_of(operands[1 + entry[1]], expr)
+            needed = "indexing with a bool mask needs the mask's values"
+            mask = self.value_of(operands[1 + entry[1]], expr, needed)
             if mask.ndim == 0:
                 raise ShapeError(
                     f"{_where(self.program, expr)}a 0-d bool index is not supported; index with a 1-D mask"
@@ -320,8 +324,9 @@ class _Builder:
             dim += mask.ndim
         return tuple(result)
 
-    def value_of(self, operand: Operand, expr: Apply) -> np.ndarray:
-        """An operand's value while the graph is built, from the inputs' values (iteratively)."""
+    def value_of(self, operand: Operand, expr: Apply, purpose: str) -> np.ndarray:
+        """An operand's value while the graph is built, from the inputs' values (iteratively);
+        `purpose` says why it is needed, for the error when a value is not known."""
         if isinstance(operand, Literal):
             return np.asarray(operand.value)
         known: dict[int, np.ndarray] = {}
@@ -333,7 +338,7 @@ class _Builder:
                 spec = self.specs.get(node.name)
                 if spec is None or spec.value is None:
                     raise ShapeError(
-                        f"{_where(self.program, expr)}indexing with a bool mask needs the mask's values, "
+                        f"{_where(self.program, expr)}{purpose}, "
                         f"and '{node.name}' has none here (give it with --at or --const; not with --batch)"
                     )
                 known[index] = np.asarray(spec.value)
@@ -367,9 +372,9 @@ class _Builder:
                 stack.append((expr, True))
                 stack.extend([(arg, False) for arg in reversed(expr.args)])
             else:
-                arity = len(expr.args)
-                operands = values[-arity:]
-                del values[-arity:]
+                arity = len(expr.args)  # 0 for a constructor: values[-0:] would be every value
+                operands = values[len(values) - arity :]
+                del values[len(values) - arity :]
                 name = target if expr is root else None
                 if expr.op in REGISTRY:
                     values.append(self.apply(expr, operands, name))

@@ -141,7 +141,10 @@ _PICKED = {"max": ("max_values", "argmax"), "min": ("min_values", "argmin")}
 
 
 def _dtype_kind(value: Any) -> str | None:
-    """float, int64 or bool: what a `gradcli run` tensor is, as the graph's nodes say it."""
+    """float, int64 or bool: what a `gradcli run` tensor is, as the graph's nodes say it; a
+    Python number is "number", as the graph names a number operand."""
+    if isinstance(value, (int, float)):  # bool too: a Python scalar, not a tensor
+        return "number"
     dtype = str(getattr(value, "dtype", "float"))
     return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
 
@@ -199,6 +202,16 @@ _DTYPE_METHODS = {
     **dict.fromkeys(("float", "float32", "double", "float64"), "float"),
     **dict.fromkeys(("long", "int64"), "long"),
     "bool": "bool",
+}
+
+
+# dtype= of a constructor: what the new tensor is in torch (the graph's dtype kinds). Python's
+# and NumPy's `int` is int64; torch.int (int32) and the half floats are not gradcli's.
+_DTYPE_NAMES = {
+    **dict.fromkeys(("torch.float", "torch.float32", "torch.double", "torch.float64"), "float"),
+    **dict.fromkeys(("float", "float32", "float64", "double"), "float"),
+    **dict.fromkeys(("torch.long", "torch.int64", "int", "int64"), "int64"),
+    **dict.fromkeys(("torch.bool", "bool", "bool_"), "bool"),
 }
 
 
@@ -619,10 +632,10 @@ class _Parser:
             operands.pop()  # F.linear(x, W, None): the optional operand left out
         params = {param.name: param for param in op.params}
         positional_params = [param.name for param in op.params if not param.keyword_only]
-        last = op.params[-1] if op.params else None
-        if last is not None and last.kind == "ints" and len(extra) > len(params):
-            # x.reshape(2, 3), x.permute(1, 0): the last param takes the remaining ints
-            tail = len(params) - 1
+        last = params[positional_params[-1]] if positional_params else None
+        if last is not None and last.kind == "ints" and len(extra) > len(positional_params):
+            # x.reshape(2, 3), x.permute(1, 0), torch.ones(2, 3): the last param takes the remaining ints
+            tail = len(positional_params) - 1
             extra = [*extra[:tail], ast.Tuple(elts=extra[tail:], ctx=ast.Load(), lineno=line, col_offset=0)]
         if len(operands) < tensors - optional or len(extra) > len(positional_params):
             given = len(positional)
@@ -745,7 +758,8 @@ class _Parser:
         ellipsis = [i for i, e in enumerate(elements) if isinstance(e, ast.Constant) and e.value is Ellipsis]
         if len(ellipsis) > 1:
             raise self.error("an index can only have a single ellipsis ('...')", node)
-        steps: list[tuple] = []  # ("select", dim, i) / ("slice", dim, a, b, c) / ("advanced", dim, entry)
+        # ("select", dim, i) / ("slice", dim, a, b, c) / ("unsqueeze", dim) / ("advanced", dim, entry)
+        steps: list[tuple] = []
         tensors: list[ast.AST] = []
         after = ellipsis[0] if ellipsis else len(elements)
         consuming = [not (isinstance(e, ast.Constant) and e.value is None) for e in elements]
@@ -757,9 +771,13 @@ class _Parser:
             if position > after:  # after `...`: count the dims from the end
                 dim = -sum(consuming[position:])
             if isinstance(element, ast.Constant) and element.value is None:
-                raise self.error(
-                    "indexing with None (a new axis) is not supported yet; use unsqueeze", element
-                )
+                # a new axis here: torch's unsqueeze, in order with the selects and slices
+                if position > after:  # after `...`: before the k dims still to come, -(k + 1)
+                    steps.append(("unsqueeze", dim - 1))
+                else:
+                    steps.append(("unsqueeze", dim))
+                    dim += 1
+                continue
             if isinstance(element, ast.Slice):
                 start, end, step = (
                     None if part is None else self.int_literal(part, "a slice bound")
@@ -803,6 +821,8 @@ class _Parser:
                 elif step[0] == "slice":
                     attrs = (("dim", step[1]), ("start", step[2]), ("end", step[3]), ("step", step[4]))
                     result = Apply("slice", (result,), line, col, attrs)
+                elif step[0] == "unsqueeze":
+                    result = Apply("unsqueeze", (result,), line, col, (("dim", step[1]),))
                 else:
                     advanced[step[1]] = step[2]
                     continue
@@ -915,8 +935,15 @@ class _Parser:
                 return node.value
             allowed = ", ".join(repr(c) for c in param.choices)
             raise self.error(f"{written}: {param.name} must be one of {allowed}", node)
+        if param.kind == "data":
+            return self.data_literal(node, written)
+        if param.kind == "dtype":
+            return self.dtype_literal(node, written)
         if isinstance(node, ast.Constant) and node.value is None and param.default is None:
             return None
+        if param.kind == "scalar":  # arange's bounds: an int stays an int (torch.arange(4) is int64)
+            number = self.scalar_literal(node)
+            return number if number is not None else self.sized(node, param.name)
         if param.kind == "ints":
             if isinstance(node, ast.Attribute) and node.attr == "shape":  # x.view(y.shape)
                 expr, names = self.convert(node.value)
@@ -941,6 +968,66 @@ class _Parser:
         if isinstance(inner, ast.Constant) and type(inner.value) in (int, float):
             return sign * float(inner.value)
         raise self.error(f"{param.name} must be a number literal", node)
+
+    def scalar_literal(self, node: ast.AST) -> int | float | bool | None:
+        """A number as written, keeping its Python type (2 is an int, 2. a float, True a bool):
+        -1, 1e-3, pi, inf; None if the node is not such a literal."""
+        sign, inner = 1, node
+        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, (ast.USub, ast.UAdd)):
+            sign = -sign if isinstance(inner.op, ast.USub) else sign
+            inner = inner.operand
+        if isinstance(inner, ast.Constant) and type(inner.value) in (int, float, bool):
+            value = inner.value
+            if inner is node:
+                return value
+            return sign * (int(value) if isinstance(value, bool) else value)
+        dotted = _dotted(inner)
+        name = dotted.rsplit(".", 1)[-1] if dotted else None
+        if name in CONSTANTS and (
+            (dotted == name and name not in self.shadowed) or dotted.rsplit(".", 1)[0] in MODULES
+        ):
+            return sign * CONSTANTS[name]
+        return None
+
+    def data_literal(self, node: ast.AST, written: str) -> Any:
+        """torch.tensor's data: a number, or nested lists/tuples of numbers, as nested tuples.
+
+        Only literals are read (the brackets are already bounded by MAX_NESTING), so a
+        constant is fixed when the program is parsed, as a --const is."""
+        count = 0
+
+        def read(item: ast.AST) -> Any:
+            nonlocal count
+            if isinstance(item, (ast.List, ast.Tuple)):
+                return tuple(read(element) for element in item.elts)
+            count += 1
+            limits.check(count, limits.MAX_INDEX_LITERAL, "numbers in a tensor literal", "MAX_INDEX_LITERAL")
+            value = self.scalar_literal(item)
+            if value is None:
+                raise self.error(
+                    f"{written} takes numbers here (nested lists of number literals); "
+                    "a tensor in a program comes from --at or --const, or from an op",
+                    item,
+                )
+            return value
+
+        return read(node)
+
+    def dtype_literal(self, node: ast.AST, written: str) -> str | None:
+        """dtype=torch.float64 / torch.long / torch.bool (NumPy's np.float32, np.int64 too)."""
+        if isinstance(node, ast.Constant) and node.value is None:
+            return None
+        dotted = _dotted(node) or ""
+        module, _, name = dotted.rpartition(".")
+        if module in MODULES or (not module and name in ("float", "int", "bool")):
+            kind = _DTYPE_NAMES.get(name if module in ("", "np", "numpy", "jnp", "jax.numpy") else f"torch.{name}")
+            if kind is not None:
+                return kind
+        raise self.error(
+            f"{written}: dtype must be torch.float64, torch.float32, torch.long or torch.bool here "
+            "(gradcli computes floats in one dtype, --dtype)",
+            node,
+        )
 
     def sized(self, node: ast.AST, what: str) -> int | None | Deferred:
         """An int argument: a literal, or an expression of sizes (`x.shape[0]`, `len(x) // 2`)
@@ -971,10 +1058,12 @@ class _Parser:
                         f"expression nesting depth exceeds the limit MAX_DEPTH={limits.MAX_DEPTH:,}",
                         hint="split it into statements: t1 = ...; t2 = ...",
                     )
-                if not children:  # a number or a name: nothing to wait for
+                if not children:  # a number, a name or a constructor: nothing to wait for
                     leaf = build()
                     if isinstance(leaf, Ref):
                         names.append(leaf.name)
+                    elif isinstance(leaf, Apply):
+                        self.count_operation()
                     values.append(leaf)
                     continue
                 stack.append((node, depth, build, len(children)))

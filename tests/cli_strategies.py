@@ -178,6 +178,12 @@ PROGRAMS: dict[str, dict[str, list[str]]] = {
     "(x @ y).sum()": {"x": ["[1,2]"], "y": ["[[1,2,3],[4,5,6]]", "[[1],[2],[3]]"]},
     "B, T = x.shape; x.view(B, T // 2, 2).sum()": {"x": ["[[1,2,3,4],[5,6,7,8]]", "[1,2]"]},
     "x.sum(1, keepdims=True).max(axis=0)[0]": {"x": ["[[1,2],[3,4]]"]},
+    # constructors and new axes: constants shaped by the inputs, broadcast against them
+    "(x * torch.arange(len(x))).sum() + (x[:, None] * torch.ones(3)).sum()": {"x": ["[1,2]", "[[1],[2]]", "2"]},
+    "F.cross_entropy(x, torch.tensor([1, 0]))": {"x": ["[[1,2],[3,4]]", "[[1,2,3]]", "[1,2]"]},
+    "(x @ torch.eye(2) + torch.full((2,), 0.5) * F.one_hot(x.long()).sum()).sum()": {
+        "x": ["[1,2]", "[[0,1],[1,0]]", "[-1,1]"]
+    },
 }
 GOOD_VALUES = ["2", "0.5", "-1", "[1,2,3]", "[[1,2],[3,4]]", "randn(3)", "rand(2,2)", "arange(3)"]
 

@@ -66,6 +66,39 @@ TORCH_OPS = {
 }
 
 
+# The float dtype of the run in progress: a constructor's floating constant holds it, as
+# gradcli's constants hold the program's --dtype.
+_RUN_FLOAT = [torch.float64]
+_DTYPES = {"int64": torch.long, "bool": torch.bool}
+
+
+def _constructor(name: str, *positional: str):
+    """torch.<name> called with the record's attrs: its positional args, then dtype=."""
+
+    def make(dtype=None, requires_grad=False, **attrs):
+        args = [attrs[key] for key in positional if attrs.get(key) is not None]
+        if name in ("zeros", "ones"):
+            args = [tuple(args[0])]
+        made = getattr(torch, name)(*args, dtype=_DTYPES.get(dtype, _RUN_FLOAT[0]) if dtype else None)
+        if made.is_floating_point() and made.dtype != _RUN_FLOAT[0]:  # made again, not rounded
+            made = getattr(torch, name)(*args, dtype=_RUN_FLOAT[0])
+        return made
+
+    return make
+
+
+for _name, _positional in {
+    "tensor": ("data",),
+    "zeros": ("size",),
+    "ones": ("size",),
+    "full": ("size", "fill_value"),
+    "eye": ("n", "m"),
+    "arange": ("start", "end", "step"),
+    "linspace": ("start", "end", "steps"),
+}.items():
+    TORCH_OPS[_name] = _constructor(_name, *_positional)
+
+
 def _reduce(name):
     def run(a, dim=None, keepdim=False):
         method = getattr(a, name)
@@ -195,6 +228,7 @@ def _const_tensor(value, dtype):
 def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> TorchRun:
     """Forward pass of a gradcli program in torch; call .backward() on .output yourself."""
     dtype = dtype or torch.float64
+    _RUN_FLOAT[0] = dtype
     const = const or {}
     inputs: dict[str, object] = {}
     leaves = {}
@@ -217,7 +251,7 @@ def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> T
         assert isinstance(expr, Apply)
         args = [evaluate(a, None) for a in expr.args]
         attrs = dict(expr.attrs)
-        if all(isinstance(a, float) for a in args):
+        if args and all(isinstance(a, float) for a in args):
             return fold_in_torch(expr.op, args, attrs)
         result = TORCH_OPS[expr.op](*args, **attrs)
         nodes.append(TorchNode(target, "op", expr.op, result))

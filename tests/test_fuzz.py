@@ -126,6 +126,9 @@ TOKENS = [
     "index=", "F.one_hot(", "num_classes=", "10**12", "-999999999999", "F.normalize(", "torch.max(",
     "//", "B, T = x.shape", "torch.arange(", "list(range(", "axis=", "keepdims=True", ".clamp_min(",
     "torch.logical_and(", "F.sin(", ".softplus()", "float(",
+    # constructors and new axes
+    "torch.tensor([", "torch.ones(", "torch.arange(", "torch.linspace(0, 1, ", "torch.full((2,), ",
+    "dtype=torch.long", "requires_grad=True", "[:, None]", "np.array(", "torch.eye(",
 ]  # fmt: skip
 PROGRAM_CHARS = string.ascii_letters + string.digits + "()[]{}.,;:=+-*/^@%~#\\'\" \t\n_\x00é"
 

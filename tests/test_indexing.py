@@ -93,3 +93,52 @@ def test_impossible_subscripts_are_one_clear_error(run, program):
     result = run("grad", f"{program}.sum()", "--at", "x=[1,2,3]")
     assert result.exit_code == 1 and result.stderr.startswith("error: column")
     assert result.stderr.count("\n") == 1
+
+
+def _first_chain(fn) -> list[str]:
+    """torch's nodes from the output down through each node's first input: one indexing's steps."""
+    names = []
+    while fn is not None and "AccumulateGrad" not in fn.name():
+        names.append(fn.name())
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    return names
+
+
+@pytest.mark.parametrize(
+    "subscript",
+    [
+        "[:, None]",
+        "[None]",
+        "[0, None]",
+        "[None, 0]",
+        "[..., None]",
+        "[..., None, 1]",
+        "[None, ..., 1:3]",
+        "[:, None, 1:3]",
+        "[None, :, [0, 2]]",
+        "[None, None]",
+        "[0, :, None, 1]",
+        "[:, None, [1, 0]]",
+        "[[1, 0], None]",
+        "[1:, None]",
+    ],
+)
+def test_none_adds_an_axis_where_torch_does(subscript):
+    """x[:, None] is torch's unsqueeze, recorded in order with the selects and slices around it."""
+    cube = np.arange(24.0).reshape(2, 3, 4) / 10 - 1
+    weights = np.linspace(-1, 1, 24)
+    leaf = torch.tensor(cube, requires_grad=True)
+    picked = eval(f"x{subscript}", {"x": leaf})
+    out = (picked * torch.tensor(weights[: picked.numel()]).reshape(picked.shape)).sum()
+    out.backward()
+    program = f"y = x{subscript}; (y * w.reshape(y.shape)).sum()"
+    result = grad(program, at={"x": cube}, const={"w": weights[: picked.numel()].tolist()})
+    y = next(n for n in result.nodes if n.name == "y")
+    assert y.shape == tuple(picked.shape)
+    np.testing.assert_allclose(result.grads["x"], leaf.grad.numpy(), rtol=1e-14, atol=0)
+    chain, node = [], y
+    by_name = {n.name: n for n in result.nodes}
+    while node.grad_fn is not None:
+        chain.append(node.grad_fn)
+        node = by_name[node.inputs[0]]
+    assert chain == _first_chain(picked.grad_fn)

@@ -13,7 +13,8 @@ GRAD_HELP = """Gradient of a program's output with respect to its inputs, as bac
 EXPR is a formula or statements separated by ';' or newlines (Python syntax, `^` is
 power); the last statement is the output. Use - to read EXPR from standard input.
 Functions are spelled as in PyTorch or NumPy: sin(x), torch.exp(x), F.relu(x),
-x.square().sum(), np.mean(x, axis=0), F.cross_entropy(z, y), x[0, 1:];
+x.square().sum(), np.mean(x, axis=0), F.cross_entropy(z, y), x[0, 1:], x[:, None];
+constants may be made in the program: torch.tensor([2, 0]), torch.ones(3), torch.arange(4).
 `gradcli ops` lists them all. A program may start with a minus sign.
 Inputs given with --at require grad (PyTorch leaves); --const inputs do not. With
 no --at or --const at all, the symbolic gradient is printed.
@@ -43,6 +44,7 @@ Examples:
   gradcli grad "x*y" --batch points.jsonl                  # JSON Lines
   gradcli grad "-log(p)" --at p=0.25                      # minus first
   gradcli grad "F.cross_entropy(z, y)" --at "z=[[2,0.5]]" --const "y=[0]"
+  gradcli grad "F.cross_entropy(z, torch.tensor([0]))" --at "z=[[2,0.5]]"
   gradcli grad "sum(x**2)" --at "x=arange(100)" --node x --width 60 | less
 
 The table has a row per node: grad_fn, shape, value, adjoint (adj_N, what backward()

@@ -24,6 +24,7 @@ from typing import Any
 from . import (
     activations,
     arithmetic,
+    constructors,
     conversions,
     dtypes,
     elementwise,
@@ -75,6 +76,7 @@ _FAMILIES = (
     picking,
     normalizing,
     products,
+    constructors,
 )
 OPS: tuple[Op, ...] = tuple(op for family in _FAMILIES for op in family.OPS)
 # PyTorch's fused backward kernels: ops that VJPs call, not part of the program language.
@@ -282,7 +284,10 @@ NOT_METHODS = frozenset(
         "concat",
         "concatenate",
         "cross_entropy",
+        "arange",
         "elu",
+        "eye",
+        "full",
         "full_like",
         "gelu",
         "hardtanh",
@@ -291,6 +296,7 @@ NOT_METHODS = frozenset(
         "leaky_relu",
         "len",
         "linear",
+        "linspace",
         "logsigmoid",
         "mish",
         "mse_loss",
@@ -299,6 +305,7 @@ NOT_METHODS = frozenset(
         "np_std",
         "np_var",
         "one_hot",
+        "ones",
         "ones_like",
         "relu6",
         "selu",
@@ -308,6 +315,8 @@ NOT_METHODS = frozenset(
         "softsign",
         "stack",
         "tanhshrink",
+        "tensor",
+        "zeros",
         "zeros_like",
     ]
 )

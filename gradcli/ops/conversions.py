@@ -7,7 +7,7 @@ of a floating tensor they are the tensor itself, as torch's `x.double()` of a fl
 returns `x` (no node; a change of precision, which torch records as ToCopyBackward0, does
 not happen in one dtype). `.long()` truncates toward zero and `.bool()` is `x != 0`;
 neither carries a gradient in torch. `a & b`, `a | b` and `~a` take bool tensors here; on floating
-ones they are torch's errors (torch's bitwise ops on integers are not supported).
+ones they are torch's errors; with an int64 operand they are torch's bitwise ops on the integers.
 """
 
 from __future__ import annotations
@@ -58,6 +58,16 @@ def _as_mask(a) -> np.ndarray:
 def _logical(ufunc):
     def forward(*xs):
         return ufunc(*(np.not_equal(x, 0) for x in xs)).astype(np.result_type(*xs, np.float32))
+
+    return forward
+
+
+def _integer(ufunc):
+    """A bitwise ufunc on integers held as whole floats (programs) or int64 arrays (scripts)."""
+
+    def forward(*xs):
+        result = ufunc(*(np.asarray(x).astype(np.int64) for x in xs))
+        return result if all(np.asarray(x).dtype.kind in "biu" for x in xs) else result.astype(np.float64)
 
     return forward
 
@@ -126,6 +136,36 @@ INTERNAL: tuple[Op, ...] = (
         step=("0",),
         written=lambda texts, attrs: f"{texts[0]}.float()",
     ),
+    # a & b, a | b, a ^ b, ~a with an int64 operand: torch's bitwise ops on the integers
+    # (a bool operand counts as 0/1), int64 results without gradient
+    *(
+        _no_grad(
+            f"_int_{name}",
+            f"(internal) a {symbol} b of int64 tensors",
+            _integer(ufunc),
+            f"torch.{name}",
+            f"no gradient: an int64 tensor, a {symbol} b bit by bit",
+            arity=2,
+            function=False,
+            method=False,
+            written=lambda texts, attrs, symbol=symbol: f"{texts[0]} {symbol} {texts[1]}",
+        )
+        for name, symbol, ufunc in (
+            ("bitwise_and", "&", np.bitwise_and),
+            ("bitwise_or", "|", np.bitwise_or),
+            ("bitwise_xor", "^", np.bitwise_xor),
+        )
+    ),
+    _no_grad(
+        "_int_bitwise_not",
+        "(internal) ~a of an int64 tensor",
+        _integer(np.invert),
+        "torch.bitwise_not",
+        "no gradient: an int64 tensor, -a - 1",
+        function=False,
+        method=False,
+        written=lambda texts, attrs: f"~{texts[0]}",
+    ),
 )
 
 
@@ -137,6 +177,9 @@ def _to_float(apply, x, shapes=(), dtypes=(), **_):
 def _bitwise(symbol: str, name: str, record: str, arity: int):
     def build(apply, *xs, shapes=(), dtypes=(), **_):
         kinds = dtypes[:arity]
+        numbers = [getattr(x, "value", x) for x, kind in zip(xs, kinds) if kind == "number"]
+        if numbers and FLOAT not in kinds and all(float(v).is_integer() for v in numbers):
+            return apply(f"_int_{name}", *xs)  # codes | 4: the integer op, as torch's int scalar
         if FLOAT in kinds or "number" in kinds:
             if arity == 1:
                 raise ShapeError(
@@ -144,10 +187,7 @@ def _bitwise(symbol: str, name: str, record: str, arity: int):
                 )
             raise ShapeError(f"\"{name}_cpu\" not implemented for '{_TORCH_DTYPE[FLOAT]}'")
         if INT64 in kinds:
-            raise ShapeError(
-                f"'{symbol}' on integer tensors (torch's {name}) is not supported here; "
-                "compare first to make bool tensors"
-            )
+            return apply(f"_int_{name}", *xs)
         return apply(record, *xs)
 
     return build
@@ -188,6 +228,15 @@ COMPOSITES: tuple[Composite, ...] = (
         _bitwise("|", "bitwise_or", "logical_or", 2),
         torch="torch.bitwise_or",
         derivative="a | b of bool tensors (logical_or), no gradient",
+        shaped=True,
+    ),
+    Composite(
+        "bitwise_xor",
+        2,
+        (),
+        _bitwise("^", "bitwise_xor", "logical_xor", 2),
+        torch="torch.bitwise_xor",
+        derivative="a ^ b of bool tensors (logical_xor), no gradient",
         shaped=True,
     ),
     Composite(

@@ -108,6 +108,13 @@ class Op:
     # A size (x.shape[0], len(x)): a Python int in torch, folded from the operand's shape
     # when the graph is built, never a node. (shape, attrs) -> int.
     size_of: Callable[[Shape, dict], int] | None = None
+    # A constructor (torch.tensor, torch.arange): no operands; torch's dtype of the new
+    # tensor from its arguments (attrs) -> "float", "int64" or "bool".
+    new_dtype: Callable[[dict], str] | None = None
+    # Arguments torch reads from an operand's values (F.one_hot's num_classes when not given):
+    # (attrs, value_of) -> attrs, where value_of(k) is operand k's value; the graph calls it
+    # once the inputs' values are known, before the shape (so not under --batch).
+    from_values: Callable[[dict, Callable[[int], Any]], dict] | None = None
     # How the result views its operand: "view" must be a view (else torch's view error);
     # "reshape" is a view where the strides allow (ReshapeAliasBackward0 if the operand is
     # not contiguous), else a copy: CloneBackward0 then UnsafeViewBackward0. See strides.py.

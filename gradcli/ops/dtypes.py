@@ -30,7 +30,10 @@ _SAME = {
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {"add", "sub", "mul", "pow", "maximum", "minimum", "clamp", "matmul", "where"}
 # Integer results: sums of integers and bools (torch sums bools as int64), and positions.
-_INTEGER = {"argmax", "argmin", "long", "_one_hot"}
+INTEGER_RESULTS = {
+    "argmax", "argmin", "long", "_one_hot",
+    "_int_bitwise_and", "_int_bitwise_or", "_int_bitwise_xor", "_int_bitwise_not",
+}  # fmt: skip
 _SUMS = {"sum", "prod", "cumsum"}
 
 
@@ -45,14 +48,19 @@ def _whole(value: float) -> bool:
     return value == value and abs(value) != float("inf") and value == int(value)
 
 
-def result_dtype(op: Op, operands: Sequence[str | None], numbers: Sequence[float]) -> str | None:
+def result_dtype(
+    op: Op, operands: Sequence[str | None], numbers: Sequence[float], attrs: dict | None = None
+) -> str | None:
     """The dtype torch gives this op's result, or None when an operand's dtype is unknown.
 
     `operands` holds each operand's dtype in order (NUMBER for a number, None if unknown),
-    `numbers` the number operands' values (a whole number keeps an integer result integer)."""
+    `numbers` the number operands' values (a whole number keeps an integer result integer),
+    `attrs` the call's arguments (a constructor's dtype comes from them)."""
+    if op.new_dtype is not None:
+        return op.new_dtype(attrs or {})
     if op.gives_mask:
         return BOOL
-    if op.name in _INTEGER:
+    if op.name in INTEGER_RESULTS:
         return INT64
     tensors = [d for d in operands if d != NUMBER]
     if any(d is None for d in tensors):

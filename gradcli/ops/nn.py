@@ -349,7 +349,8 @@ def _nll_backward(g, x, t, ignore_index=-100, reduction="mean"):
     else:
         count = np.count_nonzero(keep)
         scale = -g / np.float64(count) if count else 0.0 * g
-    return (mask * scale).reshape(np.shape(x))
+    # torch fills zeros and writes -grad at the class: +0.0 elsewhere, even where grad is 0.0
+    return np.where(mask, scale, 0.0).reshape(np.shape(x))
 
 
 def _no_grad_for_class_indices(g, out, x, t, **attrs):

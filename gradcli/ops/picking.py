@@ -81,6 +81,18 @@ def _one_hot_shape(a: Shape, num_classes: int = -1) -> Shape:
     return (*a, max(num_classes, 0))
 
 
+def _one_hot_classes(attrs: dict, value_of) -> dict:
+    """num_classes=-1: torch counts the classes as the largest index plus one."""
+    if attrs.get("num_classes", -1) != -1:
+        return attrs
+    values = np.asarray(value_of(0))
+    if values.size == 0:
+        raise ShapeError("Can not infer total number of classes from empty tensor.")
+    if values.min() < 0:
+        raise ShapeError("Class values must be non-negative.")
+    return {**attrs, "num_classes": int(values.max()) + 1}
+
+
 def _one_hot(a, num_classes: int = -1):
     a = np.asarray(a)
     if a.size and (not np.all(np.isfinite(a)) or np.any(a != np.round(a))):
@@ -134,6 +146,7 @@ INTERNAL: tuple[Op, ...] = (
         differentiable=False,
         params=(Param("num_classes", -1, "int"),),
         infer_shape=_one_hot_shape,
+        from_values=_one_hot_classes,
         sym_vjp=(lambda sp, g, a, shapes=(), num_classes=-1: sp.S.Zero,),
         step=("0",),
         written=lambda texts, attrs: f"F.one_hot({texts[0]}, num_classes={attrs['num_classes']})",

@@ -32,7 +32,7 @@ import numpy as np
 from .. import limits
 from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
 from ..ops import MODULES
-from ..parse import Apply, Num, _Parser
+from ..parse import Apply, Num, _has_dim, _has_other, _Parser
 from . import runtime
 from .runtime import (
     LEAF_IN_PLACE,
@@ -91,6 +91,21 @@ class DType:
 class Size(tuple):
     def __repr__(self) -> str:
         return size_repr(self)
+
+
+class Picked(tuple):
+    """What x.max(dim) and torch.min(x, dim) return: torch.return_types.max(values, indices),
+    a tuple (unpacking, [0], [1]) whose parts are also .values and .indices."""
+
+    kind: str
+
+    @property
+    def values(self) -> Any:
+        return self[0]
+
+    @property
+    def indices(self) -> Any:
+        return self[1]
 
 
 @dataclass
@@ -331,6 +346,9 @@ _BIN = {
     ast.Pow: "pow",
     ast.MatMult: "matmul",
 }
+# a & b, a | b, a ^ b of tensors: torch's bitwise functions, which the registry's composites
+# take as the program language does (bool tensors: logical ops; float ones: torch's error)
+_BITWISE = {ast.BitAnd: "bitwise_and", ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
 _PY_BIN = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -851,7 +869,7 @@ class Interpreter:
                     return self.apply("neg", [value], {})
                 if isinstance(node.op, ast.UAdd):
                     return value
-                raise ScriptError(f"{_position(node)}: '~' is not supported on tensors")
+                return self.registry("torch", "bitwise_not", None, [value], {}, node)
             return self.python(
                 lambda: {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Invert: lambda v: ~v}[
                     type(node.op)
@@ -950,6 +968,8 @@ class Interpreter:
                         f"unsupported operand type(s): '{self.type_name(left)}' and '{self.type_name(right)}'",
                         "TypeError",
                     )
+            if op in _BITWISE:
+                return self.registry("torch", _BITWISE[op], None, [left, right], {}, node)
             if op not in _BIN:
                 raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported on tensors")
             return self.apply(_BIN[op], [left, right], {})
@@ -1021,6 +1041,11 @@ class Interpreter:
             return "{" + ", ".join(f"{self.repr(k)}: {self.repr(v)}" for k, v in value.items()) + "}"
         if isinstance(value, Size):
             return repr(value)
+        if isinstance(value, Picked):
+            return (
+                f"torch.return_types.{value.kind}(\nvalues={self.repr(value.values)},\n"
+                f"indices={self.repr(value.indices)})"
+            )
         if isinstance(value, tuple):
             inner = ", ".join(self.repr(v) for v in value)
             return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -1054,6 +1079,8 @@ class Interpreter:
     # -- attributes ---------------------------------------------------------------
 
     def attribute(self, owner: Any, name: str, node: ast.AST) -> Any:
+        if isinstance(owner, Picked) and name in ("values", "indices"):
+            return getattr(owner, name)
         if isinstance(owner, Module):
             return self.module_attribute(owner, name, node)
         if isinstance(owner, Tensor):
@@ -1563,6 +1590,15 @@ class Interpreter:
             child.lineno, child.col_offset = node.lineno, node.col_offset
             child.end_lineno, child.end_col_offset = node.end_lineno, node.end_col_offset
         self.binder.operations = 0
+        receivers = [func.value] if receiver is not None else []
+        if name in ("max", "min") and _has_dim(call, receivers) and not _has_other(call, receivers):
+            parts = []  # (values, indices), each by the binder as x.max(dim).values / .indices
+            for part in (0, 1):
+                operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1, part=part)
+                parts.append(self.evaluate(build(*[mapping.get(id(o)) for o in operands])))
+            picked = Picked(parts)
+            picked.kind = name
+            return picked
         operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1)
         values = [mapping.get(id(o)) for o in operands]
         return self.evaluate(build(*values))
@@ -1931,11 +1967,12 @@ class Interpreter:
                 target = args[0].name
             if target == t.dtype:
                 return t
-            if t.requires_grad:
+            if t.requires_grad and target in ("float32", "float64"):
                 raise ScriptError(
                     f"{_position(node)}: converting a tensor that requires grad (ToCopyBackward0) "
                     "is not supported yet"
                 )
+            # an integer or bool result never requires grad in torch: no node, no gradient
             return Tensor(t.value.astype(target), dtype=target)
         if name == "register_hook" and len(args) == 1 and not kwargs:
             return self.register_hook(t, args[0], node)

@@ -29,7 +29,7 @@ import numpy as np
 from .. import autograd, limits
 from ..errors import AutogradError, GradcliError, ShapeError
 from ..graph import CONST, LEAF, OP, Graph, Literal, Node
-from ..ops import NUMBER, REGISTRY, TENSOR
+from ..ops import NUMBER, REGISTRY, TENSOR, dtypes
 from ..traced import Tape, Untraceable
 from ..traced import Traced as TracedValue
 
@@ -423,6 +423,8 @@ VIEW_OPS = {
 def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any]) -> str:
     if op.gives_mask:
         return "bool"
+    if op.name in dtypes.INTEGER_RESULTS:  # positions and class codes: argmax, F.one_hot
+        return "int64"
     kinds = {t.dtype for t in tensors}
     if "float64" in kinds:
         return "float64"
@@ -480,6 +482,8 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     op = REGISTRY[name]
     tensors = [o for o in operands if isinstance(o, Tensor)]
     numbers = [o for o in operands if not isinstance(o, Tensor)]
+    if op.from_values is not None:  # F.one_hot(y): num_classes read from y's values
+        attrs = op.from_values(attrs, lambda k: operands[k].value if isinstance(operands[k], Tensor) else operands[k])
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
     check_op_size(name, shapes, tuple(shape))

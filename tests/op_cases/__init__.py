@@ -84,6 +84,8 @@ def example(op_name: str) -> tuple[str, dict, dict]:
     op = REGISTRY[op_name]
     program = written_form(op, names, dict(case.attrs))
     if not op.differentiable:  # no gradient of its own: weigh a leaf with it
+        if not at:  # a constructor: no operands at all
+            at["a"] = 1.5
         program = f"sum({next(iter(at))}) * sum({program})"
     return f"sum({program})", at, const
 
