@@ -63,6 +63,10 @@ class PassResult:
     index: int
     gradient: np.ndarray
     grads: dict[str, np.ndarray | None]
+    # With grad(..., edges=True): every node's adjoint in this pass, and what each edge
+    # (op node index, operand position) carried, as the engine's backward computed them.
+    adjoints: tuple[np.ndarray | None, ...] | None = None
+    edges: dict[tuple[int, int], np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ class GradResult:
     # what --order N means for each leaf: "pure", "elementwise" or "hessian_row_sums"
     derivative_kinds: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # where nan/inf first appeared, and why
+    graph: Graph | None = None  # the engine's graph, kept with edges=True (explain reads it)
 
     @property
     def output(self) -> NodeResult:
@@ -245,6 +250,7 @@ def grad(
     order: int = 1,
     nodes: bool = True,
     symbolic_cache: SymbolicCache | None = None,
+    edges: bool = False,
 ) -> GradResult:
     """Gradients of a program's output with respect to its `at` inputs, as PyTorch's backward().
 
@@ -256,6 +262,8 @@ def grad(
     adjoints are None), as PyTorch frees its graph: big elementwise programs then run in
     cache-sized blocks on every core, in a fraction of the memory. `symbolic_cache` maps
     a program's key to its symbolic forms as text; a hit skips sympy (the CLI keeps one on disk).
+    `edges=True` keeps each pass's adjoints and what every edge carried, and the graph, for
+    `--explain` to narrate the engine's own pass.
     """
     prepared = _prepare(expression, at, const, dtype)
     graph, np_dtype = prepared.graph, prepared.dtype
@@ -280,7 +288,7 @@ def grad(
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
     derivatives: dict[str, tuple[np.ndarray, ...]] = {}
     derivative_kinds: dict[str, str] = {}
-    one_pass = prepared.numeric and not nodes and order == 1 and len(upstream) == 1
+    one_pass = prepared.numeric and not nodes and order == 1 and len(upstream) == 1 and not edges
     blocks = blocked.plan(graph) if one_pass else None
     fast = _run_blocked(graph, blocks, prepared, upstream[0]) if blocks is not None else None
     if fast is not None:
@@ -297,8 +305,14 @@ def grad(
             np_dtype,
             retain_graph,
             zero_grad,
+            edges,
         )
-        pass_results = [PassResult(r.index, r.gradient, r.grads) for r in records]
+        pass_results = [
+            PassResult(r.index, r.gradient, r.grads, None if r.adjoints is None else tuple(r.adjoints), r.edges)
+            if edges
+            else PassResult(r.index, r.gradient, r.grads)
+            for r in records
+        ]
         grads = records[-1].grads
         adjoints = records[-1].adjoints
         # Look for where nan/inf started only when the user can see one (off the hot path).
@@ -334,6 +348,7 @@ def grad(
         derivatives=derivatives,
         derivative_kinds=derivative_kinds,
         warnings=tuple(warnings),
+        graph=graph if edges else None,
     )
 
 

@@ -120,6 +120,18 @@ class PassRecord:
     gradient: np.ndarray
     grads: dict[str, np.ndarray | None]  # every leaf's .grad after this pass
     adjoints: list[np.ndarray | None] | None  # every node's adjoint; kept for the last pass only
+    # what each edge (op node, operand position) carried in this pass; only when asked for
+    edges: dict[tuple[int, int], np.ndarray] | None = None
+
+
+def edge_recorder(carried: dict[tuple[int, int], np.ndarray]) -> EdgeHook:
+    """An on_edge hook that keeps what each edge carried, by (op node, operand position)."""
+
+    def record(node: Node, position: int, operand: int, contribution: np.ndarray) -> None:
+        # a traced contribution (create_graph) is kept as its numbers
+        carried[(node.index, position)] = np.asarray(getattr(contribution, "value", contribution))
+
+    return record
 
 
 def seed_for(
@@ -163,8 +175,11 @@ def run_passes(
     dtype: np.dtype,
     retain_graph: bool = False,
     zero_grad: bool = False,
+    edges: bool = False,
 ) -> list[PassRecord]:
-    """Run len(gradients) backward passes, accumulating leaf grads like PyTorch."""
+    """Run len(gradients) backward passes, accumulating leaf grads like PyTorch.
+
+    `edges`: keep every pass's adjoints and what each edge carried (explain narrates these)."""
     limits.check(len(gradients), limits.MAX_PASSES, "number of passes", "MAX_PASSES")
     output = graph.nodes[graph.output]
     leaves = graph.leaves
@@ -186,15 +201,17 @@ def run_passes(
             )
         if zero_grad and index > 1:
             grads = {name: None if g is None else np.zeros_like(g) for name, g in grads.items()}
-        adjoints = backward(graph, values, seed, dtype)
+        carried: dict[tuple[int, int], np.ndarray] | None = {} if edges else None
+        hook = None if carried is None else edge_recorder(carried)
+        adjoints = backward(graph, values, seed, dtype, on_edge=hook)
         for leaf in leaves:
             adjoint = adjoints[leaf.index]
             if adjoint is not None:
                 previous = grads[leaf.name]
                 grads[leaf.name] = adjoint.copy() if previous is None else np.asarray(previous + adjoint)
-        if records:  # only the last pass's adjoints are shown: keep memory flat in --passes
+        if records and not edges:  # only the last pass's adjoints are shown: memory stays flat
             records[-1] = PassRecord(records[-1].index, records[-1].gradient, records[-1].grads, None)
-        records.append(PassRecord(index, seed, dict(grads), adjoints))
+        records.append(PassRecord(index, seed, dict(grads), adjoints, carried))
         # Ops that saved tensors for backward free them unless the graph is retained;
         # ops that saved none (add, sum, ...) can run backward again, as in PyTorch.
         freed = not retain_graph and any(

@@ -8,7 +8,7 @@ from golden import assert_golden
 from seed_programs import CUBE, LINEAR, MEAN
 
 from gradcli import grad
-from gradcli.render.explain import _pass_adjoints, backward_steps, rebuild_graph, render
+from gradcli.render.explain import _pass_adjoints, backward_steps, render
 
 # seed 000: the elements of `gradient` weight the output's elements (whole / second column)
 COLUMNS = (
@@ -119,9 +119,9 @@ PROGRAMS = [
 @pytest.mark.parametrize(("expression", "at", "const", "gradient"), PROGRAMS)
 def test_each_steps_contributions_add_up_to_the_engines_adjoints(expression, at, const, gradient):
     """The numbers the story tells are the engine's: the paths into a node sum to its adjoint."""
-    result = grad(expression, at=at, const=const, gradient=gradient)
-    graph = rebuild_graph(result)
-    adjoints, edges = _pass_adjoints(result, graph, result.passes[-1].gradient)
+    result = grad(expression, at=at, const=const, gradient=gradient, edges=True)
+    graph = result.graph
+    adjoints, edges = _pass_adjoints(result.passes[-1])
     steps = backward_steps(
         graph, [np.asarray(n.value) for n in result.nodes], adjoints, True, gradient is None, edges
     )
@@ -137,7 +137,7 @@ def test_each_steps_contributions_add_up_to_the_engines_adjoints(expression, at,
 
 @pytest.mark.parametrize(("expression", "at", "const", "gradient"), PROGRAMS)
 def test_render_mentions_every_leaf_and_op(expression, at, const, gradient):
-    result = grad(expression, at=at, const=const, gradient=gradient)
+    result = grad(expression, at=at, const=const, gradient=gradient, edges=True)
     text = render(result)
     for node in result.nodes:
         if node.kind == "op" and node.requires_grad:

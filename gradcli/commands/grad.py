@@ -165,8 +165,9 @@ def grad_command(
         zero_grad=zero_grad,
         order=order,
         # Plain shows no node, so keep none: big elementwise programs then run in blocks.
-        nodes=fmt != "plain",
+        nodes=fmt != "plain" or explain,
         symbolic_cache=DiskCache.default(),
+        edges=explain,  # the narration reads the engine's own pass, not a second one
     )
     if explain:
         from ..render.explain import render as render_explain

@@ -24,7 +24,7 @@ from .graph import inline_value
 if TYPE_CHECKING:
     import sympy
 
-    from ..api import GradResult
+    from ..api import GradResult, PassResult
     from ..graph import Graph, Node
 
 
@@ -40,19 +40,6 @@ class Step:
     rule_symbolic: str | None  # the VJP rule, with `gradient_symbol` for the incoming gradient
     gradient_symbol: str | None  # the name standing for the incoming gradient in the rule, if used
     contribution: np.ndarray | None  # the gradient this edge adds to the operand
-
-
-def rebuild_graph(result: GradResult) -> Graph:
-    """The engine's graph of the result's program (same inputs, shapes and names)."""
-    from ..errors import GradcliError
-    from ..graph import InputSpec, build_graph
-    from ..parse import parse_program
-
-    specs = {n.name: InputSpec(n.kind, n.shape) for n in result.nodes if n.kind != "op"}
-    graph = build_graph(parse_program(result.expression, names=set(specs)), specs)
-    if [n.name for n in graph.nodes] != [n.name for n in result.nodes]:
-        raise GradcliError("internal error: the rebuilt graph does not match the result")
-    return graph
 
 
 def _operand_forms(graph: Graph) -> dict[int, list[sympy.Expr]]:
@@ -213,7 +200,12 @@ class _Narrator:
 
     def __init__(self, result: GradResult, graph: Graph | None = None) -> None:
         self.result = result
-        self.graph = graph if graph is not None else rebuild_graph(result)
+        known = graph if graph is not None else result.graph
+        if known is None:
+            from ..errors import GradcliError
+
+            raise GradcliError("internal error: explain needs a result computed with edges=True")
+        self.graph = known
         self.nodes = result.nodes
         self.out = result.output.name
         self.symbolic = result.output.symbolic is not None
@@ -385,17 +377,14 @@ class _Narrator:
         return [np.asarray(n.value) for n in self.nodes]
 
 
-def _pass_adjoints(result: GradResult, graph: Graph, seed: np.ndarray) -> tuple[list, dict]:
-    """One pass of the engine's backward: every node's adjoint and what each edge carried."""
-    from ..autograd import backward
+def _pass_adjoints(record: PassResult) -> tuple[list, dict]:
+    """What the engine's backward computed in this pass: every node's adjoint and what each
+    edge carried (the engine keeps them when asked: grad(..., edges=True))."""
+    from ..errors import GradcliError
 
-    values = [np.asarray(n.value) for n in result.nodes]
-    edges: dict[tuple[int, int], np.ndarray] = {}
-
-    def record(node, position, operand, contribution) -> None:
-        edges[(node.index, position)] = contribution
-
-    return backward(graph, values, seed, np.dtype(result.dtype), on_edge=record), edges
+    if record.adjoints is None or record.edges is None:
+        raise GradcliError("internal error: explain needs a result computed with edges=True")
+    return list(record.adjoints), record.edges
 
 
 def render(result: GradResult, graph: Graph | None = None) -> str:
@@ -418,7 +407,7 @@ def render(result: GradResult, graph: Graph | None = None) -> str:
     narrated: list[tuple[np.ndarray, int]] = []
     pass_adjoints = []
     for record in passes:
-        adjoints, edges = _pass_adjoints(result, narrator.graph, record.gradient)
+        adjoints, edges = _pass_adjoints(record)
         pass_adjoints.append(adjoints)
         same = next((i for seed, i in narrated if np.array_equal(seed, record.gradient)), None)
         title = "Backward pass" if len(passes) == 1 else f"Backward pass {record.index}"

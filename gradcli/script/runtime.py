@@ -679,6 +679,9 @@ def run_backward(
     check_saved(laid.fns)
     hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
     hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})
+    # --trace / --explain narrate this call: keep what each edge carried as backward runs
+    carried: dict[tuple[int, int], np.ndarray] | None = {} if record is not None else None
+    on_edge = None if carried is None else autograd.edge_recorder(carried)
     if create_graph:
         if hooked:
             raise ScriptError("tensor hooks together with create_graph=True are not supported yet")
@@ -688,18 +691,19 @@ def run_backward(
             for seed, g in zip(seeds, gradients)
         ]
         values: list[Any] = [tape.traced(i) for i in range(len(laid.graph.nodes))]
-        traced_adjoints = _sweep(laid, values, started, dtype, {}, tracing=True)
+        traced_adjoints = _sweep(laid, values, started, dtype, {}, tracing=True, on_edge=on_edge)
         adopted = _Adopted(tape, laid, {t.index: g for t, g in zip(started, gradients) if g is not None})
         adjoints: list[Any] = [adopted.tensor_of(a) for a in traced_adjoints]
         arrays = [None if t is None else t.value for t in adjoints]
     else:
         if hooked or len(roots) > 1:
-            adjoints = _sweep(laid, laid.values, seeds, dtype, hooked)
+            adjoints = _sweep(laid, laid.values, seeds, dtype, hooked, on_edge=on_edge)
         else:
-            adjoints = autograd.backward(laid.graph, laid.values, seeds[0], dtype)
+            adjoints = autograd.backward(laid.graph, laid.values, seeds[0], dtype, on_edge=on_edge)
         arrays = adjoints
     if record is not None:
         record.laid, record.adjoints, record.seed, record.dtype = laid, arrays, seeds[0], str(dtype)
+        record.edges = carried
         record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
     if not retain_graph:
         for fn in laid.fns:
@@ -739,7 +743,13 @@ def run_backward(
 
 
 def _sweep(
-    laid: _Laid, values: list, seeds: list, dtype: np.dtype, hooked: dict, tracing: bool = False
+    laid: _Laid,
+    values: list,
+    seeds: list,
+    dtype: np.dtype,
+    hooked: dict,
+    tracing: bool = False,
+    on_edge: autograd.EdgeHook | None = None,
 ) -> list:
     """autograd.backward's sweep from several roots at once (one seed each, summed where two
     roots are one node), with each hooked node's gradient passed through its hooks (in the
@@ -761,7 +771,9 @@ def _sweep(
             if node.kind != OP or not node.requires_grad:
                 continue
             try:
-                autograd.push_adjoints(node, g, values, adjoints, nodes, dtype, lambda o: nodes[o].shape)
+                autograd.push_adjoints(
+                    node, g, values, adjoints, nodes, dtype, lambda o: nodes[o].shape, on_edge
+                )
             except CANNOT_TRACE:
                 if not tracing:
                     raise
@@ -966,6 +978,7 @@ class Traced:
     names: dict[int, str]
     laid: _Laid | None = None
     adjoints: list | None = None
+    edges: dict[tuple[int, int], np.ndarray] | None = None  # what each edge carried
     seed: np.ndarray | None = None
     dtype: str = "float32"
     before: dict[int, np.ndarray | None] = field(default_factory=dict)

@@ -86,7 +86,8 @@ class BackwardCall:
         if self.call == "autograd.grad":
             reached = {laid.graph.nodes[i].name: g for i, g in self.after.items() if i is not None}
         seed = np.asarray(self.traced.seed)
-        result = dataclasses.replace(result, grads=reached, passes=(PassResult(1, seed, dict(reached)),))
+        made = PassResult(1, seed, dict(reached), tuple(adjoints), self.traced.edges)
+        result = dataclasses.replace(result, grads=reached, passes=(made,))
         rule = f"── line {self.line}: {self.source} "
         lines = [rule + "─" * max(3, width - len(rule)), render(result, laid.graph), ""]
         names = self.names()
