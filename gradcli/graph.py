@@ -161,24 +161,37 @@ class _Builder:
             if rewritten is not None:
                 return rewritten
         op = REGISTRY[expr.op]
-        attrs = {key: self.settle(value, expr) for key, value in expr.attrs}
-        tensors = [self.nodes[o] for o in operands if isinstance(o, int)]
-        if op.refuses_masks and any(
-            isinstance(o, int) and self.nodes[o].requires_grad for o in operands[1:]
-        ):  # x[w] with a leaf w: a float tensor, which torch refuses as an index
+        attrs = {key: self.settle(value, expr) for key, value in expr.attrs} if expr.attrs else {}
+        # Each operand's facts in one pass (this runs once per op of every program).
+        tensors: list[Node] = []
+        kinds_of: list[str | None] = []  # dtypes, NUMBER for a number
+        shapes: list[Shape] = []
+        grads: list[bool] = []  # whether the operand requires grad
+        numbers: list[float] = []
+        for o in operands:
+            if isinstance(o, int):
+                node = self.nodes[o]
+                tensors.append(node)
+                kinds_of.append(node.dtype)
+                shapes.append(node.shape)
+                grads.append(node.requires_grad)
+            else:
+                kinds_of.append(dtypes.NUMBER)
+                shapes.append(())
+                grads.append(False)
+                numbers.append(o.value)
+        if op.refuses_masks and any(grads[1:]):  # x[w] with a leaf w: a float tensor, which torch refuses as an index
             raise ShapeError(
                 f"{_where(self.program, expr)}tensors used as indices must be long, int, byte or bool tensors"
                 " (give the indices with --const)"
             )
-        kinds_of = [dtypes.NUMBER if not isinstance(o, int) else self.nodes[o].dtype for o in operands]
         if op.refuses_masks and any(kind == dtypes.BOOL for kind in kinds_of[1:]):
             attrs["key"] = self.mask_key(expr, operands, attrs["key"])
         if op.from_values is not None:  # F.one_hot(y): num_classes from y's values
             purpose = f"{op.name.lstrip('_')} reads its operand's values"
             attrs = op.from_values(attrs, lambda k: self.value_of(operands[k], expr, purpose))
-        shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in operands]
         sizes = [v for v in attrs.values() if isinstance(v, tuple) and all(isinstance(n, int) for n in v)]
-        if any(len(v) > limits.MAX_DIMS for v in sizes):  # x.reshape(1, 1, ..., 1) with 70 ones
+        if sizes and any(len(v) > limits.MAX_DIMS for v in sizes):  # x.reshape(1, 1, ..., 1) with 70 ones
             raise LimitError(
                 f"{_where(self.program, expr)}{expr.op} asks for more than {limits.MAX_DIMS} dimensions, "
                 f"over the limit MAX_DIMS={limits.MAX_DIMS}"
@@ -186,7 +199,7 @@ class _Builder:
         try:
             shape = op.shape(shapes, attrs)
             # after the shapes, as torch checks nll_loss's target rank before its dtype
-            dtypes.check(op, kinds_of, [isinstance(o, int) and self.nodes[o].requires_grad for o in operands])
+            dtypes.check(op, kinds_of, grads)
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
         if len(shape) > limits.MAX_DIMS:
@@ -227,8 +240,7 @@ class _Builder:
                 copy = self.apply(Apply("clone", (), expr.line, expr.column), [operands[0]], None)
                 size = Apply("_unsafe_view", (), expr.line, expr.column, (("size", shape),))
                 return self.apply(size, [copy], name)
-        requires_grad = op.differentiable and any(node.requires_grad for node in tensors)
-        numbers = [o.value for o in operands if isinstance(o, Literal)]
+        requires_grad = op.differentiable and any(grads)
         dtype = dtypes.result_dtype(op, kinds_of, numbers, attrs)
         grad_fn = None
         if requires_grad:
