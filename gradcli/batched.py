@@ -370,6 +370,52 @@ def _copy(name: str, a: Batched) -> Batched:
     return Batched(a.value.copy())
 
 
+def _nll_classes(x: Any, t: Any, size: int, ignore_index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """nll_loss's rows (B, N, C), each row's class (0 where ignored) and which rows count."""
+    from .ops.nn import _class_indices
+
+    rows = _stacked(x, size)
+    rows = rows.reshape(size, -1, rows.shape[-1])
+    targets = np.broadcast_to(_stacked(t, size), (size,) + tuple(_sample_shape(t)))  # a number too
+    indices = _class_indices(targets, rows.shape[-1], ignore_index).reshape(size, -1)
+    keep = indices != ignore_index
+    return rows, np.where(keep, indices, 0), keep
+
+
+def _nll_loss(name: str, x: Any, t: Any, ignore_index: int = -100, reduction: str = "mean") -> Batched:
+    """nll_loss on every point at once: each point's rows pick their classes, then reduce."""
+    size = _first((x, t)).value.shape[0]
+    rows, classes, keep = _nll_classes(x, t, size, ignore_index)
+    picked = np.take_along_axis(rows, classes[..., None], axis=-1)[..., 0]
+    losses = np.where(keep, -picked, 0.0)
+    if reduction == "none":
+        return Batched(losses if len(_sample_shape(x)) == 2 else losses.reshape(size))
+    total = losses.sum(axis=1)
+    if reduction == "sum":
+        return Batched(total)
+    return Batched(total / np.count_nonzero(keep, axis=1))  # all rows ignored: 0/0 = nan, as torch
+
+
+def _nll_loss_backward(
+    name: str, g: Any, x: Any, t: Any, ignore_index: int = -100, reduction: str = "mean"
+) -> Batched:
+    """nll_loss_backward on every point: -grad at each counted row's class, +0.0 elsewhere."""
+    size = _first((g, x, t)).value.shape[0]
+    rows, classes, keep = _nll_classes(x, t, size, ignore_index)
+    grads = np.broadcast_to(_stacked(g, size), (size,) + tuple(_sample_shape(g)))
+    if reduction == "none":
+        scale = -grads.reshape(size, -1)
+    elif reduction == "sum":
+        scale = -grads.reshape(size, 1)
+    else:
+        counted = np.count_nonzero(keep, axis=1)
+        scale = np.where(counted > 0, -grads.reshape(size) / np.maximum(counted, 1), 0.0 * grads.reshape(size))
+        scale = scale[:, None]
+    chosen = (np.arange(rows.shape[-1]) == classes[..., None]) & keep[..., None]
+    out = np.where(chosen, scale[..., None], 0.0)
+    return Batched(out.reshape((size,) + tuple(_sample_shape(x))))
+
+
 _DIM0 = {"dim": 0}
 OP_RULES: dict[str, Any] = {
     "select": _along(_DIM0),
@@ -424,6 +470,8 @@ OP_RULES: dict[str, Any] = {
     "scatter_add": _along({"dim": 0}, ("shape",)),
     "gather": _along({"dim": 0}),
     "masked_fill_tensor": _elementwise,
+    "nll_loss": _nll_loss,
+    "nll_loss_backward": _nll_loss_backward,
 }
 
 

@@ -42,8 +42,9 @@ def _torch_size(shape: Shape) -> str:
 
 
 def _plain(a: Any) -> np.ndarray:
-    """Float values of an operand, for the value checks torch makes (targets, probabilities)."""
-    return np.asarray(a).astype(np.float64)
+    """Float values of an operand, for the value checks torch makes (targets, probabilities):
+    a traced or batched operand is checked on its numbers (every point of a batch at once)."""
+    return np.asarray(getattr(a, "value", a)).astype(np.float64)
 
 
 # ---------------------------------------------------------------- softmax, log_softmax
@@ -226,7 +227,6 @@ def _check_unit_interval(values: Any, what: str) -> None:
 def _bce(a, b, reduction="mean"):
     _check_unit_interval(a, "input")
     _check_unit_interval(b, "target")
-    a, b = np.asarray(a), np.asarray(b)
     # The CPU kernel clamps both logs at -100, so log(0) gives a finite loss.
     loss = (b - 1) * np.maximum(np.log1p(-a), -100.0) - b * np.maximum(np.log(a), -100.0)
     return _reduce(loss, reduction)
@@ -237,9 +237,8 @@ _BCE_EPSILON = 1e-12
 
 def _bce_backward(g, a, b, reduction="mean"):
     """The kernel binary_cross_entropy_backward: grad * (input - target) / max((1 - input) * input, 1e-12)."""
-    a, b = np.asarray(a), np.asarray(b)
     grad = g * (a - b) / np.maximum((1 - a) * a, _BCE_EPSILON)
-    return grad / a.size if reduction == "mean" else grad
+    return grad / np.size(a) if reduction == "mean" else grad
 
 
 def _bce_grad_target(g, out, a, b, reduction="mean"):
@@ -310,9 +309,9 @@ def _class_indices(t: Any, classes: int, ignore_index: int) -> np.ndarray:
             hint=f"the target holds class indices: give whole numbers such as --const y=[2,0,1] (not {bad:g})",
         )
     indices = values.astype(np.int64)
-    for index in indices:
-        if index != ignore_index and not 0 <= index < classes:
-            raise GradcliError(f"Target {index} is out of bounds.")
+    outside = (indices != ignore_index) & ((indices < 0) | (indices >= classes))
+    if np.any(outside):
+        raise GradcliError(f"Target {indices[outside][0]} is out of bounds.")
     return indices
 
 

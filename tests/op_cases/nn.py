@@ -38,7 +38,8 @@ for reduction in (MEAN, SUM, NONE):
         Case(
             "binary_cross_entropy",
             reduction["reduction"],
-            (uniform(0.1, 0.9, (2, 3)), uniform(0.0, 1.0, (2, 3))),
+            # targets below 0.9: tests/test_batched_rows.py scales its second point by 1.1
+            (uniform(0.1, 0.9, (2, 3)), uniform(0.0, 0.9, (2, 3))),
             reduction,
         )
     )
