@@ -215,6 +215,18 @@ _DTYPE_NAMES = {
 }
 
 
+# Methods torch has that gradcli's one-device, float/int64/bool model leaves out, with the
+# spelling that does what a program usually wants from them.
+_NOT_MODELLED = {
+    "int": "x.int() makes an int32 tensor, which gradcli does not model; x.long() gives int64",
+    "short": "gradcli's integer tensors are int64: write x.long()",
+    "half": "gradcli computes in float64 or float32 (--dtype); x.float() keeps the values",
+    "bfloat16": "gradcli computes in float64 or float32 (--dtype); x.float() keeps the values",
+    "cuda": "gradcli computes on the CPU: leave .cuda() out (x.cpu() is x itself)",
+    "numpy": "a program's values are tensors; the output's value is printed (or in --format json)",
+}
+
+
 def _has_other(call: ast.Call, receiver: list) -> bool:
     """torch.max(x, y) / x.max(y) / torch.max(x, other=y): a second tensor, not a dim."""
     if any(kw.arg == "other" for kw in call.keywords):
@@ -582,8 +594,9 @@ class _Parser:
         if refused:
             raise self.error(refused[0], func, hint=refused[1])
         if spelling is None:
+            hint = _NOT_MODELLED.get(name) if receiver else None
             raise self.error(
-                f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=_guess(name)
+                f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=hint or _guess(name)
             )
         if (
             spelling.op in _PICKED
@@ -699,11 +712,15 @@ class _Parser:
             else:
                 rest.append(kw)
         operands = []
+        tensors = [name for name in signature if name not in params]
+        optional = tensors[len(tensors) - getattr(op, "optional", 0) :]  # F.linear's bias
         for name in signature:
             if name in params:
                 if name in bound:
                     rest.append(ast.keyword(arg=name, value=bound[name]))
             elif name not in bound:
+                if name in optional and not any(later in bound for later in optional[optional.index(name) :]):
+                    continue  # left out: the trailing optional operands are None
                 raise self.error(f"{shown} missing 1 required argument: '{name}'", node)
             else:
                 operands.append(bound[name])

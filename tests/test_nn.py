@@ -295,6 +295,14 @@ PROGRAMS = [
         G2,
     ),
     ("F.linear(x, W)", lambda x, W: F.linear(x, W), {"x": X, "W": Y[:2]}, {}, (), G2),
+    (
+        "F.linear(x, weight=W, bias=b)",
+        lambda x, W, b: F.linear(x, weight=W, bias=b),
+        {"x": X, "W": Y[:2], "b": [0.5, -1.0]},
+        {},
+        (),
+        G2,
+    ),
     ("F.linear(x, W, None)", lambda x, W: F.linear(x, W, None), {"x": X, "W": Y[:2]}, {}, (), G2),
     (
         "torch.nn.functional.linear(v, W, b)",

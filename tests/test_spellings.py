@@ -128,6 +128,8 @@ def test_an_unknown_option_says_how_to_pass_a_program_that_looks_like_one(run):
         ("F.softmax(x, axis=0)", "unexpected keyword argument 'axis'"),
         ("torch.__builtins__(x)", "'__builtins__'"),
         ("torch.nn.functionl.relu(x)", "unknown module"),
+        ("x.int().sum()", "x.long() gives int64"),
+        ("x.cuda().sum()", "leave .cuda() out"),
     ],
 )
 def test_wrong_arguments_are_clear_errors(program, fragment):
@@ -192,6 +194,8 @@ M = [[0.3, -1.2, 0.8], [1.5, 0.2, -0.7]]
         ("(x.double() * 2).sum()", lambda x: (x.double() * 2).sum()),
         ("x[list(range(len(x))), [0, 2]].sum()", lambda x: x[list(range(len(x))), [0, 2]].sum()),
         ("x[torch.arange(2), [1, 0]].sum()", lambda x: x[torch.arange(2), [1, 0]].sum()),
+        ("(x.detach().cpu() * x).sum()", lambda x: (x.detach().cpu() * x).sum()),
+        ("F.linear(input=x, weight=x).exp().sum()", lambda x: F.linear(input=x, weight=x).exp().sum()),
     ],
 )
 def test_issue_13_spellings_compute_what_torch_computes(program, function):

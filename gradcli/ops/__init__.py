@@ -243,6 +243,7 @@ NOT_IN_TORCH = frozenset(
         "binary_cross_entropy",
         "bool",
         "contiguous",
+        "cpu",
         "cross_entropy",
         "dim",
         "double",

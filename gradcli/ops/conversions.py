@@ -194,6 +194,15 @@ def _bitwise(symbol: str, name: str, record: str, arity: int):
 
 
 COMPOSITES: tuple[Composite, ...] = (
+    # x.cpu() of a CPU tensor is x itself in torch (no node): tutorials write .detach().cpu()
+    Composite(
+        "cpu",
+        1,
+        (),
+        lambda apply, x, **_: x,
+        torch="torch.Tensor.cpu",
+        derivative="x itself (gradcli computes on the CPU; no node, as torch)",
+    ),
     Composite(
         "float",
         1,

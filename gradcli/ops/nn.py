@@ -882,3 +882,7 @@ COMPOSITES: tuple[Composite, ...] = (
         optional=1,
     ),
 )
+
+# torch's argument names, so a program may write F.linear(x, W, bias=b) (an optional trailing
+# operand may be left out, as the composite's `optional` says)
+SIGNATURES: dict[str, tuple[str, ...]] = {"linear": ("input", "weight", "bias")}

@@ -2040,10 +2040,6 @@ class Interpreter:
         only = None if inputs is None else self.tensors_of(inputs, "inputs")
         if only is not None and not only:
             raise ScriptRuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        if only is not None and any(not i.is_leaf for i in only):
-            raise ScriptError(
-                f"line {self.line}: backward(inputs=...) of a non-leaf tensor is not supported yet"
-            )
         traced = self.traced()
         if create:
             self.warn_once(REFERENCE_CYCLE)

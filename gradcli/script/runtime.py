@@ -483,7 +483,9 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     tensors = [o for o in operands if isinstance(o, Tensor)]
     numbers = [o for o in operands if not isinstance(o, Tensor)]
     if op.from_values is not None:  # F.one_hot(y): num_classes read from y's values
-        attrs = op.from_values(attrs, lambda k: operands[k].value if isinstance(operands[k], Tensor) else operands[k])
+        attrs = op.from_values(
+            attrs, lambda k: operands[k].value if isinstance(operands[k], Tensor) else operands[k]
+        )
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
     check_op_size(name, shapes, tuple(shape))
@@ -732,14 +734,37 @@ def run_backward(
                 accumulate_graph(tensor, adjoints[index], "CopyBackwards")
             else:
                 accumulate(tensor, np.asarray(adjoints[index], dtype=tensor.dtype))
-    for fn in laid.fns if only is None else ():
-        found_adjoint = adjoints[laid.fn_index[id(fn)]]
-        if fn.retained is not None and found_adjoint is not None:
+    # backward(inputs=[w]) with a non-leaf w: torch gives w a .grad, and runs only the nodes
+    # on a path to an input, so only their retained tensors (retain_grad) get one
+    targets = {} if only is None else {laid.fn_index[id(t.grad_fn)]: t for t in only if not t.is_leaf}
+    needed = (
+        None
+        if only is None
+        else _on_a_path(laid, set(targets) | {i for i, t in laid.leaves.items() if any(t is o for o in only)})
+    )
+    for fn in laid.fns:
+        index = laid.fn_index[id(fn)]
+        found_adjoint = adjoints[index]
+        if needed is not None and not needed[index]:
+            continue
+        for tensor in {id(t): t for t in (fn.retained, targets.get(index)) if t is not None}.values():
+            if found_adjoint is None:
+                continue
             if create_graph:
-                accumulate_graph(fn.retained, found_adjoint, "CloneBackward0")
+                accumulate_graph(tensor, found_adjoint, "CloneBackward0")
             else:
-                accumulate(fn.retained, np.asarray(found_adjoint, dtype=fn.retained.dtype))
+                accumulate(tensor, np.asarray(found_adjoint, dtype=tensor.dtype))
     return None
+
+
+def _on_a_path(laid: _Laid, inputs: set[int]) -> list[bool]:
+    """Which nodes lie on a path from the roots down to one of `inputs` (the nodes torch's
+    engine runs for backward(inputs=...)): an input, or a node with such a node below it."""
+    nodes = laid.graph.nodes
+    below = [False] * len(nodes)
+    for node in nodes:  # topological: operands come first
+        below[node.index] = node.index in inputs or any(below[o] for o in node.inputs())
+    return below
 
 
 def _sweep(
