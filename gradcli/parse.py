@@ -615,6 +615,8 @@ class _Parser:
                 ),
                 node,
             )
+        if spelling.op == "clamp":  # tensor bounds are torch's other overload, clamp.Tensor
+            spelling, node = self.clamp_overload(node, receiver, spelling)
         if part is not None:
             if spelling.op not in _PICKED or not _has_dim(node, receiver):
                 raise self.error(f"{written} returns one tensor: it has no .values or [0]", node)
@@ -675,6 +677,35 @@ class _Parser:
             return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def clamp_overload(self, node: ast.Call, receiver: list, spelling: Spelling) -> tuple[Spelling, ast.Call]:
+        """torch.clamp(x, lo, hi) with a tensor bound: the clamp_tensor record, with a bound left
+        out written as an infinite number (torch takes both bounds as numbers or as tensors)."""
+        renames = dict(spelling.renames)
+        given: dict[str, ast.AST] = dict(zip(("input", "min", "max"), receiver + list(node.args)))
+        for kw in node.keywords:
+            if kw.arg is not None:
+                given[renames.get(kw.arg, kw.arg)] = kw.value
+        bounds = {k: v for k, v in given.items() if k in ("min", "max") and not _is_none(v)}
+
+        def number(value: ast.AST) -> bool:
+            return self.scalar_literal(value) is not None or _is_size(value)
+
+        if all(number(v) for v in bounds.values()):
+            return spelling, node
+        if any(number(v) for v in bounds.values()):
+            raise self.error(
+                "clamp() received an invalid combination of arguments: torch takes both bounds as "
+                "tensors or both as numbers",
+                node,
+            )
+        keywords = [kw for kw in node.keywords if renames.get(kw.arg, kw.arg) not in ("min", "max")]
+        for key, far in (("min", -math.inf), ("max", math.inf)):
+            bound = bounds.get(key)
+            keywords.append(ast.keyword(arg=key, value=bound if bound is not None else ast.Constant(far)))
+        args = [] if receiver else node.args[:1]  # the input; the bounds go by keyword now
+        call = ast.Call(func=node.func, args=args, keywords=keywords)
+        return Spelling("clamp_tensor"), ast.copy_location(call, node)
 
     def dtype_method(self, node: ast.Call, written: str) -> str:
         """The method x.to(dtype) / x.type(dtype) means: float, long or bool (torch's dtype names)."""

@@ -125,6 +125,10 @@ def _torch_key(key, tensors):
     return tuple(parts)
 
 
+# clamp.Tensor: gradcli writes a bound left out as an infinite number, torch takes None
+TORCH_OPS["clamp_tensor"] = lambda a, lo, hi: torch.clamp(
+    a, None if isinstance(lo, float) else lo, None if isinstance(hi, float) else hi
+)
 TORCH_OPS["max_values"] = lambda a, dim=0, keepdim=False: torch.max(a, dim, keepdim=keepdim).values
 TORCH_OPS["min_values"] = lambda a, dim=0, keepdim=False: torch.min(a, dim, keepdim=keepdim).values
 TORCH_OPS["select"] = lambda a, dim=0, index=0: torch.select(a, dim, index)

@@ -130,6 +130,7 @@ def test_an_unknown_option_says_how_to_pass_a_program_that_looks_like_one(run):
         ("torch.nn.functionl.relu(x)", "unknown module"),
         ("x.int().sum()", "x.long() gives int64"),
         ("x.cuda().sum()", "leave .cuda() out"),
+        ("torch.clamp(x, min=x, max=1.0).sum()", "both bounds as tensors or both as numbers"),
     ],
 )
 def test_wrong_arguments_are_clear_errors(program, fragment):
@@ -195,6 +196,11 @@ M = [[0.3, -1.2, 0.8], [1.5, 0.2, -0.7]]
         ("x[list(range(len(x))), [0, 2]].sum()", lambda x: x[list(range(len(x))), [0, 2]].sum()),
         ("x[torch.arange(2), [1, 0]].sum()", lambda x: x[torch.arange(2), [1, 0]].sum()),
         ("(x.detach().cpu() * x).sum()", lambda x: (x.detach().cpu() * x).sum()),
+        # tensor bounds: torch's clamp.Tensor (ClampBackward0), by position or keyword, one left out
+        ("torch.clamp(x, x[0] * 0, x[1]).sum()", lambda x: torch.clamp(x, x[0] * 0, x[1]).sum()),
+        ("x.clamp(min=x.mean(0)).exp().sum()", lambda x: x.clamp(min=x.mean(0)).exp().sum()),
+        ("torch.clip(x, max=x.T.T * 0.5).sum()", lambda x: torch.clip(x, max=x.T.T * 0.5).sum()),
+        ("np.clip(x, a_min=x * 0.5, a_max=None).sum()", lambda x: torch.clamp(x, min=x * 0.5).sum()),
         ("F.linear(input=x, weight=x).exp().sum()", lambda x: F.linear(input=x, weight=x).exp().sum()),
     ],
 )

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, Spelling, _fn, _sgn, _unary, call
+from .core import Op, Param, Shape, Spelling, _fn, _sgn, _unary, broadcast_shapes, call
 
 _LN2 = 0.6931471805599453  # M_LN2, as derivatives.yaml writes exp2's and log2's rules
 _LN10 = 2.3025850929940456
@@ -115,6 +115,48 @@ def _clamp_step(shapes, attrs) -> str:
     if attrs.get("max") is not None:
         conditions.append(f"(1 - ({{0}} > {_text(attrs['max'])}))")
     return " * ".join(["{g}", *conditions])
+
+
+# ---------------------------------------------------------------- clamp (tensor bounds)
+# torch.clamp(x, lo, hi) with tensor bounds is clamp.Tensor (ClampBackward0). A bound left out
+# is an infinite number here: the same values, and the same gradients as derivatives.yaml's
+# one-bound branches, since x >= -inf always holds.
+
+
+def _clamp_tensor(a, lo, hi):
+    return np.minimum(np.maximum(a, lo), hi)
+
+
+def _clamp_tensor_vjp(position: int):
+    """clamp_backward (x) and clamp_backward_min_max (lo, hi): where(pred, grad, 0)."""
+
+    def rule(g, out, a, lo, hi):
+        if position == 0:
+            passes = call("logical_and", call("ge", a, lo), call("le", a, hi))
+        elif position == 1:
+            passes = call("logical_and", call("lt", a, lo), call("lt", lo, hi))
+        else:
+            passes = call("logical_or", call("gt", a, hi), call("lt", hi, lo))
+        return call("where", passes, g, 0.0)
+
+    return rule
+
+
+def _clamp_tensor_form(sp, a, lo, hi, shapes=()):
+    return sp.Min(sp.Max(a, lo), hi)
+
+
+def _clamp_tensor_sym_vjp(position: int):
+    def rule(sp, g, a, lo, hi, shapes=()):
+        step = sp.Heaviside  # Heaviside(0, 1) = 1 where the comparison includes equality
+        local = (
+            step(a - lo, 1) * step(hi - a, 1),
+            step(lo - a, 0) * step(hi - lo, 0),
+            1 - step(hi - a, 1) * step(hi - lo, 1),
+        )[position]
+        return g * local
+
+    return rule
 
 
 def _number(sp, value: float):
@@ -394,7 +436,40 @@ OPS: tuple[Op, ...] = (
         sym_vjp=(_clamp_sym_vjp,),
         step=(_clamp_step,),
     ),
+    Op(
+        "clamp_tensor",
+        "torch.clamp(x, lo, hi) or x.clamp(min=lo) with tensor bounds",
+        forward=_clamp_tensor,
+        vjp=tuple(_clamp_tensor_vjp(k) for k in range(3)),
+        sympy=_clamp_tensor_form,
+        grad_fn="ClampBackward0",
+        torch="torch.clamp",
+        derivative=(
+            "g where lo <= x <= hi to x; g where x < lo < hi to lo; g where x > hi or hi < lo to hi "
+            "(a bound left out is infinite)"
+        ),
+        domain="tensor bounds (both tensors, or one left out)",
+        elementwise=False,
+        function=False,
+        method=False,
+        infer_shape=lambda a, lo, hi: broadcast_shapes(a, lo, hi),
+        sym_vjp=tuple(_clamp_tensor_sym_vjp(k) for k in range(3)),
+        step=(
+            "{g} * ({0} >= {1}) * ({0} <= {2})",
+            "{g} * ({0} < {1}) * ({1} < {2})",
+            "{g} * max({0} > {2}, {2} < {1})",
+        ),
+        written=lambda texts, attrs: "torch.clamp("
+        + ", ".join(
+            [texts[0]]
+            + [f"{key}={text}" for key, text in (("min", texts[1]), ("max", texts[2])) if text not in ("-inf", "inf")]
+        )
+        + ")",
+    ),
 )
+
+# torch.clamp's argument names: a tensor bound may be given by position or keyword.
+SIGNATURES: dict[str, tuple[str, ...]] = {"clamp_tensor": ("input", "min", "max")}
 
 TORCH_ALIASES: dict[str, Spelling] = {
     "clip": Spelling("clamp"),

@@ -171,7 +171,15 @@ def next_functions(fn: Any) -> tuple:
             entries.append((None, 0))
     if wrapped and len(tensors) < len(operands):
         entries.append((None, 0))
+    if name == "clamp_tensor":  # clamp.Tensor keeps a slot for a bound left out (a number here)
+        entries = _fill(entries, operands)
     return tuple(entries)
+
+
+def _fill(entries: list, operands: list) -> list:
+    """The tensor operands' entries, spread over every operand position (None where a number)."""
+    found = iter(entries)
+    return [next(found) if isinstance(o, runtime.Operand) else (None, 0) for o in operands]
 
 
 _HOOK_IDS = itertools.count()
@@ -1595,12 +1603,12 @@ class Interpreter:
             parts = []  # (values, indices), each by the binder as x.max(dim).values / .indices
             for part in (0, 1):
                 operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1, part=part)
-                parts.append(self.evaluate(build(*[mapping.get(id(o)) for o in operands])))
+                parts.append(self.evaluate(build(*[_bound(mapping, o) for o in operands])))
             picked = Picked(parts)
             picked.kind = name
             return picked
         operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1)
-        values = [mapping.get(id(o)) for o in operands]
+        values = [_bound(mapping, o) for o in operands]
         return self.evaluate(build(*values))
 
     def index_tensor(self, t: Tensor, index: int, node: ast.AST | None) -> Tensor:
@@ -2192,6 +2200,14 @@ class _Memory:
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _bound(mapping: dict[int, Any], node: ast.AST) -> Any:
+    """The script value an operand node of the binder stands for: a placeholder's tensor, or a
+    constant the binder wrote itself (clamp's missing bound is an infinite number)."""
+    if id(node) in mapping:
+        return mapping[id(node)]
+    return node.value if isinstance(node, ast.Constant) else None
 
 
 def _as_tuple(key: Any) -> tuple:

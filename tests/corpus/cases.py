@@ -54,6 +54,7 @@ D2L_MLP = "https://d2l.ai/chapter_multilayer-perceptrons/mlp.html"
 D2L_MLP_SCRATCH = "https://d2l.ai/chapter_multilayer-perceptrons/mlp-implementation.html"
 D2L_DROPOUT = "https://d2l.ai/chapter_multilayer-perceptrons/dropout.html"
 D2L_BN = "https://d2l.ai/chapter_convolutional-modern/batch-norm.html"
+D2L_NW = "https://d2l.ai/chapter_attention-mechanisms-and-transformers/attention-pooling.html"
 MICROGRAD_README = "karpathy/micrograd README.md"
 MICROGRAD_TEST = "karpathy/micrograd test/test_engine.py"
 MICROGRAD_DEMO = "karpathy/micrograd demo.ipynb"
@@ -1501,5 +1502,31 @@ CASES: list[Case] = [
         "out = x[m.bool()].sum() + x[0, idx.long()].sum()",
         {"x": X23},
         const={"m": [[1, 0, 1], [0, 0, 1]], "idx": [2.0, 0.0]},
+    ),
+    # constants made inside the program, and None as a new axis (issue 13's later forms)
+    case(
+        "docs_cross_entropy_inline_target",
+        DOCS + "generated/torch.nn.functional.cross_entropy.html",
+        "loss = F.cross_entropy(input, torch.tensor([1, 0, 4]))",
+        "out = F.cross_entropy(input, torch.tensor([1, 0, 4]))",
+        {"input": LOGITS35},
+    ),
+    case(
+        "d2l_nadaraya_watson_pooling",
+        D2L_NW,
+        """
+        dists = x[:, None] - x_train[None, :]
+        attention = F.softmax(-dists**2 / 2, dim=1)
+        y_hat = attention @ y_train
+        ((y_hat - torch.tensor([0.5, 1.0, 1.5])) ** 2).mean()
+        """,
+        """
+        dists = x[:, None] - x_train[None, :]
+        attention = F.softmax(-dists**2 / 2, dim=1)
+        y_hat = attention @ y_train
+        out = ((y_hat - torch.tensor([0.5, 1.0, 1.5], dtype=torch.float64)) ** 2).mean()
+        """,
+        {"x": [0.2, 1.1, 2.3]},
+        const={"x_train": [0.0, 0.7, 1.4, 2.1], "y_train": [0.1, 0.9, 1.2, 1.8]},
     ),
 ]

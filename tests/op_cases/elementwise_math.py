@@ -45,4 +45,9 @@ CASES = [
     Case("clamp", "min only", (away_from_zero((2, 3)),), {"min": 0.0}),
     Case("clamp", "max only", (away_from_zero((2, 3)),), {"max": 0.1}),
     Case("clamp", "min above max", (away_from_zero((4,)),), {"min": 1.0, "max": -1.0}),
+    # tensor bounds (torch's clamp.Tensor); a bound left out is an infinite number
+    Case("clamp_tensor", "both bounds", (away_from_zero((2, 3)), uniform(-1, 0, (3,)), uniform(0, 1, (2, 3)))),
+    Case("clamp_tensor", "min only", (away_from_zero((2, 3)), uniform(-1, 1, (2, 3)), float("inf"))),
+    Case("clamp_tensor", "max only", (away_from_zero((4,)), float("-inf"), uniform(-1, 1, (4,)))),
+    Case("clamp_tensor", "min above max", (away_from_zero((4,)), uniform(1, 2, (4,)), uniform(-2, -1, (4,)))),
 ]
