@@ -139,7 +139,8 @@ def local_steps(graph: Graph, seed: str = "1") -> list[str | None]:
             template = _template(node.op, position, shapes, node.attrs)
             fields = {"g": adjoint_name(node.name), "out": node.name}
             term = template.format(*slots, **fields)  # str.format calls _Slot.__format__ too
-            term = _POWER_ONE.sub("", term)
+            if "**" in term:  # most steps have no power to tidy: skip the regex
+                term = _POWER_ONE.sub("", term)
             if node.op.elementwise:  # other ops' steps already have the operand's shape
                 term = _unbroadcast(term, nodes[operand].shape, node.shape)
             terms[operand].append(term)

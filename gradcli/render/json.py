@@ -27,7 +27,8 @@ def encode(value: np.ndarray | None) -> Any:
         return None
     array = np.asarray(value)
     if array.ndim == 0 and array.dtype == np.float64:  # most values of a big scalar program
-        return clean(float(array))
+        number = float(array)
+        return number if math.isfinite(number) else clean(number)
     if array.dtype == np.float32:
         # float(str(.)) is the shortest decimal that round-trips in float32 (0.1, not 0.100000001)
         shortest = [float(str(v)) for v in array.ravel()]
