@@ -224,6 +224,18 @@ _NOT_MODELLED = {
     "bfloat16": "gradcli computes in float64 or float32 (--dtype); x.float() keeps the values",
     "cuda": "gradcli computes on the CPU: leave .cuda() out (x.cpu() is x itself)",
     "numpy": "a program's values are tensors; the output's value is printed (or in --format json)",
+    "requires_grad_": "a program's leaves are its --at names: give the tensor with --at",
+    "backward": "gradcli grad runs backward() on the program's output; a script with .backward() "
+    "runs with 'gradcli run'",
+}
+_RANDOM = (
+    "a program has no random numbers: give values with --at x=randn(3) (seeded), or use "
+    "'gradcli run' for a script with torch.manual_seed"
+)
+# Functions torch has that a program leaves to the command line or to `gradcli run`.
+_NOT_IN_PROGRAMS = {
+    **dict.fromkeys(("rand", "randn", "randint", "rand_like", "randn_like", "manual_seed", "normal"), _RANDOM),
+    "empty": "torch.empty is uninitialised memory: write torch.zeros(...)",
 }
 
 
@@ -594,7 +606,7 @@ class _Parser:
         if refused:
             raise self.error(refused[0], func, hint=refused[1])
         if spelling is None:
-            hint = _NOT_MODELLED.get(name) if receiver else None
+            hint = _NOT_MODELLED.get(name) if receiver else _NOT_IN_PROGRAMS.get(name)
             raise self.error(
                 f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=hint or _guess(name)
             )

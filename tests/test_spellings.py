@@ -130,6 +130,9 @@ def test_an_unknown_option_says_how_to_pass_a_program_that_looks_like_one(run):
         ("torch.nn.functionl.relu(x)", "unknown module"),
         ("x.int().sum()", "x.long() gives int64"),
         ("x.cuda().sum()", "leave .cuda() out"),
+        ("(torch.randn(2, 3) * x).sum()", "a program has no random numbers"),
+        ("(x.requires_grad_() * 2).sum()", "a program's leaves are its --at names"),
+        ("x.sum().backward()", "runs with 'gradcli run'"),
         ("torch.clamp(x, min=x, max=1.0).sum()", "both bounds as tensors or both as numbers"),
     ],
 )
