@@ -58,6 +58,11 @@ class ShapeError(GradcliError):
     """Operand shapes do not fit an operation (PyTorch's wording)."""
 
 
+class IndexOutOfRange(ShapeError):
+    """An index or class target out of range: torch raises IndexError for these (a script's
+    `except IndexError` catches it)."""
+
+
 class AutogradError(GradcliError):
     """backward() would fail in PyTorch; the message carries PyTorch's words."""
 

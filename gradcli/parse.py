@@ -149,6 +149,14 @@ def _dtype_kind(value: Any) -> str | None:
     return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
 
 
+def _element_strides(value: Any) -> tuple[int, ...] | None:
+    """A `gradcli run` tensor's strides in elements, as torch counts them (None for a number)."""
+    array = getattr(value, "value", None)
+    if not isinstance(getattr(array, "strides", None), tuple) or not getattr(array, "itemsize", 0):
+        return None
+    return tuple(stride // array.itemsize for stride in array.strides)
+
+
 def _torch_refuses(name: str, written: str, module: str | None, method: bool) -> tuple[str, str] | None:
     """(error, hint) where torch has no such function or method (F.sin, x.softplus(), torch.view),
     or a bare name is a Python builtin with another meaning (float(x)); None where it has."""
@@ -983,7 +991,8 @@ class _Parser:
             # `gradcli run` binds tensors that already have shapes: expand the call now.
             shapes = tuple(None if a is None else tuple(getattr(a, "shape", ())) for a in padded)
             kinds = tuple(_dtype_kind(a) for a in padded)
-            return composite.build(apply, *padded, shapes=shapes, dtypes=kinds, **attrs)
+            layouts = tuple(_element_strides(a) for a in padded)
+            return composite.build(apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **attrs)
         return composite.build(apply, *args, **attrs)
 
     def attribute(self, param: Param, node: ast.AST, written: str) -> Any:
@@ -1014,7 +1023,13 @@ class _Parser:
             if any(v is None or (isinstance(v, int) and abs(v) > limits.MAX_ELEMENTS) for v in values):
                 raise self.error(f"{param.name} must be integer literals", node)
             return values
-        if param.kind in ("dim", "int"):
+        if param.kind == "dims" and isinstance(node, (ast.Tuple, ast.List)):
+            # x.sum(dim=(1, 2)): several dims at once, as torch's sum and mean take them
+            dims = tuple(self.sized(item, param.name) for item in node.elts)
+            if any(d is None or (isinstance(d, int) and abs(d) > limits.MAX_ELEMENTS) for d in dims):
+                raise self.error(f"{param.name} must be integer literals", node)
+            return dims
+        if param.kind in ("dim", "dims", "int"):
             value = self.sized(node, param.name)
             if value is None or (isinstance(value, int) and abs(value) > limits.MAX_ELEMENTS):
                 raise self.error(f"{param.name} must be an integer literal", node)

@@ -217,6 +217,8 @@ class _Builder:
             kinds += ["reduce", "transpose"] + (["matmul"] if self.allow_matmul else [])
             # clamp_min's bound is an attr: scalar programs feed sympy the op's form without attrs
             kinds += ["bound"] if self.allow_matmul else []
+            # a constant made in the program (torch.tensor, torch.full), combined with a term
+            kinds += ["made"] if self.allow_matmul else []
         kind = self.draw(st.sampled_from(kinds))
         if kind == "name":
             return self.pick(need_grad)
@@ -232,7 +234,27 @@ class _Builder:
             return self.transpose(self.term(depth - 1, need_grad))
         if kind == "bound":
             return self.bound(self.term(depth - 1, need_grad))
+        if kind == "made":
+            return self.made(self.term(depth - 1, need_grad))
         return self.matmul(depth, need_grad)
+
+    def made(self, a: Term) -> Term:
+        """`a` times a constant of its shape made inside the program: torch.tensor([...]) of
+        two-decimal numbers, or torch.full(shape, v) / torch.ones(shape)."""
+        shape = a.shape
+        values = _array(self.draw, shape, -2.0, 2.0)
+        form = self.draw(st.sampled_from(["tensor", "full", "ones"]))
+        if form == "full":
+            fill = float(values.flat[0]) if values.size else 0.5
+            values = np.full(shape, fill)
+            text = f"torch.full({tuple(shape)!r}, {fill!r})"
+        elif form == "ones":
+            values = np.ones(shape)
+            text = f"torch.ones({tuple(shape)!r})"
+        else:
+            text = f"torch.tensor({values.tolist()!r})"
+        made = Term(text, values, True, False, frozenset({form}))
+        return _combine(f"({a.text} * {made.text})", a.value * values, a, made, op="mul")
 
     def bound(self, a: Term) -> Term:
         """x.clamp_min(m) / torch.clamp_max(x, m): ClampMinBackward0, the bound itself included."""

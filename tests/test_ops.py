@@ -77,6 +77,8 @@ def _tensor_cases() -> list[Case]:
             ("1-D", (3,), {"dim": None, "keepdim": False}),
             ("0-D dim=0", (), {"dim": 0, "keepdim": False}),
             ("0-D", (), {"dim": None, "keepdim": False}),
+            ("dims (0, 2)", (2, 3, 2), {"dim": (0, 2), "keepdim": False}),
+            ("dims (-1, 1) keepdim", (2, 3, 2), {"dim": (-1, 1), "keepdim": True}),
         ):
             cases.append(Case(name, label, (uniform(-2, 2, shape),), attrs))
     for name in ("t", "T"):

@@ -134,6 +134,7 @@ def test_an_unknown_option_says_how_to_pass_a_program_that_looks_like_one(run):
         ("(x.requires_grad_() * 2).sum()", "a program's leaves are its --at names"),
         ("x.sum().backward()", "runs with 'gradcli run'"),
         ("torch.clamp(x, min=x, max=1.0).sum()", "both bounds as tensors or both as numbers"),
+        ("x.sum(dim=(1, -1))", "dim 1 appears multiple times in the list of dims"),
     ],
 )
 def test_wrong_arguments_are_clear_errors(program, fragment):
@@ -199,6 +200,8 @@ M = [[0.3, -1.2, 0.8], [1.5, 0.2, -0.7]]
         ("x[list(range(len(x))), [0, 2]].sum()", lambda x: x[list(range(len(x))), [0, 2]].sum()),
         ("x[torch.arange(2), [1, 0]].sum()", lambda x: x[torch.arange(2), [1, 0]].sum()),
         ("(x.detach().cpu() * x).sum()", lambda x: (x.detach().cpu() * x).sum()),
+        ("x.exp().sum(dim=(0, 1))", lambda x: x.exp().sum(dim=(0, 1))),
+        ("(x * x.mean(dim=[1], keepdim=True)).sum()", lambda x: (x * x.mean(dim=[1], keepdim=True)).sum()),
         # tensor bounds: torch's clamp.Tensor (ClampBackward0), by position or keyword, one left out
         ("torch.clamp(x, x[0] * 0, x[1]).sum()", lambda x: torch.clamp(x, x[0] * 0, x[1]).sum()),
         ("x.clamp(min=x.mean(0)).exp().sum()", lambda x: x.clamp(min=x.mean(0)).exp().sum()),

@@ -24,8 +24,9 @@ TENSOR, NUMBER = "tensor", "number"
 class Param:
     """A non-tensor argument as PyTorch names it, its default, and what a program may write there.
 
-    kind: "dim" (an int or None), "bool", "int", "number" (an int or float literal; None too
-    when that is the default) or "choice" (one of `choices`, a string such as reduction='sum').
+    kind: "dim" (an int or None), "dims" (also a tuple of ints), "bool", "int", "number" (an int
+    or float literal; None too when that is the default) or "choice" (one of `choices`, a
+    string such as reduction='sum').
     """
 
     name: str
@@ -38,6 +39,8 @@ class Param:
 
 
 DIM = Param("dim", None, "dim")
+# sum and mean: one dim, or several as a tuple or list (x.sum(dim=(1, 2)): one SumBackward1)
+DIM_OR_DIMS = Param("dim", None, "dims")
 # kind "ints" (a shape or dims: `x.reshape(2, 3)`, `x.view(-1)`, `x.permute((1, 0))`) takes
 # an int or a tuple/list of ints; as an op's last param, also the remaining positional ints.
 KEEPDIM = Param("keepdim", False, "bool")
@@ -251,7 +254,11 @@ def _axes(dim: int | tuple[int, ...] | None, ndim: int) -> int | tuple[int, ...]
     sum(dims) does (one SumBackward1 node for all of them)."""
     if not isinstance(dim, tuple):
         return _normalise_dim(dim, ndim)
-    return tuple(sorted(_normalise_dim(d, ndim) for d in dim))
+    dims = [_normalise_dim(d, ndim) for d in dim]
+    for position, d in enumerate(dims):
+        if d in dims[:position]:
+            raise ShapeError(f"dim {d} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
 
 
 def _reduce_shape(shape: Shape, dim: int | tuple[int, ...] | None = None, keepdim: bool = False) -> Shape:
@@ -455,10 +462,10 @@ def _matmul_step_b(shapes, attrs) -> str:
 
 def _unsqueezed(g: str, shape: Shape, attrs: dict) -> str:
     """A reduced adjoint broadcast back over the operand: a dropped dim comes back first."""
-    dim = _normalise_dim(attrs.get("dim"), len(shape))
+    dim = _axes(attrs.get("dim"), len(shape))
     if dim is None or attrs.get("keepdim") or not shape:
         return g
-    return f"{g}.unsqueeze({dim})"
+    return g + "".join(f".unsqueeze({d})" for d in (dim if isinstance(dim, tuple) else (dim,)))
 
 
 def _mean_step(shapes, attrs) -> str:

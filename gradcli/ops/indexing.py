@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import IndexOutOfRange, ShapeError
 from .core import Op, Param, Shape, _fn, _normalise_dim, call
 from .kernels import kernel
 
@@ -27,7 +27,7 @@ def _select_shape(shape: Shape, dim: int = 0, index: int = 0) -> Shape:
     d = _normalise_dim(dim, len(shape))
     size = shape[d]
     if not -size <= index < size:
-        raise ShapeError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexOutOfRange(f"index {index} is out of bounds for dimension {d} with size {size}")
     return shape[:d] + shape[d + 1 :]
 
 
@@ -92,13 +92,13 @@ def _integers(value: Any, dim: int, size: int) -> np.ndarray:
             raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
         if array.size and (array.max() >= size or array.min() < -size):  # before the cast: 1e30 is no int64
             bad = array.max() if array.max() >= size else array.min()
-            raise ShapeError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+            raise IndexOutOfRange(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
         array = array.astype(np.int64)
     elif array.dtype.kind not in "iu":
         raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
     if array.size and (array.max() >= size or array.min() < -size):
         bad = int(array.max()) if array.max() >= size else int(array.min())
-        raise ShapeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise IndexOutOfRange(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     return array
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GradcliError, ShapeError
+from ..errors import GradcliError, IndexOutOfRange, ShapeError
 from .core import (
     Composite,
     Op,
@@ -218,7 +218,7 @@ def _same_size(message: Callable[[Shape, Shape], str]) -> Callable[..., Shape]:
 def _check_unit_interval(values: Any, what: str) -> None:
     v = _plain(values)
     if np.any((v < 0) | (v > 1)):  # nan passes, as in torch's check
-        raise GradcliError(
+        raise ShapeError(
             f"all elements of {what} should be between 0 and 1",
             hint="binary_cross_entropy takes probabilities; for logits use binary_cross_entropy_with_logits",
         )
@@ -304,14 +304,14 @@ def _class_indices(t: Any, classes: int, ignore_index: int) -> np.ndarray:
     values = _plain(t).reshape(-1)
     if not np.all(np.isfinite(values) & (values == np.round(values))):
         bad = values[~(np.isfinite(values) & (values == np.round(values)))][0]
-        raise GradcliError(
+        raise ShapeError(
             "expected target dtype to be Long or Byte, but got Float",
             hint=f"the target holds class indices: give whole numbers such as --const y=[2,0,1] (not {bad:g})",
         )
     indices = values.astype(np.int64)
     outside = (indices != ignore_index) & ((indices < 0) | (indices >= classes))
     if np.any(outside):
-        raise GradcliError(f"Target {indices[outside][0]} is out of bounds.")
+        raise IndexOutOfRange(f"Target {indices[outside][0]} is out of bounds.")
     return indices
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .core import (
-    DIM,
+    DIM_OR_DIMS,
     KEEPDIM,
     Op,
     _dim_overload,
@@ -31,7 +31,7 @@ OPS: tuple[Op, ...] = (
         saves_tensors=False,
         elementwise=False,
         reduction=True,
-        params=(DIM, KEEPDIM),
+        params=(DIM_OR_DIMS, KEEPDIM),
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: "SumBackward1" if _dim_overload(attrs) else "SumBackward0",
         step=(lambda shapes, attrs: _unsqueezed("{g}", shapes[0], attrs),),
@@ -49,7 +49,7 @@ OPS: tuple[Op, ...] = (
         saves_tensors=False,
         elementwise=False,
         reduction=True,
-        params=(DIM, KEEPDIM),
+        params=(DIM_OR_DIMS, KEEPDIM),
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "MeanBackward1" if _dim_overload(attrs) else "MeanBackward0"

@@ -667,7 +667,7 @@ OPS: tuple[Op, ...] = (
 
 
 # x.contiguous() of a contiguous tensor is x itself in torch: no node; of another, a copy
-# (CloneBackward0). `gradcli run` passes no strides: its tensors count as contiguous.
+# (CloneBackward0). `gradcli run` passes its tensors' NumPy strides.
 def _contiguous(apply, x, shapes=((),), dtypes=(), strides=(None,)):
     from .strides import is_contiguous
 

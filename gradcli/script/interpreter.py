@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import limits
-from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
+from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
 from ..ops import MODULES
 from ..parse import Apply, Num, _has_dim, _has_other, _Parser
 from . import runtime
@@ -199,6 +199,9 @@ class HookHandle:
 class Device:
     def __repr__(self) -> str:
         return "device(type='cpu')"
+
+    def __str__(self) -> str:  # print(x.device) and f"{x.device}" show "cpu"
+        return "cpu"
 
 
 class _Return(Exception):
@@ -597,7 +600,7 @@ class Interpreter:
         except ScriptRuntimeError as exc:
             return self.result(f"line {self.line}: {exc.kind}: {exc.message}")
         except (AutogradError, ShapeError) as exc:
-            return self.result(f"line {self.line}: RuntimeError: {exc.message}")
+            return self.result(f"line {self.line}: {_torch_kind(exc)}: {exc.message}")
         except (ScriptError, ParseError, LimitError) as exc:
             text = str(exc)
             return self.result(text if text.startswith("line ") else f"line {self.line}: {text}")
@@ -754,7 +757,7 @@ class Interpreter:
         try:
             self.block(node.body)
         except (ScriptRuntimeError, AutogradError, ShapeError) as exc:
-            kind = exc.kind if isinstance(exc, ScriptRuntimeError) else "RuntimeError"
+            kind = exc.kind if isinstance(exc, ScriptRuntimeError) else _torch_kind(exc)
             for handler in node.handlers:
                 names = self.handler_names(handler)
                 if names is None or kind in names or "Exception" in names:
@@ -1038,6 +1041,8 @@ class Interpreter:
             return value
         if isinstance(value, Caught):
             return value.message
+        if isinstance(value, Device):
+            return str(value)
         return self.repr(value)
 
     def repr(self, value: Any) -> str:
@@ -1631,6 +1636,7 @@ class Interpreter:
                     elements += tuple(Tensor(i, dtype="int64") for i in np.nonzero(element.value))
                 else:
                     elements += (element,)
+            elements = _index_lists(elements)
             if len(elements) != 1:
                 key = elements
             parts = [self.index_literal(k, mapping, node) for k in elements]
@@ -2200,6 +2206,27 @@ class _Memory:
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _index_lists(elements: tuple) -> tuple:
+    """x[range(n), y] and x[torch.arange(n), y] as torch reads them: a range is its list of
+    integers, and where several 1-D integer tensors index at once (the binder records one
+    index node with at most one tensor operand), their values, known by now, become lists.
+    The node is the same IndexBackward0 either way; only where the values came from differs."""
+    elements = tuple(list(e) if isinstance(e, range) else e for e in elements)
+    tensors = [e for e in elements if isinstance(e, Tensor)]
+    if len(tensors) < 2:
+        return elements
+    return tuple(
+        e.value.tolist() if isinstance(e, Tensor) and e.dtype == "int64" and e.value.ndim == 1 else e
+        for e in elements
+    )
+
+
+def _torch_kind(exc: Exception) -> str:
+    """The Python exception torch raises for an engine error: IndexError for an index or a
+    class target out of range, RuntimeError for the rest."""
+    return "IndexError" if isinstance(exc, IndexOutOfRange) else "RuntimeError"
 
 
 def _bound(mapping: dict[int, Any], node: ast.AST) -> Any:

@@ -421,60 +421,32 @@ VIEW_OPS = {
 
 
 def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any]) -> str:
-    if op.gives_mask:
-        return "bool"
-    if op.name in dtypes.INTEGER_RESULTS:  # positions and class codes: argmax, F.one_hot
-        return "int64"
-    kinds = {t.dtype for t in tensors}
-    if "float64" in kinds:
-        return "float64"
-    if "float32" in kinds:
-        return "float32"
-    integral = all(isinstance(n, (int, bool)) for n in numbers)
-    if kinds <= {"int64", "bool"} and integral and op.name in _INTEGER_OPS:
-        return "int64"
-    return "float32"
+    """torch's dtype of the op's result, by the registry's rules (ops/dtypes.py, which the
+    graph reads too): an integer or bool result where torch keeps one (a @ b of int64, max,
+    cat, clamp with whole bounds, relu, sign, bool + bool), else floating: float64 if any
+    operand is, else torch's default float32."""
+    kinds = [_KINDS.get(t.dtype, dtypes.FLOAT) for t in tensors] + [dtypes.NUMBER] * len(numbers)
+    # a Python float makes an integer result floating (torch.arange(3) * 2.0), a whole int not
+    values = [0.5 if isinstance(n, float) else float(n) for n in numbers]
+    kind = dtypes.result_dtype(op, kinds, values)
+    if kind in (dtypes.INT64, dtypes.BOOL):
+        return kind
+    return "float64" if any(t.dtype == "float64" for t in tensors) else "float32"
 
 
-# Ops that keep integer tensors integers (torch.arange(5) * 2 is int64; / and sin are not).
-_INTEGER_OPS = {
-    "add",
-    "sub",
-    "mul",
-    "neg",
-    "abs",
-    "sum",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "clone",
-    "detach",
-    "reshape",
-    "view",
-    "T",
-    "t",
-    "transpose",
-    "permute",
-    "flatten",
-    "squeeze",
-    "unsqueeze",
-    "select",
-    "slice",
-    "index",
-    "index1",
-    "expand",
-    "repeat",
-    "cumsum",
-    "prod",
-    "maximum",
-    "minimum",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "where",
-    "pow",
-}
+_KINDS = {"int64": dtypes.INT64, "bool": dtypes.BOOL}
+
+
+def check_dtypes(op: Any, operands: list[Any]) -> None:
+    """torch's refusals by dtype (a float class-index target, an int matrix in @ with a float
+    one, a float mask), by the registry's rules, named as torch names a float32 tensor."""
+    kinds = [_KINDS.get(o.dtype, dtypes.FLOAT) if isinstance(o, Tensor) else dtypes.NUMBER for o in operands]
+    try:
+        dtypes.check(op, kinds)
+    except ShapeError as exc:
+        if any(isinstance(o, Tensor) and o.dtype == "float32" for o in operands):
+            raise ShapeError(exc.message.replace("Double", "Float").replace("double", "float")) from None
+        raise
 
 
 def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) -> Tensor | float:
@@ -489,6 +461,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
     check_op_size(name, shapes, tuple(shape))
+    check_dtypes(op, operands)
     dtype = result_dtype(op, tensors, numbers)
     compute = "float64" if dtype == "float64" else "float32"
     args = []
@@ -707,16 +680,18 @@ def run_backward(
         record.laid, record.adjoints, record.seed, record.dtype = laid, arrays, seeds[0], str(dtype)
         record.edges = carried
         record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
+    if inputs is not None and not allow_unused:  # torch refuses before it frees anything
+        for position, tensor in enumerate(inputs):
+            index = _input_index(laid, tensor)
+            if index is None or adjoints[index] is None:
+                raise AutogradError(UNUSED.format(position))
     if not retain_graph:
         for fn in laid.fns:
             fn.freed = True
     if inputs is not None:
         found = []
         for position, tensor in enumerate(inputs):
-            if tensor.grad_fn is not None:
-                index = laid.fn_index.get(id(tensor.grad_fn))
-            else:
-                index = next((i for i, t in laid.leaves.items() if t is tensor), None)
+            index = _input_index(laid, tensor)
             adjoint = None if index is None else adjoints[index]
             if adjoint is None and not allow_unused:
                 raise AutogradError(UNUSED.format(position))
@@ -755,6 +730,13 @@ def run_backward(
             else:
                 accumulate(tensor, np.asarray(found_adjoint, dtype=tensor.dtype))
     return None
+
+
+def _input_index(laid: _Laid, tensor: Tensor) -> int | None:
+    """The graph node of an input of torch.autograd.grad, or None if the call does not reach it."""
+    if tensor.grad_fn is not None:
+        return laid.fn_index.get(id(tensor.grad_fn))
+    return next((i for i, t in laid.leaves.items() if t is tensor), None)
 
 
 def _on_a_path(laid: _Laid, inputs: set[int]) -> list[bool]:
