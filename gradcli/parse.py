@@ -149,6 +149,26 @@ def _dtype_kind(value: Any) -> str | None:
     return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
 
 
+def _float_call(node: ast.AST) -> float | None:
+    """float('-inf'), float('nan'), float('1e-3'): Python's float of a string literal, as
+    attention masks write -inf; None for any other node (float(x) of a tensor is refused)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "float"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and len(node.args[0].value) <= 40
+    ):
+        try:
+            return float(node.args[0].value)
+        except ValueError:
+            return None
+    return None
+
+
 def _element_strides(value: Any) -> tuple[int, ...] | None:
     """A `gradcli run` tensor's strides in elements, as torch counts them (None for a number)."""
     array = getattr(value, "value", None)
@@ -564,6 +584,10 @@ class _Parser:
                 f"unknown attribute '.{node.attr}' (only .T, .mT and the methods in 'gradcli ops')", node
             )
         if isinstance(node, ast.Call):
+            number = _float_call(node)
+            if number is not None:  # float('-inf'): a number, as Python reads it
+                text = ast.get_source_segment(self.src.text, node) or repr(number)
+                return [], lambda: Num(number, text, line, col)
             return self.plan_call(node, line, col)
         if isinstance(node, ast.Subscript):
             return self.plan_subscript(node, line, col)
@@ -1040,6 +1064,11 @@ class _Parser:
             inner = inner.operand
         if isinstance(inner, ast.Name) and inner.id in ("inf", "pi", "e") and inner.id not in self.shadowed:
             return sign * (math.inf if inner.id == "inf" else CONSTANTS[inner.id])
+        if _float_call(inner) is not None:  # masked_fill(mask, float('-inf'))
+            return sign * _float_call(inner)
+        dotted = _dotted(inner) or ""
+        if dotted.rpartition(".")[0] in MODULES and dotted.rpartition(".")[2] in ("inf", "nan", "pi", "e"):
+            return sign * CONSTANTS[dotted.rpartition(".")[2]]  # math.inf, torch.inf, np.nan
         if isinstance(inner, ast.Constant) and type(inner.value) in (int, float):
             return sign * float(inner.value)
         raise self.error(f"{param.name} must be a number literal", node)
@@ -1056,6 +1085,8 @@ class _Parser:
             if inner is node:
                 return value
             return sign * (int(value) if isinstance(value, bool) else value)
+        if _float_call(inner) is not None:
+            return sign * _float_call(inner)
         dotted = _dotted(inner)
         name = dotted.rsplit(".", 1)[-1] if dotted else None
         if name in CONSTANTS and (

@@ -6,6 +6,7 @@ PyTorch runs the same computation, written as a torch user writes it, as the ora
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -201,6 +202,11 @@ M = [[0.3, -1.2, 0.8], [1.5, 0.2, -0.7]]
         ("x[torch.arange(2), [1, 0]].sum()", lambda x: x[torch.arange(2), [1, 0]].sum()),
         ("(x.detach().cpu() * x).sum()", lambda x: (x.detach().cpu() * x).sum()),
         ("x.exp().sum(dim=(0, 1))", lambda x: x.exp().sum(dim=(0, 1))),
+        (
+            "x.masked_fill(x > 1, float('-inf')).softmax(1).sum(0).log().sum()",
+            lambda x: x.masked_fill(x > 1, float("-inf")).softmax(1).sum(0).log().sum(),
+        ),
+        ("(x + float('1e-3') * math.inf * 0).sum()", lambda x: (x + float("1e-3") * math.inf * 0).sum()),
         ("(x * x.mean(dim=[1], keepdim=True)).sum()", lambda x: (x * x.mean(dim=[1], keepdim=True)).sum()),
         # tensor bounds: torch's clamp.Tensor (ClampBackward0), by position or keyword, one left out
         ("torch.clamp(x, x[0] * 0, x[1]).sum()", lambda x: torch.clamp(x, x[0] * 0, x[1]).sum()),
