@@ -650,3 +650,25 @@ def test_table_steps_give_the_numeric_adjoint(program, at, const, monkeypatch):
 
     monkeypatch.setitem(test_local_steps.FUNCTIONS, "exp", np.exp)
     assert test_local_steps.check_steps(program, at, const) >= 2
+
+
+def test_big_softmax_kernels_run_in_row_blocks_with_the_same_bits(monkeypatch):
+    """Past 65,536 elements the softmax kernels run on row blocks in threads: every row's
+    numbers depend on that row only, so the result is bit for bit one call's, and torch's."""
+    from gradcli.ops import nn
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((20_000, 5))
+    g = rng.standard_normal((20_000, 5))
+    blocked = [nn._softmax(x, 1), nn._log_softmax(x, 1), nn._log_softmax_backward_data(g, x, 1)]
+    blocked.append(nn._softmax_backward_data(g, blocked[0], 1))
+    monkeypatch.setattr(nn, "_PARALLEL_ELEMENTS", 10**12)
+    whole = [nn._softmax(x, 1), nn._log_softmax(x, 1), nn._log_softmax_backward_data(g, x, 1)]
+    whole.append(nn._softmax_backward_data(g, whole[0], 1))
+    for a, b in zip(blocked, whole, strict=True):
+        np.testing.assert_array_equal(a, b)
+    y = rng.integers(0, 5, 20_000)
+    result = grad("F.cross_entropy(x, y)", at={"x": x}, const={"y": y}, symbolic=False, nodes=False)
+    leaf = torch.tensor(x, requires_grad=True)
+    F.cross_entropy(leaf, torch.tensor(y)).backward()
+    np.testing.assert_allclose(result.grads["x"], leaf.grad.numpy(), rtol=1e-12, atol=1e-15)

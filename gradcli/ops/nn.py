@@ -11,6 +11,7 @@ trace under create_graph and batch over rows and points.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -68,6 +69,45 @@ def _axis(a: Any, dim: int | None) -> int | None:
     return _normalise_dim(dim, ndim) if ndim else None
 
 
+# Softmax kernels on big arrays run on row blocks in threads: NumPy's float64 exp is not
+# vectorised on every CPU and releases the GIL, and each row's result depends only on that
+# row, so the blocks give the very bits one call would.
+_PARALLEL_ELEMENTS = 1 << 16
+
+
+def _workers() -> int:
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(available, 4))
+
+
+def _by_row_blocks(kernel: Callable[..., np.ndarray], arrays: tuple[Any, ...], axis: int | None) -> np.ndarray:
+    """kernel(*arrays) on blocks of the arrays along a dim other than `axis` (the softmax dim),
+    in threads, when the arrays are big plain ones of one shape; else one call."""
+    first = arrays[0]
+    plain = all(type(a) is np.ndarray and a.shape == first.shape for a in arrays)
+    if not plain or axis is None or first.size < _PARALLEL_ELEMENTS or first.ndim < 2:
+        return kernel(*arrays)
+    split = 0 if axis != 0 else 1
+    workers = min(_workers(), first.shape[split])
+    if workers < 2:
+        return kernel(*arrays)
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, first.shape[split], workers + 1).astype(int)
+    result = np.empty(first.shape, dtype=np.result_type(*arrays))
+
+    def block(k: int) -> None:
+        part = tuple(slice(bounds[k], bounds[k + 1]) if d == split else slice(None) for d in range(first.ndim))
+        result[part] = kernel(*(a[part] for a in arrays))
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gradcli-rows") as pool:
+        list(pool.map(block, range(workers)))
+    return result
+
+
 def _shifted(a: Any, dim: int | None) -> tuple[np.ndarray, int | None]:
     a = np.asarray(a)
     axis = _axis(a, dim)
@@ -75,20 +115,34 @@ def _shifted(a: Any, dim: int | None) -> tuple[np.ndarray, int | None]:
 
 
 def _softmax(a: Any, dim: int | None = None) -> np.ndarray:
-    shifted, axis = _shifted(a, dim)
-    e = np.exp(shifted)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    axis = _axis(a, dim)
+
+    def kernel(block: np.ndarray) -> np.ndarray:
+        shifted, _ = _shifted(block, dim)
+        e = np.exp(shifted)
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+    return _by_row_blocks(kernel, (np.asarray(a),), axis)
 
 
 def _log_softmax(a: Any, dim: int | None = None) -> np.ndarray:
-    shifted, axis = _shifted(a, dim)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    axis = _axis(a, dim)
+
+    def kernel(block: np.ndarray) -> np.ndarray:
+        shifted, _ = _shifted(block, dim)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+    return _by_row_blocks(kernel, (np.asarray(a),), axis)
 
 
 def _softmax_backward_data(g, out, dim=None):
     """The fused kernel softmax's VJP calls: out * (g - sum(g * out, dim))."""
     axis = _axis(out, dim)
-    return out * (g - np.sum(g * out, axis=axis, keepdims=True))
+
+    def kernel(g_block, out_block):
+        return out_block * (g_block - np.sum(g_block * out_block, axis=axis, keepdims=True))
+
+    return _by_row_blocks(kernel, (g, out), axis)
 
 
 def _softmax_double_backward(gg, g, out, dim=None):
@@ -100,7 +154,11 @@ def _softmax_double_backward(gg, g, out, dim=None):
 def _log_softmax_backward_data(g, out, dim=None):
     """The fused kernel log_softmax's VJP calls: g - exp(out) * sum(g, dim)."""
     axis = _axis(out, dim)
-    return g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)
+
+    def kernel(g_block, out_block):
+        return g_block - np.exp(out_block) * np.sum(g_block, axis=axis, keepdims=True)
+
+    return _by_row_blocks(kernel, (g, out), axis)
 
 
 def _dim_text(shapes, attrs) -> str:
@@ -340,16 +398,19 @@ def _nll(x, t, ignore_index=-100, reduction="mean"):
 def _nll_backward(g, x, t, ignore_index=-100, reduction="mean"):
     """The kernel nll_loss_backward: -grad at each counted row's class (/ total_weight for 'mean')."""
     rows, classes, keep = _nll_rows(x, t, ignore_index)
-    mask = (np.arange(rows.shape[1]) == classes[:, None]) & keep[:, None]
+    g = np.asarray(g)
     if reduction == "none":
-        scale = -np.reshape(g, (-1, 1))
+        scale = -np.reshape(g, -1)
     elif reduction == "sum":
-        scale = -g
+        scale = np.broadcast_to(-g, keep.shape)
     else:
         count = np.count_nonzero(keep)
-        scale = -g / np.float64(count) if count else 0.0 * g
-    # torch fills zeros and writes -grad at the class: +0.0 elsewhere, even where grad is 0.0
-    return np.where(mask, scale, 0.0).reshape(np.shape(x))
+        scale = np.broadcast_to(-g / np.float64(count) if count else 0.0 * g, keep.shape)
+    # torch fills zeros and writes -grad at each counted row's class: +0.0 elsewhere
+    grad = np.zeros(rows.shape, dtype=np.result_type(g, rows))
+    counted = np.flatnonzero(keep)
+    grad[counted, classes[counted]] = scale[counted]
+    return grad.reshape(np.shape(x))
 
 
 def _no_grad_for_class_indices(g, out, x, t, **attrs):
