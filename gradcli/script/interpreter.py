@@ -330,6 +330,7 @@ _BUILTINS = {
     "sorted",
     "any",
     "all",
+    "set",
 }
 _EXCEPTIONS = {
     "RuntimeError",
@@ -428,6 +429,7 @@ _ALLOWED = (
     ast.FormattedValue,
     ast.IfExp,
     ast.ListComp,
+    ast.DictComp,
     ast.GeneratorExp,
     ast.comprehension,
     ast.operator,
@@ -465,7 +467,6 @@ _WHAT = {
     "Nonlocal": "nonlocal",
     "Delete": "del",
     "Raise": "raise",
-    "DictComp": "dict comprehensions",
     "SetComp": "set comprehensions",
     "Set": "sets",
     "Yield": "yield",
@@ -692,10 +693,10 @@ class Interpreter:
             except _Continue:
                 continue
 
-    def list_comp(self, node: ast.ListComp | ast.GeneratorExp) -> list:
+    def list_comp(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp) -> list:
         """[elt for a in xs if c ...]: its names are its own, as in Python 3. A generator
         expression is made into its list: every use a script has (join, sum, max, tuple)
-        consumes it whole."""
+        consumes it whole; a dict comprehension gives its (key, value) pairs."""
         scope = self.frames[-1] if self.frames else self.globals
         names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         saved = {n: scope[n] for n in names if n in scope}
@@ -704,7 +705,10 @@ class Interpreter:
         def walk(level: int) -> None:
             if level == len(node.generators):
                 self.tick(node)
-                result.append(self.expr(node.elt))
+                if isinstance(node, ast.DictComp):
+                    result.append((self.expr(node.key), self.expr(node.value)))
+                else:
+                    result.append(self.expr(node.elt))
                 self.check_length(result)
                 return
             generator = node.generators[level]
@@ -747,8 +751,8 @@ class Interpreter:
             )
             if items is None:
                 raise ScriptRuntimeError("iteration over a 0-d tensor", "TypeError")
-        elif isinstance(items, dict):
-            items = list(items)  # its keys, as Python iterates a dict
+        elif isinstance(items, (dict, set)):
+            items = list(items)  # a dict's keys, as Python iterates it; a set's members
         elif not isinstance(items, (list, tuple, str)):
             raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
         return items
@@ -910,6 +914,9 @@ class Interpreter:
         if isinstance(node, ast.Dict):  # {**other} is refused by check()
             pairs = [(self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values) if k is not None]
             return self.check_length(self.python(lambda: dict(pairs)))
+        if isinstance(node, ast.DictComp):  # {s: i for i, s in enumerate(chars)}, as makemore writes
+            pairs = self.list_comp(node)
+            return self.check_length(self.python(lambda: dict(pairs)))
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # a generator is consumed at once
             return self.list_comp(node)
         if isinstance(node, ast.JoinedStr):
@@ -1052,6 +1059,8 @@ class Interpreter:
             return "[" + ", ".join(self.repr(v) for v in value) + "]"
         if isinstance(value, dict):
             return "{" + ", ".join(f"{self.repr(k)}: {self.repr(v)}" for k, v in value.items()) + "}"
+        if isinstance(value, set):
+            return "{" + ", ".join(self.repr(v) for v in value) + "}" if value else "set()"
         if isinstance(value, Size):
             return repr(value)
         if isinstance(value, Picked):
@@ -1334,7 +1343,7 @@ class Interpreter:
             if not all(isinstance(a, int) for a in args):
                 raise ScriptRuntimeError("'float' object cannot be interpreted as an integer", "TypeError")
             return self.python(lambda: range(*args))
-        if name in ("list", "tuple", "sorted", "reversed", "enumerate", "zip", "any", "all"):
+        if name in ("list", "tuple", "sorted", "reversed", "enumerate", "zip", "any", "all", "set"):
             items = [self.sequence_of(a) for a in args]
             if name == "zip":
                 return list(zip(*items))
@@ -1343,6 +1352,7 @@ class Interpreter:
             impl = {
                 "list": list,
                 "tuple": tuple,
+                "set": set,  # sorted(set(...)), as makemore builds its alphabet
                 "sorted": sorted,
                 "reversed": lambda s: list(reversed(s)),
                 "any": any,
@@ -1367,7 +1377,7 @@ class Interpreter:
                     f"line {self.line}: a sequence longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
                 )
             return list(value)
-        if isinstance(value, (list, tuple, str, dict)):
+        if isinstance(value, (list, tuple, str, dict, set)):
             return list(value)
         if isinstance(value, int):
             return value  # enumerate(xs, 1)'s start
