@@ -449,6 +449,8 @@ OP_RULES: dict[str, Any] = {
     **{op.name: _along(_DIM0) for by_count in LISTED.values() for op in by_count.values()},
     # reductions: a dim of None reduces every dim of a sample, never the batch axis
     "amax": _along({"dim": _ALL}),
+    "any": _along({"dim": _ALL}),
+    "all": _along({"dim": _ALL}),
     "amin": _along({"dim": _ALL}),
     "max": _over_samples(np.amax),
     "min": _over_samples(np.amin),

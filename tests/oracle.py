@@ -129,6 +129,13 @@ def _torch_key(key, tensors):
 TORCH_OPS["clamp_tensor"] = lambda a, lo, hi: torch.clamp(
     a, None if isinstance(lo, float) else lo, None if isinstance(hi, float) else hi
 )
+# torch.any/all take no dim=None: the whole-tensor overload is called without one
+TORCH_OPS["any"] = lambda a, dim=None, keepdim=False: (
+    torch.any(a) if dim is None else torch.any(a, dim=dim, keepdim=keepdim)
+)
+TORCH_OPS["all"] = lambda a, dim=None, keepdim=False: (
+    torch.all(a) if dim is None else torch.all(a, dim=dim, keepdim=keepdim)
+)
 TORCH_OPS["max_values"] = lambda a, dim=0, keepdim=False: torch.max(a, dim, keepdim=keepdim).values
 TORCH_OPS["min_values"] = lambda a, dim=0, keepdim=False: torch.min(a, dim, keepdim=keepdim).values
 TORCH_OPS["select"] = lambda a, dim=0, index=0: torch.select(a, dim, index)

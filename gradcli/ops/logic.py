@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Spelling, _fn, broadcast_shapes, call
+from .core import DIM_OR_DIMS, KEEPDIM, Op, Param, Spelling, _axes, _fn, _reduce_shape, broadcast_shapes, call
 
 
 def _comparison(name: str, symbol: str, ufunc: np.ufunc) -> Op:
@@ -64,6 +64,34 @@ def _like(name: str, fill: float | None) -> Op:
         params=(Param("fill_value", 0.0, "number"),) if fill is None else (),
         infer_shape=lambda a, fill_value=0.0: tuple(a),
         sym_vjp=(lambda sp, g, a, shapes=(), fill_value=0.0: sp.S.Zero,),
+        step=("0",),
+    )
+
+
+def _truth(name: str, reduce) -> Op:
+    """x.any() / x.all() (torch.any, torch.all): a bool tensor, over every element or dims."""
+
+    def forward(a, dim=None, keepdim=False):
+        axis = _axes(dim, np.ndim(a)) if np.ndim(a) else None
+        return reduce(np.not_equal(a, 0), axis=axis, keepdims=keepdim).astype(np.result_type(a, np.float32))
+
+    return Op(
+        name,
+        f"x.{name}(), torch.{name}(x, dim, keepdim)",
+        forward=forward,
+        vjp=(lambda g, out, a, dim=None, keepdim=False: np.zeros(np.shape(a)),),
+        sympy=lambda sp, a, shapes=(), dim=None, keepdim=False: _fn(sp, name)(a),
+        grad_fn="None",
+        torch=f"torch.{name}",
+        derivative="no gradient: a bool tensor",
+        saves_tensors=False,
+        elementwise=False,
+        differentiable=False,
+        gives_mask=True,
+        reduction=True,
+        params=(DIM_OR_DIMS, KEEPDIM),
+        infer_shape=_reduce_shape,
+        sym_vjp=(lambda sp, g, a, shapes=(), dim=None, keepdim=False: sp.S.Zero,),
         step=("0",),
     )
 
@@ -141,6 +169,8 @@ OPS: tuple[Op, ...] = (
         step=("{g} * (1 - {1})", "0"),
         written=lambda operands, attrs: f"{operands[0]}.masked_fill({operands[1]}, {attrs['value']!r})",
     ),
+    _truth("any", np.any),
+    _truth("all", np.all),
     _like("zeros_like", 0.0),
     _like("ones_like", 1.0),
     _like("full_like", None),

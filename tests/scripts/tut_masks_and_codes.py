@@ -27,3 +27,8 @@ print(logits.grad)
 # a constant made in the script weighs the classes
 weights = torch.arange(1.0, 4.0) / torch.linspace(1, 3, 3)
 print(weights, torch.eye(3)[labels], torch.full((2,), 7))
+
+# any/all: the checks tutorials end with
+print(right.any(), right.all(), (logits.grad.abs() < 1).all(dim=1), torch.any(codes > 1))
+if (weights > 0).all():
+    print("all weights positive")
