@@ -230,25 +230,18 @@ OPS: tuple[Op, ...] = (
         lambda texts, attrs: f"torch.tensor({_data_text(attrs['data'])}{_dtype_text(attrs)})",
         lambda sp, attrs: [_sym_data(sp, attrs["data"])],
     ),
-    _constructor(
-        "zeros",
-        "torch.zeros(2, 3), torch.zeros((2, 3))",
-        lambda size=(), dtype=None, requires_grad=False: np.zeros(size),
-        (Param("size", (), "ints"),),
-        _size_shape,
-        lambda attrs: FLOAT,
-        lambda texts, attrs: f"torch.zeros({', '.join(map(str, attrs['size']))}{_dtype_text(attrs)})",
-        lambda sp, attrs: _numbers(sp, *attrs["size"]),
-    ),
-    _constructor(
-        "ones",
-        "torch.ones(2, 3), torch.ones((2, 3))",
-        lambda size=(), dtype=None, requires_grad=False: np.ones(size),
-        (Param("size", (), "ints"),),
-        _size_shape,
-        lambda attrs: FLOAT,
-        lambda texts, attrs: f"torch.ones({', '.join(map(str, attrs['size']))}{_dtype_text(attrs)})",
-        lambda sp, attrs: _numbers(sp, *attrs["size"]),
+    *(
+        _constructor(
+            name,
+            f"torch.{name}(2, 3), torch.{name}((2, 3))",
+            lambda size=(), dtype=None, requires_grad=False, make=make: make(size),
+            (Param("size", (), "ints"),),
+            _size_shape,
+            lambda attrs: FLOAT,
+            lambda texts, attrs, name=name: f"torch.{name}({', '.join(map(str, attrs['size']))}{_dtype_text(attrs)})",
+            lambda sp, attrs: _numbers(sp, *attrs["size"]),
+        )
+        for name, make in (("zeros", np.zeros), ("ones", np.ones))
     ),
     _constructor(
         "full",
