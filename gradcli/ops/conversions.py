@@ -221,40 +221,21 @@ COMPOSITES: tuple[Composite, ...] = (
         derivative="x itself if floating (no node, as torch); an integer or bool tensor made floating",
         shaped=True,
     ),
-    Composite(
-        "bitwise_and",
-        2,
-        (),
-        _bitwise("&", "bitwise_and", "logical_and", 2),
-        torch="torch.bitwise_and",
-        derivative="a & b of bool tensors (logical_and), no gradient",
-        shaped=True,
-    ),
-    Composite(
-        "bitwise_or",
-        2,
-        (),
-        _bitwise("|", "bitwise_or", "logical_or", 2),
-        torch="torch.bitwise_or",
-        derivative="a | b of bool tensors (logical_or), no gradient",
-        shaped=True,
-    ),
-    Composite(
-        "bitwise_xor",
-        2,
-        (),
-        _bitwise("^", "bitwise_xor", "logical_xor", 2),
-        torch="torch.bitwise_xor",
-        derivative="a ^ b of bool tensors (logical_xor), no gradient",
-        shaped=True,
-    ),
-    Composite(
-        "bitwise_not",
-        1,
-        (),
-        _bitwise("~", "bitwise_not", "logical_not", 1),
-        torch="torch.bitwise_not",
-        derivative="~a of a bool tensor (logical_not), no gradient",
-        shaped=True,
+    *(
+        Composite(
+            name,
+            arity,
+            (),
+            _bitwise(symbol, name, logical, arity),
+            torch=f"torch.{name}",
+            derivative=f"{written} ({logical}), no gradient",
+            shaped=True,
+        )
+        for name, symbol, logical, arity, written in (
+            ("bitwise_and", "&", "logical_and", 2, "a & b of bool tensors"),
+            ("bitwise_or", "|", "logical_or", 2, "a | b of bool tensors"),
+            ("bitwise_xor", "^", "logical_xor", 2, "a ^ b of bool tensors"),
+            ("bitwise_not", "~", "logical_not", 1, "~a of a bool tensor"),
+        )
     ),
 )

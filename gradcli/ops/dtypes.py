@@ -82,26 +82,31 @@ def result_dtype(
     return FLOAT  # div, the math functions, softmax, the losses: floating results
 
 
-def check(op: Op, operands: Sequence[str | None], leaves: Sequence[bool] = ()) -> None:
+def check(
+    op: Op, operands: Sequence[str | None], leaves: Sequence[bool] = (), single: bool = False
+) -> None:
     """torch's refusals that depend on dtypes alone, in its words (unknown dtypes pass).
 
     `leaves` marks operands that require grad: a class-index target given with --at gets the
-    engine's own hint (give it with --const) rather than the dtype error."""
+    engine's own hint (give it with --const) rather than the dtype error. `single`: the
+    floating tensors are float32, which torch names Float (float64 is Double)."""
+    torch_names = {**_TORCH_NAMES, FLOAT: "Float"} if single else _TORCH_NAMES
+    cpp_names = {**_CPP_NAMES, FLOAT: "float"} if single else _CPP_NAMES
     name = op.name
     tensors = [d for d in operands if d != NUMBER]
     if any(d is None for d in tensors):
         return
     if name == "matmul" and len(set(tensors)) > 1:
-        a, b = (_CPP_NAMES[d] for d in tensors[:2])
+        a, b = (cpp_names[d] for d in tensors[:2])
         raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {a} != {b}")
     if name == "where" and operands[0] not in (BOOL, NUMBER):
         raise ShapeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{_TORCH_NAMES[operands[0]]}"
+            f"{torch_names[operands[0]]}"
         )
     if name == "masked_fill" and operands[1] not in (BOOL, NUMBER):
         raise ShapeError(
-            f"masked_fill_ only supports boolean masks, but got mask with dtype {_CPP_NAMES[operands[1]]}"
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {cpp_names[operands[1]]}"
         )
     if name == "neg" and operands[0] == BOOL:
         raise ShapeError(
@@ -116,10 +121,10 @@ def check(op: Op, operands: Sequence[str | None], leaves: Sequence[bool] = ()) -
     if name in ("mean", "var", "std") and operands[0] in (INT64, BOOL):
         raise ShapeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {_TORCH_NAMES[operands[0]]}"
+            f"complex dtype. Got: {torch_names[operands[0]]}"
         )
     if name == "nll_loss" and operands[1] == FLOAT and not (len(leaves) > 1 and leaves[1]):
-        raise ShapeError("expected target dtype to be Long or Byte, but got Double")
+        raise ShapeError(f"expected target dtype to be Long or Byte, but got {torch_names[FLOAT]}")
     if name == "floor_divide" and tensors:
         raise ShapeError(
             "'//' takes numbers here (sizes, as in x.view(B, T // 2)); on tensors torch's "

@@ -99,6 +99,11 @@ class Picked(tuple):
 
     kind: str
 
+    def __new__(cls, parts: list, kind: str) -> Picked:
+        picked = super().__new__(cls, parts)
+        picked.kind = kind
+        return picked
+
     @property
     def values(self) -> Any:
         return self[0]
@@ -1619,9 +1624,7 @@ class Interpreter:
             for part in (0, 1):
                 operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1, part=part)
                 parts.append(self.evaluate(build(*[_bound(mapping, o) for o in operands])))
-            picked = Picked(parts)
-            picked.kind = name
-            return picked
+            return Picked(parts, name)
         operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1)
         values = [_bound(mapping, o) for o in operands]
         return self.evaluate(build(*values))

@@ -441,12 +441,8 @@ def check_dtypes(op: Any, operands: list[Any]) -> None:
     """torch's refusals by dtype (a float class-index target, an int matrix in @ with a float
     one, a float mask), by the registry's rules, named as torch names a float32 tensor."""
     kinds = [_KINDS.get(o.dtype, dtypes.FLOAT) if isinstance(o, Tensor) else dtypes.NUMBER for o in operands]
-    try:
-        dtypes.check(op, kinds)
-    except ShapeError as exc:
-        if any(isinstance(o, Tensor) and o.dtype == "float32" for o in operands):
-            raise ShapeError(exc.message.replace("Double", "Float").replace("double", "float")) from None
-        raise
+    single = any(isinstance(o, Tensor) and o.dtype == "float32" for o in operands)
+    dtypes.check(op, kinds, single=single)
 
 
 def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) -> Tensor | float:

@@ -90,14 +90,11 @@ class BackwardCall:
         result = dataclasses.replace(result, grads=reached, passes=(made,))
         rule = f"── line {self.line}: {self.source} "
         lines = [rule + "─" * max(3, width - len(rule)), render(result, laid.graph), ""]
-        names = self.names()
-        if self.call == "autograd.grad":
-            lines.append("torch.autograd.grad returns these gradients; no .grad changes.")
-        else:
-            lines.append("backward() adds them into .grad (before -> after this call):")
-            for index, after in self.after.items():
-                before = self.traced.before.get(index)
-                lines.append(f"  {names[index]}.grad: {_inline(before, show)} -> {_inline(after, show)}")
+        lines += self.grad_changes(
+            show,
+            "torch.autograd.grad returns these gradients; no .grad changes.",
+            "backward() adds them into .grad (before -> after this call):",
+        )
         return "\n".join(lines) + "\n\n"
 
     def names(self) -> dict[int, str]:
@@ -142,16 +139,22 @@ class BackwardCall:
         render(result, console, tuple(n for n in chosen if any(node.name == n for node in result.nodes)))
         body = buffer.getvalue().rstrip("\n")
         lines.append(body)
-        names = self.names()
         lines.append("")
-        if self.call == "autograd.grad":
-            lines.append("torch.autograd.grad returns these; no .grad changes.")
-        else:
-            lines.append(".grad before -> after this call:")
-            for index, after in self.after.items():
-                before = self.traced.before.get(index)
-                lines.append(f"  {names[index]}.grad: {_inline(before, show)} -> {_inline(after, show)}")
+        lines += self.grad_changes(
+            show, "torch.autograd.grad returns these; no .grad changes.", ".grad before -> after this call:"
+        )
         return "\n".join(lines) + "\n\n"
+
+    def grad_changes(self, show: Any, returned: str, accumulated: str) -> list[str]:
+        """The call's effect on .grad: nothing for autograd.grad, else each leaf's before -> after."""
+        if self.call == "autograd.grad":
+            return [returned]
+        names = self.names()
+        lines = [accumulated]
+        for index, after in self.after.items():
+            before = self.traced.before.get(index)
+            lines.append(f"  {names[index]}.grad: {_inline(before, show)} -> {_inline(after, show)}")
+        return lines
 
 
 def _inline(value: np.ndarray | None, show: Any) -> str:
