@@ -23,6 +23,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .errors import GradcliError
 from .ops import LISTED, REGISTRY
+from .ops.summation import torch_mean, torch_sum
 
 
 class Unbatchable(GradcliError):
@@ -81,7 +82,7 @@ class Batched(NDArrayOperatorsMixin):
         target = (1,) * (value.ndim - 1 - len(shape)) + tuple(shape)
         axes = tuple(i + 1 for i, n in enumerate(target) if n == 1 and value.shape[i + 1] != 1)
         if axes:
-            value = value.sum(axis=axes, keepdims=True)
+            value = torch_sum(value, axes, keepdims=True)
         return Batched(value.reshape(value.shape[:1] + tuple(shape)))
 
     def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
@@ -144,12 +145,12 @@ def _sum(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
     if not isinstance(a, Batched):
         return np.sum(a, axis=axis, keepdims=keepdims)
     axes = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
-    return Batched(np.sum(a.value, axis=tuple(_sample_axis(int(i)) for i in axes), keepdims=keepdims))
+    return Batched(torch_sum(a.value, tuple(_sample_axis(int(i)) for i in axes), keepdims=keepdims))
 
 
 def _reduce(function: Any, a: Batched, axis: Any, keepdims: bool) -> Batched:
     axes = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
-    return Batched(function(a.value, axis=tuple(_sample_axis(int(i)) for i in axes), keepdims=keepdims))
+    return Batched(function(a.value, tuple(_sample_axis(int(i)) for i in axes), keepdims=keepdims))
 
 
 def _matmul(a: Any, b: Any) -> Batched:
@@ -206,7 +207,7 @@ ARRAY_FUNCTIONS = {
     "ndim": lambda a: a.ndim,
     "size": lambda a, axis=None: a.size if axis is None else a.shape[axis],
     "sum": _sum,
-    "mean": lambda a, axis=None, keepdims=False: _reduce(np.mean, a, axis, keepdims),
+    "mean": lambda a, axis=None, keepdims=False: _reduce(torch_mean, a, axis, keepdims),
     "copy": lambda a, **kw: Batched(a.value.copy()),
     "where": _where,
     "broadcast_to": _broadcast_to,

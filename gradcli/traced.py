@@ -25,6 +25,7 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from .errors import GradcliError
 from .graph import CONST, LEAF, OP, Graph, Literal, Node, Operand
 from .ops import NUMBER, REGISTRY, TENSOR
+from .ops.summation import torch_sum
 from .parse import Num
 
 
@@ -197,7 +198,7 @@ def _tape_of(values: Sequence[Any]) -> Tape:
 
 def _sum(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
     if not isinstance(a, Traced):
-        return np.sum(a, axis=axis, keepdims=keepdims)
+        return torch_sum(a, axis, keepdims)
     if axis is None and not keepdims:
         return a.tape.apply("sum", a)
     axes = tuple(range(a.ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))

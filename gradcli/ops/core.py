@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
+from .summation import torch_mean, torch_sum
 
 Shape = tuple[int, ...]
 # An operand is either a tensor node or a plain Python number folded from literals.
@@ -203,13 +204,14 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
     grad = np.asarray(grad)
     if grad.shape == tuple(shape):
         return grad
+    # at::sum_to: one keepdim sum over the leading dims and the broadcast ones, then a view
     extra = grad.ndim - len(shape)
-    if extra > 0:
-        grad = grad.sum(axis=tuple(range(extra)))
-    keep = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    if keep:
-        grad = grad.sum(axis=keep, keepdims=True)
-    grad = np.asarray(grad)  # a full sum is a NumPy scalar
+    dims = tuple(range(extra)) + tuple(
+        extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1
+    )
+    if dims:
+        grad = torch_sum(grad, dims, keepdims=True)
+    grad = grad.reshape(grad.shape[extra:]) if extra > 0 else grad
     return np.broadcast_to(grad, shape) if grad.shape != tuple(shape) else grad
 
 
@@ -376,13 +378,13 @@ def _dim_overload(attrs: dict) -> bool:
 def _sum(a, dim=None, keepdim=False):
     if np.ndim(a) == 0:
         return np.copy(a)
-    return np.sum(a, axis=_axes(dim, np.ndim(a)), keepdims=keepdim)
+    return torch_sum(a, axis=_axes(dim, np.ndim(a)), keepdims=keepdim)
 
 
 def _mean(a, dim=None, keepdim=False):
     if np.ndim(a) == 0:
         return np.copy(a)
-    return np.mean(a, axis=_axes(dim, np.ndim(a)), keepdims=keepdim)
+    return torch_mean(a, axis=_axes(dim, np.ndim(a)), keepdims=keepdim)
 
 
 def _mean_grad(g, out, a, dim=None, keepdim=False):

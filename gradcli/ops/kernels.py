@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from .core import Op, _sgn, call
+from .summation import torch_sum
 
 
 def _sum_to(a, size):
     """Sum over the dims where `size` is 1 and `a` is not: the adjoint of broadcasting."""
     a = np.asarray(a)
     axes = tuple(i for i, (n, m) in enumerate(zip(a.shape, size)) if m == 1 and n != 1)
-    return np.sum(a, axis=axes, keepdims=True) if axes else a.copy()
+    return torch_sum(a, axis=axes, keepdims=True) if axes else a.copy()
 
 
 def kernel(name: str, forward, vjp, grad_fn: str, derivative: str, **extra) -> Op:

@@ -31,6 +31,7 @@ from .core import (
     call,
 )
 from .kernels import kernel
+from .summation import nll_total, torch_mean, torch_sum
 
 REDUCTION = Param("reduction", "mean", "choice", ("mean", "sum", "none"), keyword_only=True)
 IGNORE_INDEX = Param("ignore_index", -100, "int", keyword_only=True)
@@ -185,7 +186,7 @@ def _reduce(loss: Any, reduction: str) -> Any:
         return loss
     if np.size(loss) == 0:
         return np.float64(math.nan if reduction == "mean" else 0.0)
-    return np.sum(loss) if reduction == "sum" else np.mean(loss)
+    return torch_sum(loss) if reduction == "sum" else torch_mean(loss)
 
 
 def _loss_shape(a: Shape, b: Shape, reduction: str = "mean", **_: Any) -> Shape:
@@ -388,11 +389,11 @@ def _nll(x, t, ignore_index=-100, reduction="mean"):
     losses = np.where(keep, -picked, 0.0)
     if reduction == "none":
         return losses if np.ndim(x) == 2 else losses.reshape(())
-    total = np.sum(losses)
+    total = nll_total(picked, keep)
     if reduction == "sum":
         return total
     with np.errstate(invalid="ignore"):  # every row ignored: 0/0 = nan, as in torch
-        return total / np.float64(np.count_nonzero(keep))
+        return total / total.dtype.type(np.count_nonzero(keep))
 
 
 def _nll_backward(g, x, t, ignore_index=-100, reduction="mean"):

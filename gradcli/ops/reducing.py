@@ -35,6 +35,7 @@ from .core import (
     call,
 )
 from .kernels import kernel
+from .summation import torch_sum
 
 DIMS = Param("dim", None, "ints")  # an int or a tuple of ints; None (or ()) reduces every dim
 ONE_DIM = Param("dim", None, "dim")
@@ -234,7 +235,7 @@ def _logsumexp(a, dim=None, keepdim=False):
     # ReduceOps.cpp: subtract the max (0 where it is infinite), sum the exps, add it back.
     maxes = np.amax(a, axis=dims, keepdims=True)
     maxes = np.where(np.equal(np.abs(maxes), INF), 0.0, maxes)
-    total = np.log(np.sum(np.exp(a - maxes), axis=dims, keepdims=keepdim))
+    total = np.log(torch_sum(np.exp(a - maxes), dims, keepdims=keepdim))
     return total + (maxes if keepdim or a.ndim == 0 else np.squeeze(maxes, axis=dims))
 
 
