@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import limits
-from .errors import CLI_WORDS, AutogradError, option
+from .errors import CLI_WORDS, AutogradError, ShapeError, option
 from .graph import OP, Graph, Node
 from .ops import unbroadcast
 
@@ -92,6 +92,8 @@ def push_adjoints(
     A node used twice gets two contributions, so sharing is right by construction;
     `shape_of` gives an operand's shape where it is evaluated (a block, for blocked.py).
     """
+    if node.grad_fn == "NotImplemented":  # torch records the node but has no formula for it
+        raise ShapeError(f"derivative for aten::{node.op.torch.rsplit('.', 1)[-1]} is not implemented")
     args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
     out = values[node.index]
     for position, operand in enumerate(node.operands):

@@ -7,13 +7,17 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
 from oracle import F  # noqa: E402
 
 from gradcli import GradcliError, grad  # noqa: E402
+from gradcli import run as run_script  # noqa: E402
 from gradcli.graph import InputSpec, build_graph  # noqa: E402
+from gradcli.ops.constructors import arange_values, linspace_values  # noqa: E402
 from gradcli.parse import parse_program  # noqa: E402
 
 X = [[0.5, -1.0, 2.0], [-0.3, 0.2, -2.5]]
@@ -193,3 +197,31 @@ def test_constructors_serve_jacobian_hessian_and_batch(run):
     )
     assert batch.exit_code == 0, batch.output
     assert [json.loads(line)["grads"]["x"] for line in batch.output.splitlines()] == [[2.0, -1.0]] * 2
+
+
+@st.composite
+def _ranges(draw):
+    start = draw(st.floats(-50, 50, allow_nan=False))
+    span = draw(st.floats(0.01, 60, allow_nan=False)) * draw(st.sampled_from([1, -1]))
+    return start, start + span, draw(st.integers(0, 400)), draw(st.floats(0.001, 3)) * (1 if span > 0 else -1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ranges(), st.sampled_from([(np.float32, torch.float32), (np.float64, torch.float64)]))
+def test_arange_and_linspace_values_are_torchs_to_the_last_bit(bounds, dtypes):
+    """torch's kernels fuse a multiply-add in double, and arange's vectors add lanes to a
+    rounded base: float32 arange(-3.47, 0, 0.113)[4] is -3.0180001, not -3.018."""
+    start, end, steps, step = bounds
+    ours, theirs = dtypes
+    expected = torch.linspace(start, end, steps, dtype=theirs).numpy()
+    assert np.array_equal(linspace_values(start, end, steps, ours), expected)
+    expected = torch.arange(start, end, step, dtype=theirs).numpy()
+    assume(expected.size < 32768)  # above its grain size torch splits the range between threads
+    assert np.array_equal(arange_values(start, end, step, ours), expected)
+
+
+def test_a_script_prints_float32_ranges_as_torch_does(tmp_path):
+    script = "import torch\nprint(torch.arange(-3.47, 0, 0.113).tolist())\nprint(torch.linspace(-1, 1, 40).tolist())\n"
+    single = torch.float32  # the script's default dtype; this process may have changed its own
+    expected = f"{torch.arange(-3.47, 0, 0.113, dtype=single).tolist()}\n{torch.linspace(-1, 1, 40, dtype=single).tolist()}\n"
+    assert run_script(script).stdout == expected

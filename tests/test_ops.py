@@ -15,6 +15,7 @@ import pytest
 from op_cases import FAMILY_CASES, Case, away_from_zero, uniform
 from oracle import TORCH_OPS, close, torch
 
+from gradcli import GradcliError, grad
 from gradcli.ops import OPS, REGISTRY, unbroadcast
 
 # Tensor.T on 0-D/1-D tensors is deprecated in torch (a warning, once per process); gradcli
@@ -89,7 +90,9 @@ def _tensor_cases() -> list[Case]:
 
 CASES = _unary_cases() + _binary_cases() + _tensor_cases() + FAMILY_CASES
 # Cases of ops with a gradient; comparisons, detach and *_like give none (checked apart).
-GRAD_CASES = [case for case in CASES if REGISTRY[case.op].differentiable]
+# torch records these but has no formula: the result requires grad, backward raises
+NOT_IMPLEMENTED_CASES = [case for case in CASES if REGISTRY[case.op].grad_fn == "NotImplemented"]
+GRAD_CASES = [case for case in CASES if REGISTRY[case.op].differentiable and case not in NOT_IMPLEMENTED_CASES]
 NO_GRAD_CASES = [case for case in CASES if not REGISTRY[case.op].differentiable]
 
 
@@ -207,3 +210,16 @@ def test_ops_without_a_gradient_give_torch_a_tensor_without_grad_fn(case: Case) 
     out, leaves = run_in_torch(case)
     made = REGISTRY[case.op].new_dtype is not None  # a constructor has no operands to lead from
     assert (leaves or made) and out.grad_fn is None and not out.requires_grad
+
+
+@pytest.mark.parametrize("case", NOT_IMPLEMENTED_CASES, ids=str)
+def test_ops_without_a_formula_raise_torchs_error_at_backward(case: Case) -> None:
+    out, _ = run_in_torch(case)
+    assert out.requires_grad and out.grad_fn.name() == "torch::autograd::NotImplemented"
+    with pytest.raises(RuntimeError) as theirs:
+        out.sum().backward()
+    program = f"torch.{case.op}(a, b).sum()"
+    at = {name: operand for name, operand in zip("ab", case.operands, strict=True)}
+    with pytest.raises(GradcliError) as mine:
+        grad(program, at=at)
+    assert str(theirs.value) == str(mine.value) == f"derivative for aten::{case.op} is not implemented"

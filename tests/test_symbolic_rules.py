@@ -22,7 +22,9 @@ from sympy.parsing.sympy_parser import parse_expr
 from gradcli import grad
 from gradcli.ops import OPS
 
-DIFFERENTIABLE = sorted(op.name for op in OPS if op.differentiable and op.size_of is None)
+DIFFERENTIABLE = sorted(
+    op.name for op in OPS if op.differentiable and op.size_of is None and op.grad_fn != "NotImplemented"
+)
 ELEMENTWISE = {op.name for op in OPS if op.elementwise}
 
 

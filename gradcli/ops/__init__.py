@@ -337,6 +337,7 @@ BINARY = {
     "Pow": "pow",
     "MatMult": "matmul",
     "FloorDiv": "floor_divide",
+    "Mod": "remainder",
 }
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 

@@ -21,6 +21,8 @@ from .core import (
     _pow_grad_base,
     _power,
     _sym_matmul,
+    broadcast_shapes,
+    call,
 )
 
 
@@ -231,7 +233,157 @@ OPS += (
 )
 
 
-# ---------------------------------------------------------------- addmm
+# ---------------------------------------------------------------- remainder, fmod, floor_divide
+# `x % y` is torch.remainder (the sign of the divisor, as Python's %), torch.fmod the sign of
+# the dividend. derivatives.yaml: self gets grad, other -grad * self.div(other, rounding_mode=
+# "floor" | "trunc"). torch has no derivative for number % tensor or for `//` on tensors: the
+# result requires grad with grad_fn NotImplemented, and backward raises; so here.
+
+
+def _integer_zero_check(a, b, python: str) -> None:
+    """Between numbers (sizes: `T // 0`) a zero divisor is Python's error; between integer
+    tensors it is torch's RuntimeError; a float tensor gives inf or nan."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b == 0:
+        raise ShapeError(python)
+    if np.asarray(b).dtype.kind in "iub" and np.any(np.equal(b, 0)):
+        raise ShapeError("ZeroDivisionError")
+
+
+def _remainder(a, b):
+    _integer_zero_check(a, b, "integer modulo by zero")
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        # torch's kernel: fmod, then add the divisor where the signs differ (so -4 % 2 is -0.)
+        return np.where(np.not_equal(mod, 0) & (np.less(b, 0) != np.less(mod, 0)), mod + b, mod)
+
+
+def _fmod(a, b):
+    _integer_zero_check(a, b, "float modulo")
+    with np.errstate(all="ignore"):
+        return np.fmod(a, b)
+
+
+def _floor_divide(a, b):
+    _integer_zero_check(a, b, "integer division or modulo by zero")
+    with np.errstate(all="ignore"):
+        return np.floor_divide(a, b)  # NumPy's float floor division is c10::div_floor_floating
+
+
+def _not_implemented(name: str):
+    def vjp(g, out, *operands, **attrs):
+        raise ShapeError(f"derivative for aten::{name} is not implemented")
+
+    return vjp
+
+
+def _div_rounded(a, b, rounding_mode="floor"):
+    with np.errstate(all="ignore"):
+        if rounding_mode == "floor":
+            return np.floor_divide(a, b)  # NumPy's float floor division is c10::div_floor_floating
+        return np.trunc(np.true_divide(a, b))
+
+
+# torch.div(a, b, rounding_mode=...): what remainder's and fmod's rules call for the divisor's
+# gradient, so create_graph records DivBackward2 as torch does. Its own gradients are zeros.
+DIV_ROUNDED = Op(
+    "_div_rounded",
+    "(internal) torch.div(a, b, rounding_mode='floor' or 'trunc')",
+    forward=_div_rounded,
+    vjp=(
+        lambda g, out, a, b, rounding_mode="floor": np.zeros(np.shape(a)),
+        lambda g, out, a, b, rounding_mode="floor": np.zeros(np.shape(b)),
+    ),
+    sympy=lambda sp, a, b, shapes=(), rounding_mode="floor": _sym_rounded(sp, rounding_mode, a / b),
+    sym_vjp=(lambda sp, g, a, b, shapes=(), rounding_mode="floor": sp.Integer(0),) * 2,
+    grad_fn="DivBackward2",
+    torch="torch.div",
+    derivative="zero: a rounded quotient is piecewise constant",
+    saves_tensors=False,
+    elementwise=False,
+    function=False,
+    method=False,
+    params=(Param("rounding_mode", "floor", "choice", ("floor", "trunc"), keyword_only=True),),
+    infer_shape=lambda a, b, rounding_mode="floor": broadcast_shapes(a, b),
+    step=("0", "0"),
+)
+INTERNAL = (DIV_ROUNDED,)
+
+
+def _sym_rounded(sp, rounding: str, quotient):
+    """floor(q), or trunc(q) as sympy writes it: sign(q)*floor(|q|)."""
+    return sp.floor(quotient) if rounding == "floor" else sp.sign(quotient) * sp.floor(sp.Abs(quotient))
+
+
+_ROUNDED_TEXT = {"floor": "floor({0}/{1})", "trunc": "floor(Abs({0}/{1}))*sign({0}/{1})"}
+
+
+def _quotient_op(name: str, forward, rounded: str, description: str, derivative: str) -> Op:
+    """remainder or fmod: grad to the dividend; -grad * the rounded quotient to the divisor."""
+    overloads = {"remainder": ("RemainderBackward0", "RemainderBackward1"), "fmod": ("FmodBackward0", "FmodBackward1")}
+    by_number, by_tensor = overloads[name]
+
+    def divisor_grad(g, out, a, b):
+        return -g * call("_div_rounded", a, b, rounding_mode=rounded)
+
+    def dividend_grad(g, out, a, b):
+        return g
+
+    return Op(
+        name,
+        description,
+        forward=forward,
+        vjp=(dividend_grad, divisor_grad),
+        sympy=lambda sp, a, b: a - b * _sym_rounded(sp, rounded, a / b),
+        sym_deriv=(lambda sp, a, b: sp.Integer(1), lambda sp, a, b: -_sym_rounded(sp, rounded, a / b)),
+        text="{0} - {1}*" + _ROUNDED_TEXT[rounded],
+        deriv_text=("1", "-" + _ROUNDED_TEXT[rounded]),
+        step=("{g}", f"-{{g}} * {rounded}({{0}}/{{1}})"),
+        grad_fn=by_tensor,
+        torch=f"torch.{name}",
+        derivative=derivative,
+        domain="b != 0 (an integer b = 0 is torch's ZeroDivisionError; a float one gives nan)",
+        pick_grad_fn=lambda kinds, shapes, attrs: (
+            "NotImplemented" if kinds[0] == NUMBER else by_number if kinds[1] == NUMBER else by_tensor
+        ),
+    )
+
+
+OPS += (
+    _quotient_op(
+        "remainder",
+        _remainder,
+        "floor",
+        "a % b, torch.remainder(a, b) or a.remainder(b)",
+        "d(a % b) = da - floor(a/b)*db; number % tensor has no derivative in torch",
+    ),
+    _quotient_op(
+        "fmod",
+        _fmod,
+        "trunc",
+        "fmod(a,b), torch.fmod(a, b) or a.fmod(b)",
+        "d fmod(a, b) = da - trunc(a/b)*db",
+    ),
+    # `T // 2` of sizes (`x.view(B, T // 2, C * 2)`) folds when the graph is built; on tensors
+    # it is torch's floor_divide, whose result requires grad but has no derivative.
+    Op(
+        "floor_divide",
+        "a // b or torch.floor_divide(a, b)",
+        forward=_floor_divide,
+        vjp=(_not_implemented("floor_divide"),) * 2,
+        sympy=lambda sp, a, b: sp.floor(a / b),
+        sym_deriv=(lambda sp, a, b: sp.nan,) * 2,
+        text="floor({0}/{1})",
+        deriv_text=("nan", "nan"),
+        grad_fn="NotImplemented",
+        torch="torch.floor_divide",
+        derivative="none: backward raises torch's 'derivative for aten::floor_divide is not implemented'",
+        saves_tensors=False,
+        method=False,
+        step=("(no derivative)", "(no derivative)"),
+    ),
+)
+
+
 # beta * input + alpha * (mat1 @ mat2): what F.linear records for a 2-D input with a bias.
 
 

@@ -130,11 +130,57 @@ def _arange_bounds(start: float, end: float | None, step: float) -> tuple[float,
     return (0, start, step) if end is None else (start, end, step)
 
 
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a + b as a rounded sum and its exact error (Knuth's error-free transformation)."""
+    total = a + b
+    virtual = total - a
+    return total, (a - (total - virtual)) + (b - virtual)
+
+
+def _fused(a: float, index: np.ndarray, c: Any) -> np.ndarray:
+    """a * i + c rounded once, as the fused multiply-add torch's AVX2 kernels compile it to,
+    for doubles a and c and whole numbers 0 <= i < 2**26.
+
+    `a` splits into halves whose products with i are exact (Dekker); error-free sums carry
+    the rest, and the last small term is rounded to odd, so that the final rounding to
+    nearest is the single correct one (Boldo and Melquiond), ties included."""
+    a, i, c = np.float64(a), index.astype(np.float64), np.asarray(c, np.float64)
+    scaled = 134217729.0 * a  # 2**27 + 1
+    high = scaled - (scaled - a)
+    product, product_error = _two_sum(high * i, (a - high) * i)  # a * i, exactly
+    total, total_error = _two_sum(product, c)
+    small, small_error = _two_sum(product_error, total_error)
+    even = (small.view(np.int64) & 1) == 0
+    inexact = (small_error != 0) & even & np.isfinite(small)
+    toward = np.where(small_error > 0, np.inf, -np.inf)
+    small = np.where(inexact, np.nextafter(small, toward), small)  # round to odd
+    return total + small
+
+
+def arange_values(start: float, end: float, step: float, dtype: Any) -> np.ndarray:
+    """torch.arange's values, computed as its CPU kernel computes them (serial path).
+
+    Integers are exact. For floats the kernel runs in double: a vector of 8 float32 (4 float64)
+    lanes starts from start + i*step rounded to the dtype and adds k*step to it per lane; the
+    tail that fills no pair of vectors takes start + i*step. So float32 arange(-3.47, 0, 0.113)
+    holds -3.0180001, not -3.018."""
+    count = arange_count(start, end, step)
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        return np.arange(count, dtype=np.int64) * int(step) + int(start)
+    index = np.arange(count)
+    lanes = 32 // dtype.itemsize
+    vectored = index < count // (2 * lanes) * (2 * lanes)  # vectorized_loop: two vectors a step
+    lane = index % lanes
+    base = _fused(step, index - lane, start).astype(dtype)
+    in_vectors = _fused(step, lane, base).astype(dtype)
+    alone = _fused(step, index, start).astype(dtype)
+    return np.where(vectored, in_vectors, alone)
+
+
 def _arange(start=0, end=None, step=1, dtype=None, requires_grad=False) -> np.ndarray:
     first, last, stride = _arange_bounds(start, end, step)
-    count = arange_count(first, last, stride)
-    # torch computes start + i*step in double (the accumulate type), then casts
-    return _cast(first + stride * np.arange(count, dtype=np.float64), dtype)
+    return _cast(arange_values(first, last, stride, np.float64), dtype)
 
 
 def _arange_dtype(attrs: dict) -> str:
@@ -143,16 +189,24 @@ def _arange_dtype(attrs: dict) -> str:
     return INT64 if integral else FLOAT
 
 
-def linspace_values(start: float, end: float, steps: int) -> np.ndarray:
-    """torch.linspace's values: the first half counted up from start, the second down from end."""
+def linspace_values(start: float, end: float, steps: int, dtype: Any = np.float64) -> np.ndarray:
+    """torch.linspace's values: the first half counted up from start, the second down from end,
+    each one fused multiply-add in the dtype (the step itself is computed in the dtype)."""
+    dtype = np.dtype(dtype)
     if steps < 0:
         raise ShapeError("number of steps must be non-negative")
-    if steps == 1:
-        return np.array([start], dtype=np.float64)
-    step = (end - start) / (steps - 1) if steps else 0.0
-    index = np.arange(steps, dtype=np.float64)
-    half = steps // 2
-    return np.where(index < half, start + step * index, end - step * (steps - 1 - index))
+    if steps <= 1:
+        return np.array([start][:steps], dtype=dtype)
+    index = np.arange(steps)
+    back = steps - 1 - index
+    if dtype == np.float32:  # float32 products are exact in double: one rounding each way
+        first, last = np.float32(start), np.float32(end)
+        step = np.float64((last - first) / np.float32(steps - 1))
+        up, down = np.float64(first) + step * index, np.float64(last) - step * back
+    else:
+        step = (end - start) / (steps - 1)
+        up, down = _fused(step, index, start), _fused(-step, back, end)
+    return np.where(index < steps // 2, up, down).astype(dtype)
 
 
 def _linspace_shape(start=0.0, end=0.0, steps=None, dtype=None, requires_grad=False) -> Shape:

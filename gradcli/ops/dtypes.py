@@ -28,7 +28,10 @@ _SAME = {
     "gather", "clamp_min", "clamp_max",
 }  # fmt: skip
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
-_PROMOTE = {"add", "sub", "mul", "pow", "maximum", "minimum", "clamp", "matmul", "where"}
+_PROMOTE = {
+    "add", "sub", "mul", "pow", "maximum", "minimum", "clamp", "matmul", "where", "remainder", "fmod",
+    "floor_divide",
+}  # fmt: skip
 # Integer results: sums of integers and bools (torch sums bools as int64), and positions.
 INTEGER_RESULTS = {
     "argmax", "argmin", "long", "_one_hot",
@@ -125,11 +128,6 @@ def check(
         )
     if name == "nll_loss" and operands[1] == FLOAT and not (len(leaves) > 1 and leaves[1]):
         raise ShapeError(f"expected target dtype to be Long or Byte, but got {torch_names[FLOAT]}")
-    if name == "floor_divide" and tensors:
-        raise ShapeError(
-            "'//' takes numbers here (sizes, as in x.view(B, T // 2)); on tensors torch's "
-            "floor_divide has no derivative"
-        )
     if name == "gather" and operands[1] != INT64:
         raise ShapeError("gather(): Expected dtype int32/int64 for index")
     if name == "_one_hot" and operands[0] != INT64:

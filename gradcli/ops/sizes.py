@@ -80,32 +80,5 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def _floor_divide(a, b):
-    if np.any(np.asarray(b) == 0):
-        raise ShapeError("integer division or modulo by zero")
-    return np.floor_divide(a, b)
+INTERNAL: tuple[Op, ...] = ()
 
-
-# `T // 2` of sizes (`x.view(B, T // 2, C * 2)`): Python's floor division of numbers, folded
-# when the graph is built. On tensors torch records NotImplemented (no derivative), so the
-# dtype rules refuse a tensor operand. Only the `//` operator reaches it.
-INTERNAL: tuple[Op, ...] = (
-    Op(
-        "floor_divide",
-        "a // b of numbers (sizes)",
-        forward=_floor_divide,
-        vjp=(lambda g, out, a, b: np.zeros(np.shape(a)), lambda g, out, a, b: np.zeros(np.shape(b))),
-        sympy=lambda sp, a, b, shapes=(): sp.floor(a / b),
-        grad_fn="None",
-        torch="torch.floor_divide",
-        derivative="numbers only: Python's floor division",
-        saves_tensors=False,
-        elementwise=False,
-        function=False,
-        method=False,
-        differentiable=False,
-        infer_shape=lambda a, b: (),
-        sym_vjp=(lambda sp, g, a, b, shapes=(): sp.S.Zero,) * 2,
-        step=("0", "0"),
-    ),
-)

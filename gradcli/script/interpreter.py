@@ -32,6 +32,7 @@ import numpy as np
 from .. import limits
 from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
 from ..ops import MODULES
+from ..ops.constructors import arange_values, linspace_values
 from ..parse import Apply, Num, _has_dim, _has_other, _Parser
 from . import runtime
 from .runtime import (
@@ -362,6 +363,8 @@ _BIN = {
     ast.Div: "div",
     ast.Pow: "pow",
     ast.MatMult: "matmul",
+    ast.Mod: "remainder",
+    ast.FloorDiv: "floor_divide",
 }
 # a & b, a | b, a ^ b of tensors: torch's bitwise functions, which the registry's composites
 # take as the program language does (bool tensors: logical ops; float ones: torch's error)
@@ -388,6 +391,26 @@ _PY_CMP = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
+# one printf-style conversion: %(key)s, flags, width, .precision, length modifier, type
+_PERCENT_SPEC = re.compile(
+    r"%(?:\((?P<key>[^)]*)\))?[-#0 +]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?[hlL]?"
+    r"(?P<conversion>[diouxXeEfFgGcrsa%])"
+)
+
+
+class _Printed:
+    """A script value inside %-formatting: %s shows its printed text, %r its repr."""
+
+    def __init__(self, text: str, shown: str) -> None:
+        self.text, self.shown = text, shown
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
 _IN_PLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "pow_": "pow"}
 
 # ---------------------------------------------------------------- the whitelist
@@ -949,8 +972,10 @@ class Interpreter:
             if spec:
                 raise ScriptRuntimeError("unsupported format string passed to Tensor.__format__", "TypeError")
             return show(value)
-        if isinstance(value, (int, float, str, bool)) or value is None:
+        if isinstance(value, (int, float, str, bool, np.generic)) or value is None:
             return self.python(lambda: format(value, spec))
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            return self.python(lambda: format(value.item(), spec))
         if spec:
             raise ScriptRuntimeError(
                 f"unsupported format string passed to {self.type_name(value)}.__format__", "TypeError"
@@ -984,6 +1009,8 @@ class Interpreter:
         return value
 
     def binop(self, left: Any, op: type, right: Any, node: ast.AST) -> Any:
+        if op is ast.Mod and isinstance(left, str):
+            return self.percent_format(left, right, node)
         if isinstance(left, Tensor) or isinstance(right, Tensor):
             for side in (left, right):
                 if not isinstance(side, (Tensor, int, float, bool)):
@@ -1015,6 +1042,33 @@ class Interpreter:
         if op not in _PY_BIN:
             raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported")
         return self.python(lambda: _PY_BIN[op](left, right))
+
+    def percent_format(self, template: str, args: Any, node: ast.AST) -> str:
+        """'%.4f' % loss.item(), '%s' % tensor: Python's printf-style formatting of script values.
+        A tensor gives its printed form to %s and %r and its number to the numeric
+        conversions; widths and precisions are capped as in f-strings, `*` is refused."""
+        for spec in _PERCENT_SPEC.finditer(template):
+            for part in (spec["width"], spec["precision"]):
+                if part == "*":
+                    raise ScriptError(f"{_position(node)}: a '*' width or precision in %-formatting is not supported")
+                if part and len(part) > 3:
+                    raise ScriptError(f"line {self.line}: format width or precision over 999 is not supported")
+        conversions = [m["conversion"] for m in _PERCENT_SPEC.finditer(template) if m["conversion"] != "%"]
+
+        def value(item: Any, conversion: str) -> Any:
+            if isinstance(item, Tensor) and conversion not in "rsa":
+                return self.item(item)
+            if isinstance(item, (int, float, str, bool)) or item is None:
+                return item
+            return _Printed(self.text(item), self.repr(item))
+
+        if isinstance(args, dict):
+            args = {k: value(v, "s") for k, v in args.items()}
+        elif isinstance(args, tuple):
+            args = tuple(value(v, c) for v, c in zip(args, conversions + ["s"] * len(args)))
+        else:
+            args = value(args, conversions[0] if conversions else "s")
+        return self.python(lambda: template % args)
 
     def compare(self, node: ast.Compare) -> Any:
         left = self.expr(node.left)
@@ -1053,8 +1107,8 @@ class Interpreter:
             return value
         if isinstance(value, Caught):
             return value.message
-        if isinstance(value, Device):
-            return str(value)
+        if isinstance(value, (Device, np.ndarray, np.generic)):
+            return str(value)  # print(t.numpy()) shows NumPy's str: [ 0.5  -1.25  3.  ]
         return self.repr(value)
 
     def repr(self, value: Any) -> str:
@@ -1143,6 +1197,8 @@ class Interpreter:
             return Method(owner, name)
         if isinstance(owner, HookHandle) and name == "remove":
             return Method(owner, name)
+        if isinstance(owner, np.ndarray) and name in ("shape", "ndim", "size"):
+            return getattr(owner, name)  # what .numpy() gave: NumPy's own tuple and numbers
         raise ScriptRuntimeError(
             f"'{self.type_name(owner)}' object has no attribute '{name}'", "AttributeError"
         )
@@ -1507,11 +1563,8 @@ class Interpreter:
                 raise ScriptError(f"{_position(node)}: arange of {count:,} elements exceeds MAX_ELEMENTS")
             integral = all(isinstance(v, int) for v in values)
             dtype = self.dtype_of(kwargs, "int64" if integral else "float32")
-            array = (
-                start + step * np.arange(count, dtype=np.float64)
-                if not integral
-                else np.arange(start, end, step)
-            )
+            kind = dtype if dtype in ("float32", "float64") else "float64"
+            array = np.arange(start, end, step) if integral else arange_values(start, end, step, kind)
             return self.finish(array, dtype, kwargs, name, node)
         if name == "linspace":
             if len(args) != 3 and "steps" not in kwargs:
@@ -1519,7 +1572,8 @@ class Interpreter:
             steps = args[2] if len(args) > 2 else kwargs.pop("steps")
             self.sizes([steps], node)
             dtype = self.dtype_of(kwargs, "float32")
-            return self.finish(_linspace(args[0], args[1], steps, dtype), dtype, kwargs, name, node)
+            kind = dtype if dtype in ("float32", "float64") else "float64"
+            return self.finish(linspace_values(args[0], args[1], steps, kind), dtype, kwargs, name, node)
         if name == "manual_seed":
             if len(args) != 1 or not isinstance(args[0], int) or isinstance(args[0], bool):
                 raise ScriptRuntimeError("manual_seed() takes one integer seed", "TypeError")
@@ -2252,16 +2306,6 @@ def _bound(mapping: dict[int, Any], node: ast.AST) -> Any:
 
 def _as_tuple(key: Any) -> tuple:
     return key if isinstance(key, tuple) else (key,)
-
-
-def _linspace(start: float, end: float, steps: int, dtype: str) -> np.ndarray:
-    """torch.linspace's values: the first half counted from start, the second from end."""
-    if steps == 1:
-        return np.array([start], dtype=np.float64)
-    step = (end - start) / (steps - 1)
-    index = np.arange(steps, dtype=np.float64)
-    half = steps // 2
-    return np.where(index < half, start + step * index, end - step * (steps - 1 - index))
 
 
 def _parse(source: str) -> ast.Module:

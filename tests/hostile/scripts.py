@@ -68,6 +68,8 @@ INJECTION = [
     script("run-lambda", "f = lambda: 1\n", "lambda"),
     script("run-class", "class A:\n    pass\n", "class definitions"),
     script("run-while", "while True:\n    pass\n", "while loops"),
+    script("run-percent-star-width", 'print("%*d" % (10**9, 1))\n', "'*' width"),
+    script("run-percent-wide", 'print("%999999999d" % 1)\n', "over 999"),
     script("run-global", "def f():\n    global x\n    x = 1\n", "global"),
     script("run-del", "x = 1\ndel x\n", "del"),
     script("run-raise", "raise SystemExit\n", "raise"),

@@ -37,6 +37,10 @@ CASES = [
     Case("round", "decimals=0", (_not_near_integers((4,)),), {"decimals": 0}),
     Case("atan2", "2x3 with 3 (broadcast)", (uniform(-2, 2, (2, 3)), away_from_zero((3,)))),
     Case("atan2", "every quadrant", (np.array([1.0, 1.0, -1.0, -1.0]), np.array([2.0, -2.0, 2.0, -2.0]))),
+    # remainder and fmod away from the jumps (a/b near a whole number): every sign pairing
+    Case("remainder", "2x3 with 3 (broadcast)", (np.array([[5.5, -3.25, 7.3], [-4.6, 2.2, -0.7]]), np.array([2.0, -1.5, 3.0]))),
+    Case("fmod", "2x3 with 3 (broadcast)", (np.array([[5.5, -3.25, 7.3], [-4.6, 2.2, -0.7]]), np.array([2.0, -1.5, 3.0]))),
+    Case("floor_divide", "2x3 with 3 (broadcast)", (np.array([[5.5, -3.25, 7.3], [-4.6, 2.2, -0.7]]), np.array([2.0, -1.5, 3.0]))),
     Case("maximum", "2x3 with 3 (broadcast)", (away_from_zero((2, 3)), away_from_zero((3,)))),
     Case("minimum", "2x3 with 3 (broadcast)", (away_from_zero((2, 3)), away_from_zero((3,)))),
     Case("maximum", "3x1 with 3", (uniform(-2, 2, (3, 1)), uniform(-2, 2, (3,)))),
