@@ -145,5 +145,10 @@ def test_hostile_scripts_are_refused_quickly_with_one_error_line(run, script):
 
 
 def test_statically_refused_scripts_print_nothing(run):
-    for key in ("import os", "dunder", "open", "while True", "lambda"):
+    for key in ("import os", "dunder", "open", "lambda", "class"):
         assert run("run", "-", input=HOSTILE[key]).stdout == ""
+
+
+def test_a_while_loop_is_capped_by_max_loop(run):
+    result = run("run", "-", input=HOSTILE["while True"])
+    assert result.stdout == "x\n" and "a while loop ran more than MAX_LOOP" in result.stderr

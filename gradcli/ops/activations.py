@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Composite, Op, Param, Shape, _unary, call
+from .core import Composite, Op, Param, Shape, _unary, call, wide
 from .elementwise_math import _number, _text, erf
 from .kernels import kernel
 
@@ -228,7 +228,7 @@ def _log_sigmoid_backward(g, a):
 
 
 def _silu(a):
-    return a / (1 + np.exp(-a))
+    return a / (1 + wide(np.exp, -a))
 
 
 def _one_minus(t, like):

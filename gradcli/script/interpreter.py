@@ -117,6 +117,7 @@ class Picked(tuple):
 @dataclass
 class UserFunction:
     node: ast.FunctionDef
+    grad_mode: NoGrad | None = None  # @torch.no_grad(): the body runs without recording
 
 
 @dataclass(frozen=True)
@@ -203,11 +204,31 @@ class HookHandle:
 
 
 class Device:
+    """torch.device: gradcli runs on the CPU; a cuda or mps device can be named, not used."""
+
+    def __init__(self, kind: str = "cpu") -> None:
+        self.kind = kind
+
     def __repr__(self) -> str:
-        return "device(type='cpu')"
+        return f"device(type='{self.kind}')"
 
     def __str__(self) -> str:  # print(x.device) and f"{x.device}" show "cpu"
-        return "cpu"
+        return self.kind
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and other.kind == self.kind
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+NO_CUDA = "Torch not compiled with CUDA enabled"
+
+
+class Fixed:
+    """A torch function whose answer is fixed here: torch.cuda.is_available() is False."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.name, self.value = name, value
 
 
 class _Return(Exception):
@@ -277,6 +298,7 @@ _CONSTRUCTORS = {
     "numel",
     # random tensors come from gradcli's own generator (NumPy's PCG64, seeded by manual_seed,
     # else by 0): the same script gives the same numbers every run, but not torch's numbers
+    "device",
     "manual_seed",
     "rand",
     "randn",
@@ -421,6 +443,7 @@ _ALLOWED = (
     ast.Assign,
     ast.AugAssign,
     ast.For,
+    ast.While,
     ast.If,
     ast.FunctionDef,
     ast.Return,
@@ -548,10 +571,12 @@ def check(module: ast.Module) -> None:
                 raise ScriptError(f"{_position(node)}: 'import *' is not supported; name what you import")
         if isinstance(node, ast.FunctionDef):
             args = node.args
-            if node.decorator_list or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-                raise ScriptError(f"{_position(node)}: only plain functions (def f(a, b=1):) are supported")
+            if len(node.decorator_list) > 1 or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+                raise ScriptError(
+                    f"{_position(node)}: only plain functions (def f(a, b=1):), or one @torch.no_grad(), are supported"
+                )
         if (
-            isinstance(node, ast.For)
+            isinstance(node, (ast.For, ast.While))
             and node.orelse
             or isinstance(node, ast.Try)
             and (node.orelse or node.finalbody)
@@ -684,7 +709,9 @@ class Interpreter:
         elif isinstance(node, ast.If):
             self.block(node.body if self.truth(self.expr(node.test)) else node.orelse)
         elif isinstance(node, ast.FunctionDef):
-            self.bind(node.name, UserFunction(node))
+            self.bind(node.name, UserFunction(node, self.decorator(node)))
+        elif isinstance(node, ast.While):
+            self.while_loop(node)
         elif isinstance(node, ast.Return):
             raise _Return(None if node.value is None else self.expr(node.value))
         elif isinstance(node, ast.Try):
@@ -710,6 +737,33 @@ class Interpreter:
         elif isinstance(node, ast.Continue):
             raise _Continue
         # ast.Pass: nothing
+
+    def decorator(self, node: ast.FunctionDef) -> NoGrad | None:
+        """@torch.no_grad() (or @torch.no_grad, @torch.enable_grad()): the grad mode of its calls."""
+        if not node.decorator_list:
+            return None
+        mode = self.expr(node.decorator_list[0])
+        if isinstance(mode, Function) and mode.module == "torch" and mode.name in ("no_grad", "enable_grad"):
+            mode = NoGrad(enabled=mode.name == "enable_grad")
+        if not isinstance(mode, NoGrad):
+            raise ScriptError(f"{_position(node)}: the only decorators supported are @torch.no_grad() and @torch.enable_grad()")
+        return mode
+
+    def while_loop(self, node: ast.While) -> None:
+        """while test: body, with MAX_LOOP iterations at most (a script cannot spin forever)."""
+        rounds = 0
+        while self.truth(self.expr(node.test)):
+            rounds += 1
+            if rounds > limits.Script.MAX_LOOP:
+                raise ScriptError(
+                    f"line {node.lineno}: a while loop ran more than MAX_LOOP={limits.Script.MAX_LOOP:,} iterations"
+                )
+            try:
+                self.block(node.body)
+            except _Break:
+                break
+            except _Continue:
+                continue
 
     def for_loop(self, node: ast.For) -> None:
         for item in self.iterable(self.expr(node.iter), node):
@@ -1107,7 +1161,7 @@ class Interpreter:
             return value
         if isinstance(value, Caught):
             return value.message
-        if isinstance(value, (Device, np.ndarray, np.generic)):
+        if isinstance(value, (Device, np.ndarray, np.generic, np.dtype)):
             return str(value)  # print(t.numpy()) shows NumPy's str: [ 0.5  -1.25  3.  ]
         return self.repr(value)
 
@@ -1134,7 +1188,7 @@ class Interpreter:
             return grad_fn_repr(value.name)
         if isinstance(value, AccumulateGrad):
             return grad_fn_repr("AccumulateGrad")
-        if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray)) or value is None:
+        if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray, np.dtype)) or value is None:
             return repr(value)
         if isinstance(value, Caught):
             return f"{value.kind}({value.message!r})"
@@ -1197,7 +1251,7 @@ class Interpreter:
             return Method(owner, name)
         if isinstance(owner, HookHandle) and name == "remove":
             return Method(owner, name)
-        if isinstance(owner, np.ndarray) and name in ("shape", "ndim", "size"):
+        if isinstance(owner, np.ndarray) and name in ("shape", "ndim", "size", "dtype"):
             return getattr(owner, name)  # what .numpy() gave: NumPy's own tuple and numbers
         raise ScriptRuntimeError(
             f"'{self.type_name(owner)}' object has no attribute '{name}'", "AttributeError"
@@ -1205,8 +1259,12 @@ class Interpreter:
 
     def module_attribute(self, module: Module, name: str, node: ast.AST) -> Any:
         full = f"{module.name}.{name}"
-        if full in ("torch.nn", "torch.autograd", "torch.nn.functional"):
+        if full in ("torch.nn", "torch.autograd", "torch.nn.functional", "torch.cuda", "torch.backends"):
             return Module(full)
+        if full == "torch.backends.mps":
+            return Module(full)
+        if full in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.cuda.device_count"):
+            return Fixed(full, False if name == "is_available" else 0)  # gradcli runs on the CPU
         if module.name == "math":
             if name in _MATH_CONSTANTS:
                 return _MATH_CONSTANTS[name]
@@ -1317,6 +1375,10 @@ class Interpreter:
             return self.registry(func.module, func.name, None, args, kwargs, node)
         if isinstance(func, Method):
             return self.method(func.receiver, func.name, args, kwargs, node)
+        if isinstance(func, Fixed):
+            if args or kwargs:
+                raise ScriptRuntimeError(f"{func.name}() takes no arguments", "TypeError")
+            return func.value
         raise ScriptRuntimeError(f"'{self.type_name(func)}' object is not callable", "TypeError")
 
     def call_user(self, func: UserFunction, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -1349,6 +1411,9 @@ class Interpreter:
             )
         line = self.line
         self.frames.append(frame)
+        previous = self.grad_enabled
+        if func.grad_mode is not None:
+            self.grad_enabled = func.grad_mode.enabled
         try:
             self.block(func.node.body)
             value = None
@@ -1356,6 +1421,7 @@ class Interpreter:
             value = ret.value
         finally:
             self.frames.pop()
+            self.grad_enabled = previous
         self.line = line
         return value
 
@@ -1454,9 +1520,26 @@ class Interpreter:
             raise ScriptRuntimeError("dtype must be a torch dtype such as torch.float64", "TypeError")
         return dtype.name
 
+    def device(self, spec: Any) -> Device:
+        """A device from torch.device(...), .to(...) or device=: cpu, or a named accelerator."""
+        if isinstance(spec, Device):
+            return spec
+        kind = spec.split(":")[0] if isinstance(spec, str) else None
+        if kind not in ("cpu", "cuda", "mps"):
+            raise ScriptRuntimeError(
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
+                f"xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {spec}"
+            )
+        return Device(kind)
+
+    def on_cpu(self, spec: Any) -> None:
+        """Tensors live on the CPU here; moving one to cuda is torch's error without CUDA."""
+        if spec is not None and self.device(spec).kind != "cpu":
+            raise ScriptRuntimeError(NO_CUDA, "AssertionError")
+
     def finish(self, value: np.ndarray, dtype: str, kwargs: dict, name: str, node: ast.AST) -> Tensor:
         requires_grad = bool(kwargs.pop("requires_grad", False))
-        kwargs.pop("device", None)
+        self.on_cpu(kwargs.pop("device", None))
         if kwargs:
             raise ScriptRuntimeError(
                 f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'", "TypeError"
@@ -1574,6 +1657,10 @@ class Interpreter:
             dtype = self.dtype_of(kwargs, "float32")
             kind = dtype if dtype in ("float32", "float64") else "float64"
             return self.finish(linspace_values(args[0], args[1], steps, kind), dtype, kwargs, name, node)
+        if name == "device":  # torch.device("cpu"), torch.device("cuda" if ... else "cpu")
+            if len(args) != 1 or kwargs or not isinstance(args[0], (str, Device)):
+                raise ScriptRuntimeError("device() takes a device name such as 'cpu'", "TypeError")
+            return self.device(args[0])
         if name == "manual_seed":
             if len(args) != 1 or not isinstance(args[0], int) or isinstance(args[0], bool):
                 raise ScriptRuntimeError("manual_seed() takes one integer seed", "TypeError")
@@ -2038,6 +2125,23 @@ class Interpreter:
                 return t
             t.assign(np.broadcast_to(args[0].value, t.shape))
             return t
+        if name in ("cpu", "cuda") and not args and not kwargs:
+            self.on_cpu(name)
+            return t
+        if name == "to":  # .to(device), .to(dtype), .to(device, dtype), .to(device=..., dtype=...)
+            kwargs.pop("non_blocking", None)
+            given = list(args) + [kwargs.pop(k) for k in ("device", "dtype") if k in kwargs]
+            if kwargs or len(given) > 2 or not all(isinstance(g, (DType, Device, str)) for g in given):
+                raise ScriptError(
+                    f"{_position(node)}: .to() takes a device and/or a dtype here, as in .to(device) or .to(torch.float64)"
+                )
+            for g in given:
+                if not isinstance(g, DType):
+                    self.on_cpu(g)
+            dtypes_given = [g for g in given if isinstance(g, DType)]
+            if not dtypes_given:
+                return t
+            args, name = dtypes_given, "to"
         if name in ("float", "double", "long", "bool", "to", "type") and not kwargs:
             target = {"float": "float32", "double": "float64", "long": "int64", "bool": "bool"}.get(name)
             if name in ("to", "type"):
