@@ -142,3 +142,16 @@ def test_none_adds_an_axis_where_torch_does(subscript):
         chain.append(node.grad_fn)
         node = by_name[node.inputs[0]]
     assert chain == _first_chain(picked.grad_fn)
+
+
+def test_gathered_rows_scatter_back_in_torchs_order_bit_for_bit():
+    """x[idx] with repeated and negative rows: the gradient adds each row's terms in index
+    order (one bincount for float64), as torch's serial accumulate does."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((50, 3))
+    idx = rng.integers(-50, 50, 400)
+    w = rng.standard_normal((400, 3)) * 10.0 ** rng.integers(-6, 6, (400, 3))
+    result = grad("(x[idx] * w).sum()", at={"x": x}, const={"idx": idx, "w": w}, symbolic=False)
+    leaf = torch.tensor(x, requires_grad=True)
+    (leaf[torch.tensor(idx)] * torch.tensor(w)).sum().backward()
+    assert np.array_equal(result.grads["x"], leaf.grad.numpy())

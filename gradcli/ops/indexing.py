@@ -12,6 +12,7 @@ The parser turns a subscript into these records (parse._Parser.subscript).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -167,7 +168,10 @@ def _index_shape(shape: Shape, *index_shapes: Shape, key: tuple = ()) -> Shape:
 
 def _index(a, *tensors, key: tuple = ()):
     a = np.asarray(a)
-    return a[_index_key(a.shape, key, tensors)]
+    parts = _index_key(a.shape, key, tensors)
+    if len(parts) == 1 and isinstance(parts[0], np.ndarray) and parts[0].ndim == 1 and a.ndim > 1:
+        return np.take(a, parts[0], axis=0)  # x[idx] of rows: the same copy, several times faster
+    return a[parts]
 
 
 def _index_grad(g, out, a, *tensors, key: tuple = ()):
@@ -178,8 +182,18 @@ def _index_grad(g, out, a, *tensors, key: tuple = ()):
 
 def _index_put(g, *tensors, shape: Shape = (), key: tuple = ()):
     """Zeros of `shape` with g added at the indexed elements (repeated indices accumulate)."""
+    parts = _index_key(shape, key, tensors)
+    g = np.asarray(g)
+    rows = parts[0] if len(parts) == 1 else None
+    if isinstance(rows, np.ndarray) and rows.ndim == 1 and g.dtype == np.float64 and g.shape[:1] == rows.shape:
+        # x[idx] on the first dim: one bincount, which adds each element's terms in index order
+        # from 0.0, as np.add.at and torch's serial accumulate do, at twice their speed
+        width = math.prod(shape[1:])
+        where = (np.where(rows < 0, rows + shape[0], rows)[:, None] * width + np.arange(width)).ravel()
+        total = np.bincount(where, weights=g.reshape(-1), minlength=shape[0] * width)
+        return total.reshape(shape)
     grad = np.zeros(shape, dtype=np.result_type(g))
-    np.add.at(grad, _index_key(shape, key, tensors), g)
+    np.add.at(grad, parts, g)
     return grad
 
 

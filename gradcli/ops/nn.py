@@ -131,7 +131,11 @@ def _log_softmax(a: Any, dim: int | None = None) -> np.ndarray:
 
     def kernel(block: np.ndarray) -> np.ndarray:
         shifted, _ = _shifted(block, dim)
-        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
+        if type(shifted) is np.ndarray and shifted.ndim:  # in place: one temporary fewer
+            shifted -= np.log(total)
+            return shifted
+        return shifted - np.log(total)
 
     return _by_row_blocks(kernel, (np.asarray(a),), axis)
 
@@ -157,7 +161,11 @@ def _log_softmax_backward_data(g, out, dim=None):
     axis = _axis(out, dim)
 
     def kernel(g_block, out_block):
-        return g_block - np.exp(out_block) * np.sum(g_block, axis=axis, keepdims=True)
+        scaled = np.exp(out_block) * np.sum(g_block, axis=axis, keepdims=True)
+        plain = type(scaled) is np.ndarray and type(g_block) is np.ndarray and scaled.ndim
+        if plain and scaled.shape == g_block.shape and scaled.dtype == np.result_type(g_block, scaled):
+            return np.subtract(g_block, scaled, out=scaled)  # g - exp(out) * sum(g), in place
+        return g_block - scaled
 
     return _by_row_blocks(kernel, (g, out), axis)
 
@@ -361,13 +369,21 @@ def _nll_shape(x: Shape, t: Shape, ignore_index: int = -100, reduction: str = "m
 def _class_indices(t: Any, classes: int, ignore_index: int) -> np.ndarray:
     """The target as integers, refused as torch refuses a float target or a bad class."""
     values = _plain(t).reshape(-1)
+    if values.dtype.kind in "iu":  # already class indices (a --const of whole numbers)
+        return _in_bounds(values.astype(np.int64, copy=False), classes, ignore_index)
     if not np.all(np.isfinite(values) & (values == np.round(values))):
         bad = values[~(np.isfinite(values) & (values == np.round(values)))][0]
         raise ShapeError(
             "expected target dtype to be Long or Byte, but got Float",
             hint=f"the target holds class indices: give whole numbers such as --const y=[2,0,1] (not {bad:g})",
         )
-    indices = values.astype(np.int64)
+    return _in_bounds(values.astype(np.int64), classes, ignore_index)
+
+
+def _in_bounds(indices: np.ndarray, classes: int, ignore_index: int) -> np.ndarray:
+    """torch's check of each counted class: one pass over the targets when they all fit."""
+    if indices.size and indices.min() >= 0 and indices.max() < classes:
+        return indices
     outside = (indices != ignore_index) & ((indices < 0) | (indices >= classes))
     if np.any(outside):
         raise IndexOutOfRange(f"Target {indices[outside][0]} is out of bounds.")
@@ -380,7 +396,7 @@ def _nll_rows(x: Any, t: Any, ignore_index: int) -> tuple[np.ndarray, np.ndarray
     rows = x.reshape(1, -1) if x.ndim == 1 else x
     indices = _class_indices(t, rows.shape[1], ignore_index)
     keep = indices != ignore_index
-    return rows, np.where(keep, indices, 0), keep
+    return rows, indices if keep.all() else np.where(keep, indices, 0), keep
 
 
 def _nll(x, t, ignore_index=-100, reduction="mean"):
@@ -410,7 +426,8 @@ def _nll_backward(g, x, t, ignore_index=-100, reduction="mean"):
     # torch fills zeros and writes -grad at each counted row's class: +0.0 elsewhere
     grad = np.zeros(rows.shape, dtype=np.result_type(g, rows))
     counted = np.flatnonzero(keep)
-    grad[counted, classes[counted]] = scale[counted]
+    flat = grad.reshape(-1)  # one flat scatter: row * C + class
+    flat[counted * rows.shape[1] + classes[counted]] = scale[counted]
     return grad.reshape(np.shape(x))
 
 

@@ -434,6 +434,14 @@ class _Printed:
 
 
 _IN_PLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "pow_": "pow"}
+# x.clamp_(min=0), x.relu_(), ...: the method's op, written into x (torch's in-place variant)
+_IN_PLACE_CALLS = {
+    f"{name}_": name
+    for name in (
+        "clamp", "clip", "relu", "exp", "log", "tanh", "sigmoid", "neg", "abs", "sqrt", "square",
+        "sin", "cos", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "clamp_min", "clamp_max",
+    )
+}  # fmt: skip
 
 # ---------------------------------------------------------------- the whitelist
 
@@ -1957,7 +1965,10 @@ class Interpreter:
         self.check_in_place(t, recording)
         if alpha is not None:
             other = self.apply("mul", [other, alpha], {}) if isinstance(other, Tensor) else other * alpha
-        result = self.apply(name, [t, other], {})
+        return self.write_in_place(t, self.apply(name, [t, other], {}))
+
+    def write_in_place(self, t: Tensor, result: Tensor) -> Tensor:
+        """An in-place op's result written into t, with the node torch records for it."""
         if result.shape != t.shape:
             raise ScriptRuntimeError(
                 f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)}"
@@ -2110,6 +2121,11 @@ class Interpreter:
                 return t
             self.python(lambda: t.write(fill))
             return t
+        if name in _IN_PLACE_CALLS:
+            others = [a for a in [*args, *kwargs.values()] if isinstance(a, Tensor)]
+            recording = self.grad_enabled and (t.requires_grad or any(a.requires_grad for a in others))
+            self.check_in_place(t, recording)
+            return self.write_in_place(t, self.registry("", _IN_PLACE_CALLS[name], t, args, kwargs, node))
         if name in _IN_PLACE_METHODS:
             alpha = kwargs.pop("alpha", None)
             if len(args) != 1 or kwargs:
