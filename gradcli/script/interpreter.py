@@ -766,22 +766,24 @@ class Interpreter:
                 raise ScriptError(
                     f"line {node.lineno}: a while loop ran more than MAX_LOOP={limits.Script.MAX_LOOP:,} iterations"
                 )
-            try:
-                self.block(node.body)
-            except _Break:
+            if not self.round_of(node.body):
                 break
-            except _Continue:
-                continue
 
     def for_loop(self, node: ast.For) -> None:
         for item in self.iterable(self.expr(node.iter), node):
             self.assign(node.target, item)
-            try:
-                self.block(node.body)
-            except _Break:
+            if not self.round_of(node.body):
                 break
-            except _Continue:
-                continue
+
+    def round_of(self, body: list[ast.stmt]) -> bool:
+        """One round of a loop's body; False when it breaks out of the loop."""
+        try:
+            self.block(body)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def list_comp(self, node: ast.ListComp | ast.GeneratorExp | ast.DictComp) -> list:
         """[elt for a in xs if c ...]: its names are its own, as in Python 3. A generator
