@@ -14,17 +14,18 @@ RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT`
 
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
 interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
-torch.autograd, math and numpy; assignments, for over range or a list, list
-comprehensions and generator expressions, dicts, if, small defs, try/except RuntimeError,
-assert, with torch.no_grad(), print and f-strings;
+torch.autograd, math and numpy; assignments, for over range or a list, while (capped),
+list comprehensions and generator expressions, dicts, if, small defs (@torch.no_grad()
+too), try/except RuntimeError, assert, with torch.no_grad(), print, f-strings and
+%-formatting; torch.device and x.to(device) (the CPU);
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn and
 randint (gradcli's own generator, seeded by torch.manual_seed: the same numbers every
 run, not torch's) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
 torch.autograd.backward and torch.autograd.grad (several outputs, grad_outputs,
 allow_unused, create_graph=True for second derivatives, Hessian-vector products and
 gradient penalties), .grad, .grad.zero_(), retain_grad(), register_hook, detach(),
-.data, views that share storage, in-place updates (PyTorch's version-counter errors
-included), and index assignment into a tensor in a graph (CopySlices).
+.data, views that share storage, in-place updates (x.clamp_(min=0), x -= ...; PyTorch's
+version-counter errors included), and index assignment into a tensor in a graph (CopySlices).
 
 Errors are PyTorch's, with the script's line: `error: line 12: RuntimeError: ...`
 (exit 1), after what the script printed before. PyTorch's warnings go to stderr.

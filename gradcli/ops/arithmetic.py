@@ -265,8 +265,7 @@ def _fmod(a, b):
 
 def _floor_divide(a, b):
     _integer_zero_check(a, b, "integer division or modulo by zero")
-    with np.errstate(all="ignore"):
-        return np.floor_divide(a, b)  # NumPy's float floor division is c10::div_floor_floating
+    return _div_rounded(a, b)
 
 
 def _not_implemented(name: str):

@@ -11,6 +11,9 @@ one, as `gradcli --explain` rebuilds a graph): nothing is refused for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from ..errors import ShapeError
 from .core import Op
@@ -54,6 +57,13 @@ WIDE_FLOAT32 = frozenset({
     "exp", "tanh", "sinh", "cosh", "cos", "sin", "atanh", "log10", "log2", "expm1", "log", "log1p",
     "asin", "elu", "logsigmoid",
 })  # fmt: skip
+
+
+def widened(name: str, operands: list[Any]) -> list[Any]:
+    """A float32 op's operands as its forward should take them: doubles for WIDE_FLOAT32 ops."""
+    if name not in WIDE_FLOAT32:
+        return operands
+    return [o.astype(np.float64) if getattr(o, "dtype", None) == np.float32 else o for o in operands]
 
 
 def _promote(dtypes: Sequence[str]) -> str:

@@ -77,24 +77,23 @@ def _cascade(a: np.ndarray, axes: tuple[int, ...], kept_shape: tuple[int, ...]) 
         a = np.ascontiguousarray(a)  # PyTorch has no negative strides: its flip copies
     item = a.itemsize
     out_strides = _contiguous_strides(kept_shape, item)
-    # TensorIterator lists dims fastest first (NumPy's last axis first) and drops size-1 dims.
+    # TensorIterator lists dims (size, input stride, output stride) fastest first (NumPy's last
+    # axis first) and drops size-1 dims; reduced dims sort first, so dim 0 is always summed.
     dims = [
-        (a.shape[d], a.strides[d], 0 if d in axes else out_strides[d], d)
+        (a.shape[d], a.strides[d], 0 if d in axes else out_strides[d])
         for d in reversed(range(a.ndim))
         if a.shape[d] != 1
     ]
-    if not any(out == 0 for _, _, out, _ in dims):  # only size-1 dims are reduced
+    if not any(out == 0 for _, _, out in dims):  # only size-1 dims are reduced
         return (a + a.dtype.type(0)).reshape(kept_shape)
     dims = _coalesced(_reordered(dims))
     while len(dims) < 2:
-        dims.append((1, 0, 0, -1))
-    (size0, in0, out0, _), (size1, in1, out1, _) = dims[0], dims[1]
+        dims.append((1, 0, 0))
+    (size0, in0, _), (size1, in1, out1) = dims[0], dims[1]
     outer = dims[2:]
-    if out0 != 0 and out1 == 0:  # move the reduction to be the first dim
-        size0, in0, out0, size1, in1, out1 = size1, in1, out1, size0, in0, out0
     # rows[o..., j, i]: i runs along dim 0 (summed), j along dim 1, o over the outer dims
-    view_shape = tuple(n for n, _, _, _ in reversed(outer)) + (size1, size0)
-    view_strides = tuple(s for _, s, _, _ in reversed(outer)) + (in1, in0)
+    view_shape = tuple(n for n, _, _ in reversed(outer)) + (size1, size0)
+    view_strides = tuple(s for _, s, _ in reversed(outer)) + (in1, in0)
     rows = np.lib.stride_tricks.as_strided(a, view_shape, view_strides, writeable=False)
     terms = np.moveaxis(rows, -1, 0)  # the summed axis first, as the helpers below take it
     lanes = _VECTOR_BYTES // item
@@ -108,9 +107,9 @@ def _cascade(a: np.ndarray, axes: tuple[int, ...], kept_shape: tuple[int, ...]) 
         partials = _outer_sum(terms, _ILP)
     # Each partial is added (+=) to its output element in iteration order: dim 1 fastest,
     # then the outer dims. Where several land on one element they add up in that order.
-    partial_dims = list(reversed(outer)) + [(size1, in1, out1, -1)]
-    summed = [k for k, (_, _, out, _) in enumerate(partial_dims) if out == 0]
-    kept = [k for k, (_, _, out, _) in enumerate(partial_dims) if out != 0]
+    partial_dims = list(reversed(outer)) + [(size1, in1, out1)]
+    summed = [k for k, (_, _, out) in enumerate(partial_dims) if out == 0]
+    kept = [k for k, (_, _, out) in enumerate(partial_dims) if out != 0]
     ordered = np.transpose(partials, summed + kept)
     flat = ordered.reshape((-1,) + ordered.shape[len(summed) :])
     total = np.add.accumulate(flat, axis=0)[-1] + a.dtype.type(0)  # the output starts at +0
@@ -170,7 +169,7 @@ def _contiguous_strides(shape: tuple[int, ...], item: int) -> list[int]:
     return strides
 
 
-def _reordered(dims: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+def _reordered(dims: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     """TensorIterator's reorder_dimensions: reduced dims first, then by strides (insertion sort)."""
 
     def should_swap(first: tuple, second: tuple) -> int:
@@ -199,15 +198,15 @@ def _reordered(dims: list[tuple[int, int, int, int]]) -> list[tuple[int, int, in
     return perm
 
 
-def _coalesced(dims: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+def _coalesced(dims: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     """TensorIterator's coalesce_dimensions: merge neighbours that are one strided run."""
     merged = [dims[0]]
-    for size, in_stride, out_stride, d in dims[1:]:
-        prev_size, prev_in, prev_out, prev_d = merged[-1]
+    for size, in_stride, out_stride in dims[1:]:
+        prev_size, prev_in, prev_out = merged[-1]
         if prev_size * prev_in == in_stride and prev_size * prev_out == out_stride:
-            merged[-1] = (prev_size * size, prev_in, prev_out, prev_d)
+            merged[-1] = (prev_size * size, prev_in, prev_out)
         else:
-            merged.append((size, in_stride, out_stride, d))
+            merged.append((size, in_stride, out_stride))
     return merged
 
 

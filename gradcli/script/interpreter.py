@@ -1111,13 +1111,14 @@ class Interpreter:
         """'%.4f' % loss.item(), '%s' % tensor: Python's printf-style formatting of script values.
         A tensor gives its printed form to %s and %r and its number to the numeric
         conversions; widths and precisions are capped as in f-strings, `*` is refused."""
-        for spec in _PERCENT_SPEC.finditer(template):
+        specs = list(_PERCENT_SPEC.finditer(template))
+        for spec in specs:
             for part in (spec["width"], spec["precision"]):
                 if part == "*":
                     raise ScriptError(f"{_position(node)}: a '*' width or precision in %-formatting is not supported")
                 if part and len(part) > 3:
                     raise ScriptError(f"line {self.line}: format width or precision over 999 is not supported")
-        conversions = [m["conversion"] for m in _PERCENT_SPEC.finditer(template) if m["conversion"] != "%"]
+        conversions = [spec["conversion"] for spec in specs if spec["conversion"] != "%"]
 
         def value(item: Any, conversion: str) -> Any:
             if isinstance(item, Tensor) and conversion not in "rsa":

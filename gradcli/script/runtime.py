@@ -460,16 +460,15 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     check_dtypes(op, operands)
     dtype = result_dtype(op, tensors, numbers)
     compute = "float64" if dtype == "float64" else "float32"
-    wide = dtype == "float32" and name in dtypes.WIDE_FLOAT32  # double, rounded once: torch's result
     args = []
     for o in operands:
         if isinstance(o, Tensor):
             v = o.value
-            if wide and v.dtype == np.float32:
-                v = v.astype(np.float64)
             args.append(v.astype(compute) if v.dtype.kind in "biu" and dtype not in ("int64", "bool") else v)
         else:
             args.append(float(o) if dtype not in ("int64",) else o)
+    if dtype == "float32":  # exp, tanh ...: double, rounded once, as torch's kernels land
+        args = dtypes.widened(name, args)
     with np.errstate(all="ignore"):
         out = np.asarray(op.forward(*args, **attrs))
     if dtype == "bool":
