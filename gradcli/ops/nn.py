@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GradcliError, IndexOutOfRange, ShapeError
+from . import softmax_order
 from .core import (
     Composite,
     Op,
@@ -115,39 +116,43 @@ def _shifted(a: Any, dim: int | None) -> tuple[np.ndarray, int | None]:
     return a - np.max(a, axis=axis, keepdims=True), axis
 
 
+def _torch_order(*arrays: Any) -> bool:
+    """Whether softmax_order's kernels take these: plain, non-empty float arrays of a dim or more."""
+    return all(type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and a.size and a.ndim for a in arrays)
+
+
 def _softmax(a: Any, dim: int | None = None) -> np.ndarray:
+    a = np.asarray(a)
     axis = _axis(a, dim)
-
-    def kernel(block: np.ndarray) -> np.ndarray:
-        shifted, _ = _shifted(block, dim)
-        e = np.exp(shifted)
-        return e / np.sum(e, axis=axis, keepdims=True)
-
-    return _by_row_blocks(kernel, (np.asarray(a),), axis)
+    if not a.size:  # an empty dim: nothing to normalise, as torch returns
+        return np.empty_like(a, dtype=np.result_type(a, np.float32))
+    if _torch_order(a):
+        return _by_row_blocks(lambda block: softmax_order.softmax(block, axis), (a,), axis)
+    shifted, _ = _shifted(a, dim)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _log_softmax(a: Any, dim: int | None = None) -> np.ndarray:
+    a = np.asarray(a)
     axis = _axis(a, dim)
-
-    def kernel(block: np.ndarray) -> np.ndarray:
-        shifted, _ = _shifted(block, dim)
-        total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
-        if type(shifted) is np.ndarray and shifted.ndim:  # in place: one temporary fewer
-            shifted -= np.log(total)
-            return shifted
-        return shifted - np.log(total)
-
-    return _by_row_blocks(kernel, (np.asarray(a),), axis)
+    if not a.size:  # an empty dim: nothing to normalise, as torch returns
+        return np.empty_like(a, dtype=np.result_type(a, np.float32))
+    if _torch_order(a):
+        return _by_row_blocks(lambda block: softmax_order.log_softmax(block, axis), (a,), axis)
+    shifted, _ = _shifted(a, dim)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
 def _softmax_backward_data(g, out, dim=None):
     """The fused kernel softmax's VJP calls: out * (g - sum(g * out, dim))."""
     axis = _axis(out, dim)
-
-    def kernel(g_block, out_block):
-        return out_block * (g_block - np.sum(g_block * out_block, axis=axis, keepdims=True))
-
-    return _by_row_blocks(kernel, (g, out), axis)
+    if not np.size(out):
+        return np.zeros(np.shape(out), dtype=np.result_type(g, out))
+    if _torch_order(g, out) and np.shape(g) == np.shape(out) and g.dtype == out.dtype:
+        rows = g.size // g.shape[-1] if g.size else 0
+        return _by_row_blocks(lambda gb, ob: softmax_order.softmax_backward(gb, ob, axis, rows), (g, out), axis)
+    return out * (g - np.sum(g * out, axis=axis, keepdims=True))
 
 
 def _softmax_double_backward(gg, g, out, dim=None):
@@ -159,15 +164,11 @@ def _softmax_double_backward(gg, g, out, dim=None):
 def _log_softmax_backward_data(g, out, dim=None):
     """The fused kernel log_softmax's VJP calls: g - exp(out) * sum(g, dim)."""
     axis = _axis(out, dim)
-
-    def kernel(g_block, out_block):
-        scaled = np.exp(out_block) * np.sum(g_block, axis=axis, keepdims=True)
-        plain = type(scaled) is np.ndarray and type(g_block) is np.ndarray and scaled.ndim
-        if plain and scaled.shape == g_block.shape and scaled.dtype == np.result_type(g_block, scaled):
-            return np.subtract(g_block, scaled, out=scaled)  # g - exp(out) * sum(g), in place
-        return g_block - scaled
-
-    return _by_row_blocks(kernel, (g, out), axis)
+    if not np.size(out):
+        return np.zeros(np.shape(out), dtype=np.result_type(g, out))
+    if _torch_order(g, out) and np.shape(g) == np.shape(out) and g.dtype == out.dtype:
+        return _by_row_blocks(lambda gb, ob: softmax_order.log_softmax_backward(gb, ob, axis), (g, out), axis)
+    return g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)
 
 
 def _dim_text(shapes, attrs) -> str:
