@@ -117,6 +117,29 @@ OPS: tuple[Op, ...] = (
 # The record `.float()` of an integer or bool tensor makes: torch's copy to a floating dtype.
 # Not part of the language (programs write .float() or .double()).
 INTERNAL: tuple[Op, ...] = (
+    # `x.double()`, `x.float()`, `x.to(dtype)` of a floating tensor that requires grad, in a
+    # script (programs compute in one dtype): torch's _to_copy, ToCopyBackward0, whose
+    # gradient is the incoming one in the operand's dtype. The run runtime gives the result
+    # the `dtype` asked for.
+    Op(
+        "_to_copy",
+        "(internal) x.double() or x.float() of a floating tensor that requires grad",
+        forward=lambda a, dtype="float64": np.array(a, dtype=dtype, copy=True),
+        # on traced values np.asarray refuses: create_graph through it is a clear error
+        vjp=(lambda g, out, a, dtype="float64": np.asarray(g).astype(np.asarray(a).dtype),),
+        sympy=lambda sp, a, shapes=(), dtype="float64": a,
+        grad_fn="ToCopyBackward0",
+        torch="torch.Tensor.to",
+        derivative="g in the operand's dtype",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        infer_shape=lambda a, dtype="float64": tuple(a),
+        sym_vjp=(lambda sp, g, a, shapes=(), dtype="float64": g,),
+        step=("{g}",),
+        written=lambda texts, attrs: f"{texts[0]}.{'double' if attrs.get('dtype') == 'float64' else 'float'}()",
+    ),
     Op(
         "to_float",
         "(internal) x.float() of an integer or bool tensor",

@@ -94,6 +94,16 @@ class Size(tuple):
         return size_repr(self)
 
 
+@dataclass(frozen=True)
+class TypeOf:
+    """What `type(v)` gives a script: a class it can print and compare, nothing to call."""
+
+    name: str  # 'torch.Tensor', 'tuple' ...
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+
 class Picked(tuple):
     """What x.max(dim) and torch.min(x, dim) return: torch.return_types.max(values, indices),
     a tuple (unpacking, [0], [1]) whose parts are also .values and .indices."""
@@ -275,6 +285,7 @@ _DTYPES = {
     "long": "int64",
     "bool": "bool",
 }
+_TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 _CONSTRUCTORS = {
     "tensor",
     "Tensor",
@@ -299,6 +310,11 @@ _CONSTRUCTORS = {
     # random tensors come from gradcli's own generator (NumPy's PCG64, seeded by manual_seed,
     # else by 0): the same script gives the same numbers every run, but not torch's numbers
     "device",
+    "Size",
+    "allclose",
+    "isclose",
+    "equal",
+    "inference_mode",
     "manual_seed",
     "rand",
     "randn",
@@ -358,6 +374,7 @@ _BUILTINS = {
     "sorted",
     "any",
     "all",
+    "type",
     "set",
 }
 _EXCEPTIONS = {
@@ -512,7 +529,6 @@ _FORBIDDEN_CALLS = {
     "breakpoint",
     "help",
     "dir",
-    "type",
     "object",
     "memoryview",
     "exit",
@@ -1199,8 +1215,10 @@ class Interpreter:
             return grad_fn_repr(value.name)
         if isinstance(value, AccumulateGrad):
             return grad_fn_repr("AccumulateGrad")
-        if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray, np.dtype)) or value is None:
+        if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray, np.dtype, TypeOf)):
             return repr(value)
+        if value is None:
+            return "None"
         if isinstance(value, Caught):
             return f"{value.kind}({value.message!r})"
         if isinstance(value, Module):
@@ -1216,6 +1234,8 @@ class Interpreter:
     def type_name(self, value: Any) -> str:
         if isinstance(value, Tensor):
             return "Tensor"
+        if isinstance(value, TypeOf):
+            return "type"
         if value is None:
             return "NoneType"
         if isinstance(value, (int, float, str, list, tuple, bool)):
@@ -1475,8 +1495,15 @@ class Interpreter:
             for item in self.sequence_of(args[0]):
                 total = self.binop(total, ast.Add, item, node)
             return total
-        if name in ("min", "max") and any(isinstance(a, Tensor) for a in args):
-            raise ScriptError(f"{_position(node)}: {name}() over tensors: use torch.{name}")
+        if name == "type":
+            if len(args) != 1:
+                raise ScriptError(f"{_position(node)}: type() takes one value here")
+            return TypeOf(self.class_name(args[0]))
+        if name in ("min", "max") and (
+            any(isinstance(a, Tensor) for a in args)
+            or (len(args) == 1 and isinstance(args[0], (list, tuple)) and any(isinstance(a, Tensor) for a in args[0]))
+        ):
+            return self.extreme(name, args, kwargs, node)
         if name == "range":
             if not all(isinstance(a, int) for a in args):
                 raise ScriptRuntimeError("'float' object cannot be interpreted as an integer", "TypeError")
@@ -1507,6 +1534,47 @@ class Interpreter:
         if any(isinstance(a, Tensor) for a in args):
             raise ScriptError(f"{_position(node)}: {name}() of a tensor is not supported here")
         return self.python(lambda: impl(*args, **kwargs))
+
+    def extreme(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        """Python's max()/min() over tensors: the first item no later one beats, compared by
+        `>` (`<`) and the truth of the result, so a tensor of several elements is torch's error."""
+        if kwargs:
+            raise ScriptError(f"{_position(node)}: {name}() over tensors takes no key= or default= here")
+        items = self.sequence(args[0]) if len(args) == 1 else list(args)
+        if not items:
+            raise ScriptRuntimeError(f"{name}() arg is an empty sequence", "ValueError")
+        beats = ast.Gt if name == "max" else ast.Lt
+        best = items[0]
+        for item in items[1:]:
+            if isinstance(item, Tensor) or isinstance(best, Tensor):
+                better = self.apply(_CMP[beats], [item, best], {})
+            else:
+                better = self.python(lambda item=item, best=best: _PY_CMP[beats](item, best))
+            if self.truth(better):
+                best = item
+        return best
+
+    def class_name(self, value: Any) -> str:
+        """type(value)'s name as Python prints it for the torch object it stands for."""
+        if isinstance(value, Tensor):
+            return "torch.Tensor"
+        if isinstance(value, Size):
+            return "torch.Size"
+        if isinstance(value, Picked):
+            return f"torch.return_types.{value.kind}"
+        if isinstance(value, DType):
+            return "torch.dtype"
+        if isinstance(value, Device):
+            return "torch.device"
+        if isinstance(value, np.ndarray):
+            return "numpy.ndarray"
+        if isinstance(value, (runtime.Fn, AccumulateGrad)):
+            return f"{value.name if isinstance(value, runtime.Fn) else 'AccumulateGrad'}"
+        if isinstance(value, UserFunction):
+            return "function"
+        if isinstance(value, (bool, int, float, str, list, tuple, dict, set, range)) or value is None:
+            return type(value).__name__
+        return self.type_name(value)
 
     def sequence_of(self, value: Any) -> list:
         if isinstance(value, range):
@@ -1593,6 +1661,38 @@ class Interpreter:
         except ValueError:
             raise ScriptRuntimeError("expected sequence of equal-length lists", "ValueError") from None
 
+    def closeness(self, name: str, args: list, kwargs: dict) -> Any:
+        """torch.allclose / isclose / equal, as aten's isclose computes them: equal, or finite
+        and |a - b| <= atol + |rtol * b|, in the tensors' own dtype."""
+        params = {"rtol": 1e-05, "atol": 1e-08, "equal_nan": False}
+        if name == "equal":
+            params = {}
+        names = ["input", "other", *params]
+        if len(args) > len(names) or any(k not in names for k in kwargs):
+            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
+        given = dict(zip(names, args)) | kwargs
+        a, b = given.get("input"), given.get("other")
+        if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+            raise ScriptRuntimeError(f"{name}(): arguments 'input' and 'other' must be Tensor", "TypeError")
+        if name == "equal":
+            return a.shape == b.shape and bool(np.array_equal(a.value, b.value))
+        if a.dtype != b.dtype:
+            raise ScriptRuntimeError(f"{_TORCH_TYPE[a.dtype]} did not match {_TORCH_TYPE[b.dtype]}")
+        rtol, atol = float(given.get("rtol", 1e-05)), float(given.get("atol", 1e-08))
+        x, y = a.value, b.value
+        if x.dtype.kind in "biu":  # integers compare as the default float dtype
+            x, y = x.astype(np.float32), y.astype(np.float32)
+        with np.errstate(all="ignore"):
+            close = x == y
+            if given.get("equal_nan", False):
+                close = close | (np.isnan(x) & np.isnan(y))
+            if rtol or atol:
+                error = np.abs(x - y)
+                close = close | (np.isfinite(error) & (error <= atol + np.abs(rtol * y)))
+        if name == "allclose":
+            return bool(np.all(close))
+        return Tensor(np.asarray(close, dtype=bool), dtype="bool")
+
     def construct(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name in ("no_grad", "enable_grad"):
             return NoGrad(name == "enable_grad")
@@ -1600,6 +1700,19 @@ class Interpreter:
             return NoGrad(self.truth(args[0]))
         if name == "is_grad_enabled":
             return self.grad_enabled
+        if name == "inference_mode":  # for what a script can see, no_grad
+            if args and not self.truth(args[0]) or kwargs.get("mode") is False:
+                return NoGrad(self.grad_enabled)
+            return NoGrad(False)
+        if name == "Size":
+            if len(args) > 1 or kwargs:
+                raise ScriptRuntimeError("Size() takes at most 1 argument", "TypeError")
+            sizes = self.sequence_of(args[0]) if args else []
+            if not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
+                raise ScriptRuntimeError("torch.Size() takes an iterable of 'int'", "TypeError")
+            return Size(sizes)
+        if name in ("allclose", "isclose", "equal"):
+            return self.closeness(name, args, kwargs)
         if name == "is_tensor":
             return isinstance(args[0], Tensor)
         if name == "numel":
@@ -2171,11 +2284,8 @@ class Interpreter:
                 target = args[0].name
             if target == t.dtype:
                 return t
-            if t.requires_grad and target in ("float32", "float64"):
-                raise ScriptError(
-                    f"{_position(node)}: converting a tensor that requires grad (ToCopyBackward0) "
-                    "is not supported yet"
-                )
+            if t.dtype in ("float32", "float64") and target in ("float32", "float64"):
+                return self.apply("_to_copy", [t], {"dtype": target})
             # an integer or bool result never requires grad in torch: no node, no gradient
             return Tensor(t.value.astype(target), dtype=target)
         if name == "register_hook" and len(args) == 1 and not kwargs:

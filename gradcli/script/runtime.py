@@ -420,11 +420,13 @@ VIEW_OPS = {
 }
 
 
-def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any]) -> str:
+def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any], attrs: dict | None = None) -> str:
     """torch's dtype of the op's result, by the registry's rules (ops/dtypes.py, which the
     graph reads too): an integer or bool result where torch keeps one (a @ b of int64, max,
     cat, clamp with whole bounds, relu, sign, bool + bool), else floating: float64 if any
     operand is, else torch's default float32."""
+    if op.name == "_to_copy":  # x.double(): the one op whose result names its precision
+        return (attrs or {})["dtype"]
     kinds = [_KINDS.get(t.dtype, dtypes.FLOAT) for t in tensors] + [dtypes.NUMBER] * len(numbers)
     # a Python float makes an integer result floating (torch.arange(3) * 2.0), a whole int not
     values = [0.5 if isinstance(n, float) else float(n) for n in numbers]
@@ -458,7 +460,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
     check_op_size(name, shapes, tuple(shape))
     check_dtypes(op, operands)
-    dtype = result_dtype(op, tensors, numbers)
+    dtype = result_dtype(op, tensors, numbers, attrs)
     compute = "float64" if dtype == "float64" else "float32"
     args = []
     for o in operands:

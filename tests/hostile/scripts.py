@@ -44,7 +44,9 @@ INJECTION = [
     script("run-compile", "compile('1', 'f', 'eval')\n", "'compile'"),
     script("run-getattr", "import torch\ngetattr(torch, 'save')\n", "'getattr'"),
     script("run-globals", "print(globals())\n", "'globals'"),
-    script("run-type", "import torch\nprint(type(torch.ones(1)))\n", "'type'"),
+    # type(x) gives a printable name, never a class: no class creation, nothing to call
+    script("run-type-new-class", "X = type('X', (), {})\nprint(X)\n", "type() takes one value here"),
+    script("run-type-call", "import torch\nprint(type(torch.ones(1))(3))\n", "not callable"),
     script("run-breakpoint", "breakpoint()\n", "'breakpoint'"),
     script(
         "run-torch-save",
