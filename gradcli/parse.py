@@ -137,7 +137,13 @@ _MODULES_HINT = "known module prefixes: " + ", ".join(sorted(MODULES))
 _SYNONYMS = {"ln": "log"}
 
 
-_PICKED = {"max": ("max_values", "argmax"), "min": ("min_values", "argmin")}
+_PICKED = {
+    "max": ("max_values", "argmax"),
+    "min": ("min_values", "argmin"),
+    "sort": ("sort", "argsort"),
+    "topk": ("topk", "topk_indices"),
+}
+_ALWAYS_PAIRED = {"sort", "topk"}  # (values, indices) with or without a dim
 
 
 def _dtype_kind(value: Any) -> str | None:
@@ -222,6 +228,13 @@ def _is_none(node: ast.AST) -> bool:
 def _has_dim(call: ast.Call, receiver: list) -> bool:
     """torch.max(x, 1) / x.max(dim=1): the form that returns (values, indices)."""
     return len(receiver) + len(call.args) > 1 or any(kw.arg in ("dim", "axis") for kw in call.keywords)
+
+
+def returns_pair(name: str, call: ast.Call, receiver: list) -> bool:
+    """Whether this call returns torch's (values, indices): x.sort(), x.topk(k), x.max(dim)."""
+    if name in _ALWAYS_PAIRED:
+        return True
+    return name in _ELEMENTWISE_PICK and _has_dim(call, receiver) and not _has_other(call, receiver)
 
 
 _ELEMENTWISE_PICK = {"max": "maximum", "min": "minimum"}
@@ -643,7 +656,7 @@ class _Parser:
                 f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=hint or _guess(name)
             )
         if (
-            spelling.op in _PICKED
+            spelling.op in _ELEMENTWISE_PICK
             and part is None
             and table is TORCH_SPELLINGS
             and _has_other(node, receiver)
@@ -661,11 +674,16 @@ class _Parser:
             )
         if spelling.op == "clamp":  # tensor bounds are torch's other overload, clamp.Tensor
             spelling, node = self.clamp_overload(node, receiver, spelling)
+        paired = spelling.op in _PICKED and (spelling.op in _ALWAYS_PAIRED or _has_dim(node, receiver))
         if part is not None:
-            if spelling.op not in _PICKED or not _has_dim(node, receiver):
+            if not paired:
                 raise self.error(f"{written} returns one tensor: it has no .values or [0]", node)
             spelling = Spelling(_PICKED[spelling.op][part], renames=spelling.renames)
-        elif spelling.op in _PICKED and _has_dim(node, receiver):
+        elif paired and spelling.op in _ALWAYS_PAIRED:
+            raise self.error(
+                f"{written} returns (values, indices): take .values or .indices (or [0], [1])", node
+            )
+        elif paired:
             raise self.error(
                 f"{written} with a dim returns (values, indices): take .values or .indices "
                 f"(or [0], [1]), or write {spelling.op}(x) over every element",

@@ -42,6 +42,7 @@ from . import (
     reductions,
     shape,
     sizes,
+    sorting,
     strides,
 )
 from .core import (
@@ -74,6 +75,7 @@ _FAMILIES = (
     sizes,
     conversions,
     picking,
+    sorting,
     normalizing,
     products,
     constructors,

@@ -28,7 +28,7 @@ _SAME = {
     "permute", "transpose", "expand", "repeat", "mT", "_unsafe_view", "clone", "t", "T", "detach",
     "zeros_like", "ones_like", "masked_fill", "neg", "abs", "relu", "sign", "floor", "ceil",
     "trunc", "round", "amax", "amin", "max", "min", "max_values", "min_values", "relu6", "hardtanh",
-    "gather", "clamp_min", "clamp_max",
+    "gather", "clamp_min", "clamp_max", "sort", "topk",
 }  # fmt: skip
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {
@@ -37,7 +37,7 @@ _PROMOTE = {
 }  # fmt: skip
 # Integer results: sums of integers and bools (torch sums bools as int64), and positions.
 INTEGER_RESULTS = {
-    "argmax", "argmin", "long", "_one_hot",
+    "argmax", "argmin", "long", "_one_hot", "argsort", "topk_indices",
     "_int_bitwise_and", "_int_bitwise_or", "_int_bitwise_xor", "_int_bitwise_not",
 }  # fmt: skip
 _SUMS = {"sum", "prod", "cumsum"}

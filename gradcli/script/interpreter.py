@@ -33,7 +33,7 @@ from .. import limits
 from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
 from ..ops import MODULES
 from ..ops.constructors import arange_values, linspace_values
-from ..parse import Apply, Num, _has_dim, _has_other, _Parser
+from ..parse import Apply, Num, _Parser, returns_pair
 from . import runtime
 from .runtime import (
     LEAF_IN_PLACE,
@@ -1884,7 +1884,7 @@ class Interpreter:
             child.end_lineno, child.end_col_offset = node.end_lineno, node.end_col_offset
         self.binder.operations = 0
         receivers = [func.value] if receiver is not None else []
-        if name in ("max", "min") and _has_dim(call, receivers) and not _has_other(call, receivers):
+        if returns_pair(name, call, receivers):
             parts = []  # (values, indices), each by the binder as x.max(dim).values / .indices
             for part in (0, 1):
                 operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1, part=part)
