@@ -314,3 +314,41 @@ def test_view_strides_decides_as_torch_does(index):
         assert "view size is not compatible" in str(error)
         theirs = None
     assert mine == theirs
+
+
+@pytest.mark.parametrize(
+    "program, shapes",
+    [
+        ("(A @ B).sum()", {"A": (2, 3, 4), "B": (2, 4, 5)}),
+        ("(A @ W).sum()", {"A": (2, 3, 4), "W": (4, 5)}),
+        ("(torch.bmm(A, B) * 2).sum()", {"A": (2, 3, 4), "B": (2, 4, 5)}),
+        ("(A.bmm(B) ** 2).sum()", {"A": (2, 3, 4), "B": (2, 4, 5)}),
+    ],
+)
+def test_batched_products_record_torchs_nodes_and_gradients(program, shapes):
+    """A @ B of 3-D tensors is at::matmul's expand, view, bmm and _unsafe_view; A @ W folds
+    the batch into the rows of one mm; torch.bmm is one BmmBackward0."""
+    rng = np.random.default_rng(4)
+    values = {name: rng.uniform(-1, 1, shape) for name, shape in shapes.items()}
+    result = grad(program, at=values, symbolic=False)
+    tensors = {name: torch.tensor(v, requires_grad=True) for name, v in values.items()}
+    out = eval(program, {"torch": torch, **tensors})  # the program is ours, a fixed literal
+    out.backward()
+    assert [n["grad_fn"] for n in result.to_dict()["nodes"] if n["grad_fn"]] == _torch_chain(out.grad_fn)
+    for name, tensor in tensors.items():
+        np.testing.assert_allclose(result.grads[name], tensor.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def _torch_chain(fn) -> list[str]:
+    """The grad_fn names of a graph in gradcli's topological order (operands before users)."""
+    seen: list = []
+
+    def visit(node):
+        if node is None or node.name() == "torch::autograd::AccumulateGrad" or node in seen:
+            return
+        for child, _ in node.next_functions:
+            visit(child)
+        seen.append(node)
+
+    visit(fn)
+    return [n.name() for n in seen]

@@ -31,8 +31,9 @@ import numpy as np
 
 from .. import limits
 from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
-from ..ops import MODULES
+from ..ops import MODULES, REWRITES
 from ..ops.constructors import arange_values, linspace_values
+from ..ops.strides import contiguous as contiguous_strides
 from ..parse import Apply, Num, _Parser, returns_pair
 from . import runtime
 from .runtime import (
@@ -555,6 +556,15 @@ _WHAT = {
 
 def _position(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
+
+
+def _element_strides(value: Any) -> tuple[int, ...] | None:
+    """A tensor's strides in elements, as the graph's layouts give them (contiguous: torch's)."""
+    if not isinstance(value, Tensor):
+        return None
+    if value.value.flags.c_contiguous:
+        return contiguous_strides(value.shape)
+    return tuple(s // value.value.itemsize for s in value.value.strides)
 
 
 def check(module: ast.Module) -> None:
@@ -1828,7 +1838,21 @@ class Interpreter:
         op = REGISTRY[name]
         full = {p.name: p.default for p in op.params}
         full.update(attrs)
-        return apply_op(name, operands, full, self.grad_enabled)
+        return self.rewritten(name, operands, full) or apply_op(name, operands, full, self.grad_enabled)
+
+    def rewritten(self, name: str, operands: list, attrs: dict) -> Tensor | None:
+        """The nodes torch records for these shapes where the registry has a rewrite (v @ W,
+        A @ B of 3-D: ops/products.py), or None to record the op itself."""
+        rewrite = REWRITES.get(name)
+        if rewrite is None:
+            return None
+        return rewrite(
+            lambda op_name, *args, **given: self.apply(op_name, list(args), given),
+            *operands,
+            shapes=tuple(o.shape if isinstance(o, Tensor) else () for o in operands),
+            strides=tuple(_element_strides(o) for o in operands),
+            **attrs,
+        )
 
     def evaluate(self, expr: Any) -> Any:
         """An Apply tree from the binder, with the script's values at its leaves."""
@@ -1840,7 +1864,9 @@ class Interpreter:
                     f"{self.type_name(operands[0]) if operands else 'nothing'}",
                     "TypeError",
                 )
-            return apply_op(expr.op, operands, dict(expr.attrs), self.grad_enabled)
+            return self.rewritten(expr.op, operands, dict(expr.attrs)) or apply_op(
+                expr.op, operands, dict(expr.attrs), self.grad_enabled
+            )
         if isinstance(expr, Num):
             return expr.value
         return expr
