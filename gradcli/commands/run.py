@@ -16,8 +16,10 @@ SCRIPT is a file, or - for standard input. The script is read with Python's pars
 interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
 torch.autograd, math and numpy; assignments, for over range or a list, while (capped),
 list comprehensions and generator expressions, dicts, if, small defs (@torch.no_grad()
-too), try/except RuntimeError, assert, with torch.no_grad(), print, f-strings and
-%-formatting; torch.device and x.to(device) (the CPU);
+too; a def with `yield` runs through when called and its values are iterated after),
+iter/next, try/except RuntimeError, assert, with torch.no_grad(), print, f-strings and
+%-formatting; torch.device and x.to(device) (the CPU); torch.allclose, type(v),
+max()/min() over tensors, x.double() of a tensor that requires grad (ToCopyBackward0);
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn and
 randint (gradcli's own generator, seeded by torch.manual_seed: the same numbers every
 run, not torch's) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),

@@ -129,6 +129,25 @@ class Picked(tuple):
 class UserFunction:
     node: ast.FunctionDef
     grad_mode: NoGrad | None = None  # @torch.no_grad(): the body runs without recording
+    generator: bool = False  # a body with `yield`: calling it runs it through (see Generated)
+
+
+class Generated(list):
+    """What calling a generator function gives a script: the body runs to its end at the
+    call (within the script's caps) and its yielded values are iterated afterwards. Only the
+    timing of the body's own side effects (prints) can differ from Python's lazy generator."""
+
+    def __init__(self, values: list, name: str) -> None:
+        super().__init__(values)
+        self.name = name
+
+
+@dataclass
+class Iterator:
+    """iter(sequence): next() takes its items in order."""
+
+    items: list
+    position: int = 0
 
 
 @dataclass(frozen=True)
@@ -376,6 +395,8 @@ _BUILTINS = {
     "any",
     "all",
     "type",
+    "iter",
+    "next",
     "set",
 }
 _EXCEPTIONS = {
@@ -387,6 +408,7 @@ _EXCEPTIONS = {
     "ZeroDivisionError",
     "AssertionError",
     "UserWarning",
+    "StopIteration",
 }
 _IMPORTS = {
     "torch": "torch",
@@ -464,6 +486,7 @@ _IN_PLACE_CALLS = {
 # ---------------------------------------------------------------- the whitelist
 
 _ALLOWED = (
+    ast.Yield,  # only as a statement in a def (check() refuses it elsewhere)
     ast.Module,
     ast.Expr,
     ast.Assign,
@@ -545,7 +568,7 @@ _WHAT = {
     "Raise": "raise",
     "SetComp": "set comprehensions",
     "Set": "sets",
-    "Yield": "yield",
+    "YieldFrom": "yield from",
     "Await": "await",
     "AsyncFunctionDef": "async",
     "NamedExpr": "':='",
@@ -556,6 +579,18 @@ _WHAT = {
 
 def _position(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
+
+
+def _yields(node: ast.FunctionDef) -> bool:
+    """Whether this def's own body (not a nested def's) yields: a generator function."""
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.Yield):
+            return True
+        if not isinstance(child, (ast.FunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(child))
+    return False
 
 
 def _element_strides(value: Any) -> tuple[int, ...] | None:
@@ -569,9 +604,18 @@ def _element_strides(value: Any) -> tuple[int, ...] | None:
 
 def check(module: ast.Module) -> None:
     """Refuse, before running anything, what the language does not have; names the first offence."""
+    statements = {  # `yield v` as a statement of a def: a generator function (Generated)
+        id(n.value)
+        for fn in ast.walk(module)
+        if isinstance(fn, ast.FunctionDef)
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Yield)
+    }
     stack: list[tuple[ast.AST, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
+        if isinstance(node, ast.Yield) and id(node) not in statements:
+            raise ScriptError(f"{_position(node)}: yield is supported as a statement in a def, as in `yield x, y`")
         if depth > limits.Script.MAX_EXPR_DEPTH and isinstance(node, ast.expr):
             raise ScriptError(
                 f"{_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={limits.Script.MAX_EXPR_DEPTH}"
@@ -666,6 +710,7 @@ class Interpreter:
         self.backward_calls: list[Any] = []  # BackwardCall records, then {"line": N} past the cap
         self.globals: dict[str, Any] = {}
         self.frames: list[dict[str, Any]] = []
+        self.yielded: list[list] = []  # one list per running generator function
         self.grad_enabled = True
         self.random = np.random.default_rng(0)  # torch.manual_seed(n) reseeds it
         self.steps = 0
@@ -730,7 +775,16 @@ class Interpreter:
         if self.steps % 16 == 0 or runtime.allocated() > self.memory.checked + 1_000_000:
             self.memory.check(node.lineno)
         self.line = node.lineno
-        if isinstance(node, ast.Expr):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Yield):
+            if not self.yielded:
+                raise ScriptError(f"{_position(node)}: 'yield' outside function")
+            value = None if node.value.value is None else self.expr(node.value.value)
+            self.yielded[-1].append(value)
+            if len(self.yielded[-1]) > limits.Script.MAX_SEQUENCE:
+                raise ScriptError(
+                    f"line {node.lineno}: a generator yielded more than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,} values"
+                )
+        elif isinstance(node, ast.Expr):
             self.expr(node.value)
         elif isinstance(node, ast.Assign):
             value = self.expr(node.value)
@@ -743,7 +797,7 @@ class Interpreter:
         elif isinstance(node, ast.If):
             self.block(node.body if self.truth(self.expr(node.test)) else node.orelse)
         elif isinstance(node, ast.FunctionDef):
-            self.bind(node.name, UserFunction(node, self.decorator(node)))
+            self.bind(node.name, UserFunction(node, self.decorator(node), _yields(node)))
         elif isinstance(node, ast.While):
             self.while_loop(node)
         elif isinstance(node, ast.Return):
@@ -1205,6 +1259,10 @@ class Interpreter:
     def repr(self, value: Any) -> str:
         if isinstance(value, Tensor):
             return show(value)
+        if isinstance(value, Generated):
+            return f"<generator object {value.name} at 0x7f0000000000>"
+        if isinstance(value, Iterator):
+            return "<list_iterator object at 0x7f0000000000>"
         if isinstance(value, list):
             return "[" + ", ".join(self.repr(v) for v in value) + "]"
         if isinstance(value, dict):
@@ -1230,7 +1288,7 @@ class Interpreter:
         if value is None:
             return "None"
         if isinstance(value, Caught):
-            return f"{value.kind}({value.message!r})"
+            return f"{value.kind}({value.message!r})" if value.message else f"{value.kind}()"
         if isinstance(value, Module):
             return f"<module '{value.name}'>"
         if isinstance(value, UserFunction):
@@ -1455,6 +1513,8 @@ class Interpreter:
         previous = self.grad_enabled
         if func.grad_mode is not None:
             self.grad_enabled = func.grad_mode.enabled
+        if func.generator:
+            self.yielded.append([])
         try:
             self.block(func.node.body)
             value = None
@@ -1463,7 +1523,10 @@ class Interpreter:
         finally:
             self.frames.pop()
             self.grad_enabled = previous
+            values = self.yielded.pop() if func.generator else None
         self.line = line
+        if values is not None:
+            return Generated(values, func.node.name)
         return value
 
     def builtin(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -1505,6 +1568,22 @@ class Interpreter:
             for item in self.sequence_of(args[0]):
                 total = self.binop(total, ast.Add, item, node)
             return total
+        if name == "iter":
+            if len(args) != 1:
+                raise ScriptError(f"{_position(node)}: iter() takes one sequence here")
+            return args[0] if isinstance(args[0], Iterator) else Iterator(self.sequence_of(args[0]))
+        if name == "next":
+            if not args or not isinstance(args[0], Iterator):
+                raise ScriptRuntimeError(
+                    f"'{self.type_name(args[0]) if args else 'nothing'}' object is not an iterator", "TypeError"
+                )
+            iterator = args[0]
+            if iterator.position >= len(iterator.items):
+                if len(args) > 1:
+                    return args[1]
+                raise ScriptRuntimeError("", "StopIteration")
+            iterator.position += 1
+            return iterator.items[iterator.position - 1]
         if name == "type":
             if len(args) != 1:
                 raise ScriptError(f"{_position(node)}: type() takes one value here")
@@ -1582,6 +1661,10 @@ class Interpreter:
             return f"{value.name if isinstance(value, runtime.Fn) else 'AccumulateGrad'}"
         if isinstance(value, UserFunction):
             return "function"
+        if isinstance(value, Caught):
+            return value.kind
+        if isinstance(value, Generated):
+            return "generator"
         if isinstance(value, (bool, int, float, str, list, tuple, dict, set, range)) or value is None:
             return type(value).__name__
         return self.type_name(value)

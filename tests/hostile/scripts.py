@@ -70,6 +70,9 @@ INJECTION = [
     script("run-lambda", "f = lambda: 1\n", "lambda"),
     script("run-class", "class A:\n    pass\n", "class definitions"),
     script("run-while", "while True:\n    pass\n", "MAX_LOOP"),
+    # a generator runs through at the call: an endless one meets the loop cap there
+    script("run-endless-generator", "def g():\n    while True:\n        yield 1\nfor v in g():\n    pass\n", "MAX_LOOP"),
+    script("run-yield-expression", "def g():\n    x = yield 1\n", "yield is supported as a statement"),
     script("run-while-else", "while False:\n    pass\nelse:\n    pass\n", "else/finally"),
     script("run-other-decorator", "import math\n@math.sqrt\ndef f():\n    pass\n", "decorators"),
     script("run-percent-star-width", 'print("%*d" % (10**9, 1))\n', "'*' width"),
@@ -78,7 +81,7 @@ INJECTION = [
     script("run-del", "x = 1\ndel x\n", "del"),
     script("run-raise", "raise SystemExit\n", "raise"),
     script("run-async", "async def f():\n    pass\n", "async"),
-    script("run-yield", "def f():\n    yield 1\n", "yield"),
+    script("run-yield-from", "def f():\n    yield from [1]\n", "yield"),
     script("run-walrus", "print(y := 1)\n", "':='"),
     script("run-dict-unpack", "d = {'a': 1}\ne = {**d}\n", "dict unpacking"),
     script("run-keyword-unpack", "d = {'sep': 1}\nprint(1, **d)\n", "keyword unpacking"),
