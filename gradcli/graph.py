@@ -405,6 +405,7 @@ class _Builder:
 
         `build` is a registry rewrite instead (ops.REWRITES): it may return None, and the op
         is then recorded as itself (its inner use of the same op has other shapes)."""
+        rewrite = build is not None
         if build is None:
             composite = COMPOSITES[expr.op]
             build, arity = composite.build, composite.arity
@@ -433,7 +434,10 @@ class _Builder:
             return self.apply(Apply(op_name, (), expr.line, expr.column, tuple(attrs.items())), args_, None)
 
         try:
-            result = build(apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **dict(expr.attrs))
+            # a rewrite also reads which operands require grad (at::matmul's should_fold does)
+            grads = tuple(isinstance(o, int) and self.nodes[o].requires_grad for o in padded)
+            extra = {"grads": grads} if rewrite else {}
+            result = build(apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **extra, **dict(expr.attrs))
             if result is None:
                 return None
         except ShapeError as exc:  # the composite's own checks (label_smoothing) need the location

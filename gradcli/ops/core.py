@@ -285,11 +285,8 @@ def _matmul_shape(a: Shape, b: Shape) -> Shape:
         raise ShapeError(
             f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and {len(b)}D"
         )
-    if len(a) > 2 or len(b) > 2:  # contiguous 3-D ones with one batch size are rewritten (products.py)
-        raise ShapeError(
-            f"matmul takes 1-D and 2-D operands here, and contiguous 3-D ones with one batch size "
-            f"(torch.bmm), but they are {list(a)} and {list(b)}"
-        )
+    if len(a) > 2 or len(b) > 2:  # batched products are rewritten into bmm or mm (products.py)
+        raise ShapeError(f"matmul of batched operands is recorded as torch records it, not as one node: {list(a)} @ {list(b)}")
     if len(a) == 1 and len(b) == 1:
         if a[0] != b[0]:
             raise ShapeError(

@@ -6,43 +6,107 @@ matrices and squeezes the row away: UnsqueezeBackward0, MmBackward0, SqueezeBack
 asks REWRITES before it records a matmul node, so the node table and `grad_fn.next_functions`
 agree; a matrix times a vector stays one MvBackward0 node, as in torch.
 
-Batched products: `torch.bmm(A, B)` is BmmBackward0. `A @ W` of a contiguous 3-D `A` and a
-matrix folds A's batch into rows (ViewBackward0, MmBackward0, UnsafeViewBackward0), and
-`A @ B` of two contiguous 3-D tensors with one batch size expands, views and multiplies
-(ExpandBackward0, ViewBackward0, BmmBackward0, UnsafeViewBackward0), as at::matmul does.
-Other batched shapes (broadcast batches, 4-D) are not modelled.
+Batched products follow at::matmul step for step: `A @ W` of a batch and a matrix folds the
+batch into the rows of one mm (reshape, MmBackward0, UnsafeViewBackward0; `W @ A` the same
+transposed, then made contiguous); otherwise the batches broadcast, each side expands and
+reshapes to one batch dim, and BmmBackward0 multiplies (`torch.bmm(A, B)` is that node
+alone). Whether a view or a copy (ViewBackward0, ReshapeAliasBackward0, CloneBackward0 and
+UnsafeViewBackward0) comes from the reshape record, which knows torch's strides.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..errors import ShapeError
 from . import strides as layout
-from .core import Op, Shape, call
+from .core import Op, Shape, broadcast_shapes, call
 
 
-def _contiguous(shape: Shape, given: Shape | None) -> bool:
-    return given is None or tuple(given) == tuple(layout.contiguous(shape))
+def _matmul_nodes(apply, a, b, shapes=(), strides=(), grads=(), **_):
+    """The nodes at::matmul (_matmul_impl, torch 2.13) records for these ranks; None (one
+    matmul node: mm, mv, dot) for 1-D and 2-D operands.
 
-
-def _matmul_nodes(apply, a, b, shapes=(), strides=(), **_):
-    """The nodes at::matmul records for these ranks; None (one matmul node) for 1-D and 2-D."""
+    `strides` (in elements, None for contiguous) and `grads` (whether each operand requires
+    grad) decide, as in torch, whether a batch folds into the rows of one mm."""
     if len(shapes) != 2 or shapes[0] is None or shapes[1] is None:
         return None
-    (sa, sb), ranks = shapes, (len(shapes[0]), len(shapes[1]))
-    given = tuple(strides) + (None, None) if strides else (None, None)
-    if ranks == (1, 2):  # v @ W: unsqueeze, mm, squeeze
+    sa, sb = tuple(shapes[0]), tuple(shapes[1])
+    if not sa or not sb:
+        return None  # matmul's own shape check: both arguments need to be at least 1D
+    if (len(sa), len(sb)) == (1, 2):  # v @ W: unsqueeze, mm, squeeze
         row = apply("unsqueeze", a, dim=0)
         return apply("squeeze_dims", apply("matmul", row, b), dims=(0,))
-    if ranks == (3, 2) and _contiguous(sa, given[0]) and sa[2] == sb[0]:  # fold the batch into rows
-        rows = apply("view", a, size=(sa[0] * sa[1], sa[2]))
-        return apply("_unsafe_view", apply("matmul", rows, b), size=(sa[0], sa[1], sb[1]))
-    if ranks == (3, 3) and sa[0] == sb[0] and sa[2] == sb[1] and all(_contiguous(s, g) for s, g in zip(shapes, given)):
-        left = apply("view", apply("expand", a, size=tuple(sa)), size=tuple(sa))
-        right = apply("view", apply("expand", b, size=tuple(sb)), size=tuple(sb))
-        return apply("_unsafe_view", apply("bmm", left, right), size=(sa[0], sa[1], sb[2]))
-    return None
+    if len(sa) <= 2 and len(sb) <= 2:
+        return None
+    given = tuple(strides) if strides else (None, None)
+    layout_a = tuple(given[0]) if given[0] is not None else layout.contiguous(sa)
+    layout_b = tuple(given[1]) if given[1] is not None else layout.contiguous(sb)
+    grad_a, grad_b = tuple(grads) if grads else (True, True)
+    if _should_fold(sa, sb, layout_a, layout_b, grad_a, grad_b):
+        return _folded(apply, a, b, sa, sb)
+    if len(sa) == 3 and len(sb) == 3 and sa[0] != sb[0]:  # a batch of one: squeeze it, fold
+        if sa[0] == 1 and grad_a:
+            return apply("matmul", apply("squeeze", a, dim=0), b)
+        if sb[0] == 1 and grad_b:
+            return apply("matmul", a, apply("squeeze", b, dim=0))
+    return _batched(apply, a, b, sa, sb)
+
+
+def _transposed_shape(shape: Shape) -> Shape:
+    return (*shape[:-2], shape[-1], shape[-2])
+
+
+def _should_fold(sa: Shape, sb: Shape, layout_a: Shape, layout_b: Shape, grad_a: bool, grad_b: bool) -> bool:
+    """at::matmul's should_fold: the larger operand's batch folds into rows of one mm or mv."""
+    larger_first = len(sa) >= len(sb)
+    shape1 = sa if larger_first else _transposed_shape(sb)
+    layout1 = layout_a if larger_first else _transposed_shape(layout_b)
+    if not (len(shape1) >= 3 and (len(sb) if larger_first else len(sa)) <= 2):
+        return False
+    if grad_b if larger_first else grad_a:
+        return True
+    if len(sa) == 2:
+        return False
+    if math.prod(shape1) == 0:
+        return True
+    return all(layout1[i] == layout1[i + 1] * shape1[i + 1] for i in range(len(shape1) - 2))
+
+
+def _folded(apply, a, b, sa: Shape, sb: Shape):
+    transpose = len(sb) > len(sa)  # W @ A: (A^T @ W^T)^T, made contiguous
+    t1, s1 = (apply("transpose", b, dim0=-2, dim1=-1), _transposed_shape(sb)) if transpose else (a, sa)
+    if transpose:
+        t2, s2 = (apply("t", a), (sa[1], sa[0])) if len(sa) == 2 else (a, sa)
+    else:
+        t2, s2 = b, sb
+    output_shape = s1[:-1] + ((s2[1],) if len(s2) == 2 else ())
+    rows = apply("reshape", t1, shape=(math.prod(s1[:-1]), s1[-1]))
+    output = apply("_unsafe_view", apply("matmul", rows, t2), size=output_shape)
+    if transpose and len(s2) == 2:
+        return apply("clone", apply("transpose", output, dim0=-2, dim1=-1))
+    return output
+
+
+def _batched(apply, a, b, sa: Shape, sb: Shape):
+    """Broadcast the batches, expand, reshape to one batch dim, bmm, _unsafe_view."""
+    n = sa[-2] if len(sa) > 1 else 1
+    m1 = sa[-1]
+    m2, p = (sb[-2], sb[-1]) if len(sb) > 1 else (sb[0], 1)
+    batch = broadcast_shapes(sa[: max(len(sa) - 2, 0)], sb[: max(len(sb) - 2, 0)])
+    count = math.prod(batch)
+    left = apply("reshape", apply("expand", a, size=(*batch, n, m1)), shape=(count, n, m1))
+    if len(sb) == 1:
+        right = apply("unsqueeze", apply("reshape", apply("expand", b, size=(*batch, m2)), shape=(count, m2)), dim=2)
+    else:
+        right = apply("reshape", apply("expand", b, size=(*batch, m2, p)), shape=(count, m2, p))
+    output_shape = (*batch, *((n,) if len(sa) > 1 else ()), *((p,) if len(sb) > 1 else ()))
+    product = apply("bmm", left, right)
+    if len(sb) == 1:
+        product = apply("squeeze", product, dim=-1)
+    return apply("_unsafe_view", product, size=output_shape)
 
 
 def _bmm_shape(a: Shape, b: Shape) -> Shape:

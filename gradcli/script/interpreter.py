@@ -33,7 +33,6 @@ from .. import limits
 from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
 from ..ops import MODULES, REWRITES
 from ..ops.constructors import arange_values, linspace_values
-from ..ops.strides import contiguous as contiguous_strides
 from ..parse import Apply, Num, _Parser, returns_pair
 from . import runtime
 from .runtime import (
@@ -130,6 +129,7 @@ class UserFunction:
     node: ast.FunctionDef
     grad_mode: NoGrad | None = None  # @torch.no_grad(): the body runs without recording
     generator: bool = False  # a body with `yield`: calling it runs it through (see Generated)
+    closure: tuple[dict, ...] = ()  # the enclosing defs' frames, innermost first (read-only names)
 
 
 class Generated(list):
@@ -153,6 +153,7 @@ class Iterator:
 @dataclass(frozen=True)
 class NoGrad:
     enabled: bool = False  # torch.no_grad() -> False, torch.enable_grad() -> True
+    before: bool | None = None  # set_grad_enabled(b) switched at the call: the mode to restore
 
 
 @dataclass
@@ -593,15 +594,6 @@ def _yields(node: ast.FunctionDef) -> bool:
     return False
 
 
-def _element_strides(value: Any) -> tuple[int, ...] | None:
-    """A tensor's strides in elements, as the graph's layouts give them (contiguous: torch's)."""
-    if not isinstance(value, Tensor):
-        return None
-    if value.value.flags.c_contiguous:
-        return contiguous_strides(value.shape)
-    return tuple(s // value.value.itemsize for s in value.value.strides)
-
-
 def check(module: ast.Module) -> None:
     """Refuse, before running anything, what the language does not have; names the first offence."""
     statements = {  # `yield v` as a statement of a def: a generator function (Generated)
@@ -711,6 +703,7 @@ class Interpreter:
         self.globals: dict[str, Any] = {}
         self.frames: list[dict[str, Any]] = []
         self.yielded: list[list] = []  # one list per running generator function
+        self.closures: list[tuple[dict, ...]] = []  # per frame: the frames its def could read
         self.grad_enabled = True
         self.random = np.random.default_rng(0)  # torch.manual_seed(n) reseeds it
         self.steps = 0
@@ -797,7 +790,8 @@ class Interpreter:
         elif isinstance(node, ast.If):
             self.block(node.body if self.truth(self.expr(node.test)) else node.orelse)
         elif isinstance(node, ast.FunctionDef):
-            self.bind(node.name, UserFunction(node, self.decorator(node), _yields(node)))
+            enclosing = (self.frames[-1], *self.closures[-1]) if self.frames else ()
+            self.bind(node.name, UserFunction(node, self.decorator(node), _yields(node), enclosing))
         elif isinstance(node, ast.While):
             self.while_loop(node)
         elif isinstance(node, ast.Return):
@@ -960,7 +954,8 @@ class Interpreter:
         manager = self.expr(node.items[0].context_expr)
         if not isinstance(manager, NoGrad):
             raise ScriptError(f"{_position(node)}: only 'with torch.no_grad():' is supported")
-        previous, self.grad_enabled = self.grad_enabled, manager.enabled
+        previous = self.grad_enabled if manager.before is None else manager.before
+        self.grad_enabled = manager.enabled
         try:
             self.block(node.body)
         finally:
@@ -975,6 +970,9 @@ class Interpreter:
         name = node.id
         if self.frames and name in self.frames[-1]:
             return self.frames[-1][name]
+        for enclosing in self.closures[-1] if self.closures else ():
+            if name in enclosing:  # a name of an enclosing def (a hook factory's argument)
+                return enclosing[name]
         if name in self.globals:
             return self.globals[name]
         if name in _BUILTINS:
@@ -1414,8 +1412,12 @@ class Interpreter:
             return t.value.ndim
         if name == "device":
             return Device()
-        if name in ("T", "mT"):
+        if name == "T" or (name == "mT" and t.value.ndim <= 2):
             return self.apply("T", [t], {})
+        if name == "mT":  # the last two dims of a batch: transpose(-2, -1)
+            return self.apply("transpose", [t], {"dim0": -2, "dim1": -1})
+        if name == "_version":  # the version counter: in-place writes to this tensor or its views
+            return t.version.value
         return Method(t, name)
 
     def set_attribute(self, owner: Any, name: str, value: Any, node: ast.AST) -> None:
@@ -1510,6 +1512,7 @@ class Interpreter:
             )
         line = self.line
         self.frames.append(frame)
+        self.closures.append(func.closure)
         previous = self.grad_enabled
         if func.grad_mode is not None:
             self.grad_enabled = func.grad_mode.enabled
@@ -1522,6 +1525,7 @@ class Interpreter:
             value = ret.value
         finally:
             self.frames.pop()
+            self.closures.pop()
             self.grad_enabled = previous
             values = self.yielded.pop() if func.generator else None
         self.line = line
@@ -1539,7 +1543,7 @@ class Interpreter:
             end = "\n" if end is None else end
             self.write(sep.join(self.text(a) for a in args) + end)
             return None
-        if kwargs and name not in ("round", "sorted", "min", "max"):
+        if kwargs and name not in ("round", "sorted", "min", "max", "enumerate"):
             raise ScriptRuntimeError(f"{name}() takes no keyword arguments", "TypeError")
         if name == "str":
             return self.text(args[0]) if args else ""
@@ -1601,8 +1605,11 @@ class Interpreter:
             items = [self.sequence_of(a) for a in args]
             if name == "zip":
                 return list(zip(*items))
-            if name == "enumerate":
-                return list(enumerate(*items, *args[1:2]))[: len(items[0])] if items else []
+            if name == "enumerate":  # enumerate(xs), enumerate(xs, 1), enumerate(xs, start=1)
+                start = args[1] if len(args) > 1 else kwargs.pop("start", 0)
+                if len(args) > 2 or kwargs or not isinstance(start, int) or not items:
+                    raise ScriptRuntimeError("enumerate() takes a sequence and a start", "TypeError")
+                return list(enumerate(items[0], start))
             impl = {
                 "list": list,
                 "tuple": tuple,
@@ -1789,8 +1796,9 @@ class Interpreter:
     def construct(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name in ("no_grad", "enable_grad"):
             return NoGrad(name == "enable_grad")
-        if name == "set_grad_enabled":
-            return NoGrad(self.truth(args[0]))
+        if name == "set_grad_enabled":  # switches at once; as a `with`, restores on exit
+            before, self.grad_enabled = self.grad_enabled, self.truth(args[0])
+            return NoGrad(self.grad_enabled, before)
         if name == "is_grad_enabled":
             return self.grad_enabled
         if name == "inference_mode":  # for what a script can see, no_grad
@@ -1933,7 +1941,8 @@ class Interpreter:
             lambda op_name, *args, **given: self.apply(op_name, list(args), given),
             *operands,
             shapes=tuple(o.shape if isinstance(o, Tensor) else () for o in operands),
-            strides=tuple(_element_strides(o) for o in operands),
+            strides=tuple(runtime.element_strides(o) if isinstance(o, Tensor) else None for o in operands),
+            grads=tuple(isinstance(o, Tensor) and o.requires_grad for o in operands),
             **attrs,
         )
 
@@ -2074,7 +2083,7 @@ class Interpreter:
             raise ScriptError(f"{_position(node)}: indexing with True/False is not supported")
         if isinstance(key, int):
             return ast.Constant(value=key)
-        if isinstance(key, (list, tuple)):
+        if isinstance(key, (list, tuple, range)):
             return ast.List(elts=[self.index_literal(k, mapping, node) for k in key], ctx=ast.Load())
         if isinstance(key, Tensor):
             placeholder = ast.Name(id=f"i{len(mapping)}", ctx=ast.Load())
@@ -2157,6 +2166,8 @@ class Interpreter:
             return key.value
         if isinstance(key, (int, slice, list)) or key is None or key is Ellipsis:
             return key
+        if isinstance(key, range):  # d[range(n), y] = v, as reading d[range(n), y] takes it
+            return list(key)
         raise ScriptRuntimeError("only integers, slices, lists and tensors can index a tensor", "IndexError")
 
     # -- tensors: methods -----------------------------------------------------------------
