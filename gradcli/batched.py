@@ -286,6 +286,11 @@ def _along(dims: dict[str, Any] | None = None, shapes: tuple[str, ...] = ()) -> 
     return rule
 
 
+def _batched_matmul(name: str, a: Any, b: Any) -> Batched:
+    """bmm of stacked 3-D samples: NumPy's matmul broadcasts the point axis."""
+    return Batched(np.matmul(a.value if isinstance(a, Batched) else a, b.value if isinstance(b, Batched) else b))
+
+
 def _elementwise(name: str, *operands: Any, **attrs: Any) -> Batched:
     """A broadcasting op: samples line up from the right, plain operands broadcast over B."""
     ndim = max(len(_sample_shape(x)) for x in operands if not isinstance(x, (int, float)))
@@ -469,6 +474,16 @@ OP_RULES: dict[str, Any] = {
     # their backward kernels
     "sum_to": _along(shapes=("size",)),
     "flip": _along({"dims": None}),
+    "tril": _along(),  # the last two dims, whatever leads them
+    "triu": _along(),
+    "sort": _along({"dim": -1}),
+    "argsort": _along({"dim": -1}),
+    "topk": _along({"dim": -1}),
+    "topk_indices": _along({"dim": -1}),
+    "bmm": _batched_matmul,
+    "isnan": _elementwise,
+    "isinf": _elementwise,
+    "isfinite": _elementwise,
     "scatter": _along({"dim": 0}, ("shape",)),
     "scatter_add": _along({"dim": 0}, ("shape",)),
     "gather": _along({"dim": 0}),

@@ -92,6 +92,21 @@ OPS: tuple[Op, ...] = (
         function=False,
         gives_mask=True,
     ),
+    *(
+        _no_grad(
+            name,
+            f"torch.{name}(x) or x.{name}()",
+            lambda a, test=test: test(np.asarray(a)).astype(np.result_type(a, np.float32)),
+            f"torch.{name}",
+            f"no gradient: a bool tensor, {meaning}",
+            gives_mask=True,
+        )
+        for name, test, meaning in (
+            ("isnan", np.isnan, "x is nan"),
+            ("isinf", np.isinf, "x is +inf or -inf"),
+            ("isfinite", np.isfinite, "x is neither nan nor infinite"),
+        )
+    ),
     _no_grad(
         "logical_not",
         "torch.logical_not(x) or x.logical_not()",

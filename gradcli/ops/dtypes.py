@@ -28,7 +28,7 @@ _SAME = {
     "permute", "transpose", "expand", "repeat", "mT", "_unsafe_view", "clone", "t", "T", "detach",
     "zeros_like", "ones_like", "masked_fill", "neg", "abs", "relu", "sign", "floor", "ceil",
     "trunc", "round", "amax", "amin", "max", "min", "max_values", "min_values", "relu6", "hardtanh",
-    "gather", "clamp_min", "clamp_max", "sort", "topk",
+    "gather", "clamp_min", "clamp_max", "sort", "topk", "tril", "triu", "flip",
 }  # fmt: skip
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {
@@ -40,7 +40,7 @@ INTEGER_RESULTS = {
     "argmax", "argmin", "long", "_one_hot", "argsort", "topk_indices",
     "_int_bitwise_and", "_int_bitwise_or", "_int_bitwise_xor", "_int_bitwise_not",
 }  # fmt: skip
-_SUMS = {"sum", "prod", "cumsum"}
+_SUMS = {"sum", "prod", "cumsum", "cumprod"}
 
 
 NUMBER = "number"  # a Python number operand, in the per-operand lists below
@@ -106,6 +106,11 @@ def result_dtype(
             return INT64  # True + 1 is 2
         return result
     return FLOAT  # div, the math functions, softmax, the losses: floating results
+
+
+def widens_integers(op: Op) -> bool:
+    """Whether an integer result is int64 whatever the integer operands (sums, positions)."""
+    return op.name in INTEGER_RESULTS or op.name in _SUMS
 
 
 def check(

@@ -375,6 +375,30 @@ def _norm_shape(shape: Shape, p: float = 2.0, dim: Any = None, keepdim: bool = F
 # ---------------------------------------------------------------- cumsum
 
 
+def _cumprod(a, dim=None):
+    a = np.asarray(a)
+    axis = _normalise_dim(dim, a.ndim)
+    return a.copy() if a.ndim == 0 else np.cumprod(a, axis=axis)
+
+
+def _cumprod_vjp(g, out, a, dim=None):
+    """cumprod_backward. Without zeros it is registry ops, as torch writes it:
+    reversed_cumsum(grad * result) / input. With zeros, d/dx_k = prod(x_j, j < k) * S_k where
+    S_k = g_k + x_(k+1) S_(k+1): one scan back along dim, exact at zeros (no division)."""
+    if np.ndim(a) == 0:
+        return g
+    if not anywhere(np.equal(a, 0)):
+        return call("flip", call("cumsum", call("flip", g * out, dims=(dim,)), dim=dim), dims=(dim,)) / a
+    x = np.moveaxis(np.asarray(a), dim, -1)  # a traced or batched input stops here
+    w = np.moveaxis(np.broadcast_to(np.asarray(g), np.shape(a)), dim, -1)
+    before = np.cumprod(np.concatenate([np.ones(x.shape[:-1] + (1,)), x[..., :-1]], axis=-1), axis=-1)
+    scan = np.zeros(x.shape, dtype=np.result_type(x, w))
+    scan[..., -1] = w[..., -1]
+    for k in range(x.shape[-1] - 2, -1, -1):
+        scan[..., k] = w[..., k] + x[..., k + 1] * scan[..., k + 1]
+    return np.moveaxis(before * scan, -1, dim)
+
+
 def _cumsum(a, dim=None):
     a = np.asarray(a)
     axis = _normalise_dim(dim, a.ndim)
@@ -390,11 +414,15 @@ def _cumsum_grad(g, out, a, dim=None):
     return call("flip", call("cumsum", call("flip", g, dims=(axis,)), dim=axis), dims=(axis,))
 
 
-def _cumsum_shape(shape: Shape, dim: int | None = None) -> Shape:
+def _cumsum_shape(shape: Shape, dim: int | None = None, name: str = "cumsum") -> Shape:
     if dim is None:
-        raise ShapeError('cumsum() missing 1 required positional arguments: "dim"')
+        raise ShapeError(f'{name}() missing 1 required positional arguments: "dim"')
     _normalise_dim(dim, len(shape))
     return tuple(shape)
+
+
+def _cumprod_shape(shape: Shape, dim: int | None = None) -> Shape:
+    return _cumsum_shape(shape, dim, "cumprod")
 
 
 # ---------------------------------------------------------------- symbolic forms and steps
@@ -798,6 +826,21 @@ OPS: tuple[Op, ...] = (
         sym_vjp=(_sym_backward("reversed_cumsum"),),
         step=(_cumsum_step,),
     ),
+    Op(
+        "cumprod",
+        "cumprod(x) or x.cumprod(); dim is required: x.cumprod(1), torch.cumprod(x, dim=1)",
+        forward=_cumprod,
+        vjp=(_cumprod_vjp,),
+        sympy=_sym_form("cumprod"),
+        grad_fn="CumprodBackward0",
+        torch="torch.cumprod",
+        derivative="cumprod_backward: reversed cumsum of g * out, divided by x (exact at zeros)",
+        elementwise=False,
+        params=(ONE_DIM,),
+        infer_shape=_cumprod_shape,
+        sym_vjp=(_sym_backward("cumprod_backward"),),
+        step=(lambda shapes, attrs: f"cumprod_backward({{g}}, {{0}}, {attrs.get('dim')})",),
+    ),
 )
 
 
@@ -850,40 +893,9 @@ def _scatter_add(src, index, dim: int = 0, shape: Shape = ()):
     return grad
 
 
-def _flip(a, dims: tuple[int, ...] = ()):
-    return np.flip(a, dims).copy()
-
-
-def _cumprod(a, dim: int = 0):
-    return np.cumprod(a, axis=dim)
-
-
-def _cumprod_vjp(g, out, a, dim: int = 0):
-    """cumprod_backward. Without zeros it is registry ops, as torch writes it:
-    reversed_cumsum(grad * result) / input. With zeros, d/dx_k = prod(x_j, j < k) * S_k where
-    S_k = g_k + x_(k+1) S_(k+1): one scan back along dim, exact at zeros (no division)."""
-    if not anywhere(np.equal(a, 0)):
-        return call("flip", call("cumsum", call("flip", g * out, dims=(dim,)), dim=dim), dims=(dim,)) / a
-    x = np.moveaxis(np.asarray(a), dim, -1)  # a traced or batched input stops here
-    w = np.moveaxis(np.broadcast_to(np.asarray(g), np.shape(a)), dim, -1)
-    before = np.cumprod(np.concatenate([np.ones(x.shape[:-1] + (1,)), x[..., :-1]], axis=-1), axis=-1)
-    scan = np.zeros(x.shape, dtype=np.result_type(x, w))
-    scan[..., -1] = w[..., -1]
-    for k in range(x.shape[-1] - 2, -1, -1):
-        scan[..., k] = w[..., k] + x[..., k + 1] * scan[..., k + 1]
-    return np.moveaxis(before * scan, -1, dim)
 
 
 KERNELS: tuple[Op, ...] = (
-    kernel(
-        "cumprod",
-        _cumprod,
-        (_cumprod_vjp,),
-        "CumprodBackward0",
-        "running products along dim (prod's backward at zeros)",
-        elementwise=False,
-        infer_shape=lambda a, dim=0: tuple(a),
-    ),
     kernel(
         "masked_fill_tensor",
         _masked_fill_tensor,
@@ -923,15 +935,5 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda src, index, dim=0, shape=(): tuple(shape),
-    ),
-    kernel(
-        "flip",
-        _flip,
-        (lambda gg, out, a, dims=(): call("flip", gg, dims=dims),),
-        "FlipBackward0",
-        "the elements in reverse order along dims; its derivative flips back",
-        elementwise=False,
-        saves_tensors=False,
-        infer_shape=lambda a, dims=(): tuple(a),
     ),
 )

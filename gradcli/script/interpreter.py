@@ -304,9 +304,11 @@ _DTYPES = {
     "double": "float64",
     "int64": "int64",
     "long": "int64",
+    "int32": "int32",
+    "int": "int32",
     "bool": "bool",
 }
-_TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+_TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 _CONSTRUCTORS = {
     "tensor",
     "Tensor",
@@ -481,6 +483,7 @@ _IN_PLACE_CALLS = {
     for name in (
         "clamp", "clip", "relu", "exp", "log", "tanh", "sigmoid", "neg", "abs", "sqrt", "square",
         "sin", "cos", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "clamp_min", "clamp_max",
+        "masked_fill", "tril", "triu", "cumsum", "cumprod",
     )
 }  # fmt: skip
 
@@ -2394,8 +2397,10 @@ class Interpreter:
             if not dtypes_given:
                 return t
             args, name = dtypes_given, "to"
-        if name in ("float", "double", "long", "bool", "to", "type") and not kwargs:
-            target = {"float": "float32", "double": "float64", "long": "int64", "bool": "bool"}.get(name)
+        if name in ("float", "double", "long", "int", "bool", "to", "type") and not kwargs:
+            target = {"float": "float32", "double": "float64", "long": "int64", "int": "int32", "bool": "bool"}.get(
+                name
+            )
             if name in ("to", "type"):
                 if len(args) != 1 or not isinstance(args[0], DType):
                     raise ScriptError(
@@ -2638,7 +2643,7 @@ def _index_lists(elements: tuple) -> tuple:
     if len(tensors) < 2:
         return elements
     return tuple(
-        e.value.tolist() if isinstance(e, Tensor) and e.dtype == "int64" and e.value.ndim == 1 else e
+        e.value.tolist() if isinstance(e, Tensor) and e.dtype in ("int64", "int32") and e.value.ndim == 1 else e
         for e in elements
     )
 

@@ -431,12 +431,17 @@ def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any], attrs: dict
     # a Python float makes an integer result floating (torch.arange(3) * 2.0), a whole int not
     values = [0.5 if isinstance(n, float) else float(n) for n in numbers]
     kind = dtypes.result_dtype(op, kinds, values)
-    if kind in (dtypes.INT64, dtypes.BOOL):
+    if kind == dtypes.INT64:  # int32 where every integer tensor operand is int32 (torch.int32 counts)
+        integers = {t.dtype for t in tensors if t.dtype in ("int32", "int64")}
+        if integers == {"int32"} and not dtypes.widens_integers(op):
+            return "int32"
+        return "int64"
+    if kind == dtypes.BOOL:
         return kind
     return "float64" if any(t.dtype == "float64" for t in tensors) else "float32"
 
 
-_KINDS = {"int64": dtypes.INT64, "bool": dtypes.BOOL}
+_KINDS = {"int64": dtypes.INT64, "int32": dtypes.INT64, "bool": dtypes.BOOL}
 
 
 def check_dtypes(op: Any, operands: list[Any]) -> None:
@@ -481,9 +486,10 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     for o in operands:
         if isinstance(o, Tensor):
             v = o.value
-            args.append(v.astype(compute) if v.dtype.kind in "biu" and dtype not in ("int64", "bool") else v)
+            integral = dtype in ("int64", "int32", "bool")
+            args.append(v.astype(compute) if v.dtype.kind in "biu" and not integral else v)
         else:
-            args.append(float(o) if dtype not in ("int64",) else o)
+            args.append(float(o) if dtype not in ("int64", "int32") else o)
     if dtype == "float32":  # exp, tanh ...: double, rounded once, as torch's kernels land
         args = dtypes.widened(name, args)
     with np.errstate(all="ignore"):
@@ -959,7 +965,9 @@ def _saved_operands(fn: Fn) -> list[Operand]:
 
 
 def _type_name(dtype: str) -> str:
-    kind = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}.get(dtype, "Float")
+    kind = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}.get(
+        dtype, "Float"
+    )
     return f"torch.{kind}Tensor"
 
 

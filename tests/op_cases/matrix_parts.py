@@ -1,0 +1,20 @@
+"""tril, triu, flip, cumprod (public now) and the nan/inf tests (bool, no grad)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import Case, uniform
+
+CASES = [
+    Case("tril", "square", (uniform(-2, 2, (3, 3)),)),
+    Case("tril", "diagonal -1 of a batch", (uniform(-2, 2, (2, 3, 4)),), {"diagonal": -1}),
+    Case("triu", "wide, diagonal 1", (uniform(-2, 2, (3, 5)),), {"diagonal": 1}),
+    Case("flip", "dim 0", (uniform(-2, 2, (3, 2)),), {"dims": (0,)}),
+    Case("flip", "both dims", (uniform(-2, 2, (2, 3)),), {"dims": (0, 1)}),
+    Case("cumprod", "dim 1", (uniform(0.5, 2, (2, 4)),), {"dim": 1}),
+    Case("cumprod", "a zero along dim 0", (np.array([[1.5, 2.0], [0.0, -1.0], [2.0, 3.0]]),), {"dim": 0}),
+    Case("isnan", "with nan", (np.array([1.0, np.nan, -2.0]),)),
+    Case("isinf", "with inf", (np.array([np.inf, 0.5, -np.inf]),)),
+    Case("isfinite", "mixed", (np.array([np.inf, 0.5, np.nan]),)),
+]
