@@ -90,8 +90,6 @@ CASES: dict[str, KernelCase] = {
         (A34[:2], INDEX), {"dim": 0, "shape": (3, 4)},
         lambda src, i: torch.zeros(3, 4, dtype=T64).scatter_add(0, i.long(), src),
     ),
-    "flip": KernelCase((A34,), {"dims": (1,)}, lambda a: torch.flip(a, (1,))),
-    "cumprod": KernelCase((A34,), {"dim": 1}, lambda a: torch.cumprod(a, 1)),
 }
 # Python's index_put records IndexPutBackward0 where the kernel torch's index backward calls,
 # _index_put_impl_, records IndexPutImplBackward0; at::sum_to is sum(dims, keepdim=True), whose

@@ -492,6 +492,8 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
             args.append(float(o) if dtype not in ("int64", "int32") else o)
     if dtype == "float32":  # exp, tanh ...: double, rounded once, as torch's kernels land
         args = dtypes.widened(name, args)
+    elif dtype == "float64":  # tanh, sinh ...: extended precision, rounded once
+        args = dtypes.extended(name, args)
     with np.errstate(all="ignore"):
         out = np.asarray(op.forward(*args, **attrs))
     if dtype == "bool":
