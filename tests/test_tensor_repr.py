@@ -15,6 +15,8 @@ from gradcli.script.tensor_repr import (
     dtype_repr,
     grad_fn_repr,
     item_repr,
+    reset_print_options,
+    set_print_options,
     size_repr,
     tensor_format,
     tensor_repr,
@@ -288,3 +290,31 @@ def test_tensor_format_matches_torch(case, spec, requires_grad):
 def test_tensor_format_of_a_scalar_is_its_item():
     assert tensor_format(np.float32(8.0), "") == "8.0"
     assert tensor_format(np.float64(0.1), ".20f") == "0.10000000149011611938"
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(
+    tensors(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "precision": st.integers(0, 8),
+            "threshold": st.integers(1, 40),
+            "edgeitems": st.integers(1, 4),
+            "linewidth": st.integers(10, 120),
+            "sci_mode": st.sampled_from([True, False]),
+            "profile": st.sampled_from(["default", "short", "full"]),
+        },
+    ),
+)
+def test_print_options_match_torchs(case, options):
+    """torch.set_printoptions as a run script calls it: precision, summarising, wrapping and
+    forced notation, against torch's repr under the same options."""
+    array, dtype = case
+    try:
+        torch.set_printoptions(**options)
+        set_print_options(**options)
+        assert tensor_repr(array, dtype=dtype) == repr(_torch_tensor(array, dtype))
+    finally:
+        torch.set_printoptions(profile="default", sci_mode=None)
+        reset_print_options()

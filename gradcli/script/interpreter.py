@@ -45,7 +45,14 @@ from .runtime import (
     Tensor,
     apply_op,
 )
-from .tensor_repr import dtype_repr, grad_fn_repr, size_repr, tensor_repr
+from .tensor_repr import (
+    dtype_repr,
+    grad_fn_repr,
+    reset_print_options,
+    set_print_options,
+    size_repr,
+    tensor_repr,
+)
 from .writes import COPY_SLICES, VIEW_AFTER_WRITE
 
 
@@ -333,6 +340,7 @@ _CONSTRUCTORS = {
     # random tensors come from gradcli's own generator (NumPy's PCG64, seeded by manual_seed,
     # else by 0): the same script gives the same numbers every run, but not torch's numbers
     "device",
+    "set_printoptions",
     "Size",
     "allclose",
     "isclose",
@@ -717,6 +725,13 @@ class Interpreter:
     # -- running ----------------------------------------------------------------
 
     def run(self) -> RunResult:
+        reset_print_options()  # torch.set_printoptions lasts one run
+        try:
+            return self._run()
+        finally:
+            reset_print_options()
+
+    def _run(self) -> RunResult:
         try:
             module = _parse(self.source)
             check(module)
@@ -1804,6 +1819,22 @@ class Interpreter:
             return NoGrad(self.grad_enabled, before)
         if name == "is_grad_enabled":
             return self.grad_enabled
+        if name == "set_printoptions":
+            names = ("precision", "threshold", "edgeitems", "linewidth", "profile", "sci_mode")
+            given = dict(zip(names, args)) | kwargs
+            if len(args) > len(names) or any(k not in names for k in given):
+                raise ScriptRuntimeError("set_printoptions() got an unexpected argument", "TypeError")
+            for key in ("precision", "threshold", "edgeitems", "linewidth"):
+                value = given.get(key)
+                if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                    raise ScriptRuntimeError(f"set_printoptions(): {key} must be a whole number", "TypeError")
+            if given.get("precision") is not None and given["precision"] > 100:
+                raise ScriptError(f"{_position(node)}: set_printoptions(precision=...) above 100 is refused")
+            try:
+                set_print_options(**given)
+            except ValueError as exc:
+                raise ScriptRuntimeError(str(exc), "ValueError") from None
+            return None
         if name == "inference_mode":  # for what a script can see, no_grad
             if args and not self.truth(args[0]) or kwargs.get("mode") is False:
                 return NoGrad(self.grad_enabled)

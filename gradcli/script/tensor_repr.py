@@ -17,11 +17,45 @@ from typing import Any
 
 import numpy as np
 
-# torch's PRINT_OPTS defaults; `run` scripts cannot change them (no set_printoptions).
+# torch's PRINT_OPTS defaults; a `run` script changes them with torch.set_printoptions
+# (set_print_options below), and each run starts from these (reset_print_options).
 PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
 LINEWIDTH = 80
+SCI_MODE: bool | None = None  # None: torch decides from the values
+_PROFILES = {
+    "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
+    "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+    "full": {"precision": 4, "threshold": 2**63 - 1, "edgeitems": 3, "linewidth": 80},
+}
+
+
+def set_print_options(
+    precision: int | None = None,
+    threshold: int | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """torch.set_printoptions: a profile first, then the options given; sci_mode always."""
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(_PROFILES)}")
+        chosen = _PROFILES[profile]
+        PRECISION, THRESHOLD = chosen["precision"], chosen["threshold"]
+        EDGEITEMS, LINEWIDTH = chosen["edgeitems"], chosen["linewidth"]
+    PRECISION = PRECISION if precision is None else precision
+    THRESHOLD = THRESHOLD if threshold is None else threshold
+    EDGEITEMS = EDGEITEMS if edgeitems is None else edgeitems
+    LINEWIDTH = LINEWIDTH if linewidth is None else linewidth
+    SCI_MODE = sci_mode
+
+
+def reset_print_options() -> None:
+    set_print_options(profile="default")
 
 # torch dtype name -> NumPy dtype. bfloat16 and complex are absent: gradcli has neither.
 _DTYPES: dict[str, np.dtype] = {
@@ -199,6 +233,8 @@ class _Formatter:
         magnitudes = np.abs(nonzero_finite.astype(np.float64))
         smallest, largest = float(magnitudes.min()), float(magnitudes.max())
         self.sci_mode = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+        if SCI_MODE is not None:
+            self.sci_mode = SCI_MODE
 
         values = nonzero_finite.astype(np.float64).tolist()
         if self.sci_mode:
