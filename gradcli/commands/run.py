@@ -19,7 +19,8 @@ list comprehensions and generator expressions, dicts, if, small defs (@torch.no_
 too; a def with `yield` runs through when called and its values are iterated after),
 iter/next, try/except RuntimeError, assert, with torch.no_grad(), print, f-strings and
 %-formatting; torch.device and x.to(device) (the CPU); torch.allclose, type(v),
-max()/min() over tensors, x.double() of a tensor that requires grad (ToCopyBackward0);
+isinstance, f(*args), max()/min() over tensors, torch.set_printoptions, int32 tensors,
+x.double() of a tensor that requires grad (ToCopyBackward0);
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn and
 randint (gradcli's own generator, seeded by torch.manual_seed: the same numbers every
 run, not torch's) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),

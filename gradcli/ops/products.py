@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from . import strides as layout
-from .core import Op, Shape, broadcast_shapes, call
+from .core import Composite, Op, Shape, Spelling, broadcast_shapes, call
 
 
 def _matmul_nodes(apply, a, b, shapes=(), strides=(), grads=(), **_):
@@ -179,3 +179,25 @@ INTERNAL: tuple[Op, ...] = (
         written=lambda texts, attrs: f"{texts[0]}.squeeze({attrs['dims'][0]})",
     ),
 )
+
+
+def _outer(apply, a, b, shapes=((), ()), **_):
+    """torch.outer(a, b) is `a.reshape(-1, 1) * b` in ATen: ViewBackward0, then MulBackward0."""
+    for shape, name in zip(shapes, ("self", "vec2")):
+        if shape is not None and len(shape) != 1:
+            raise ShapeError(f"outer: Expected 1-D argument {name}, but got {len(shape)}-D")
+    return apply("mul", apply("reshape", a, shape=(-1, 1)), b)
+
+
+COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "outer",
+        2,
+        (),
+        _outer,
+        torch="torch.outer",
+        derivative="a.reshape(-1, 1) * b: ViewBackward0, MulBackward0",
+        shaped=True,
+    ),
+)
+TORCH_ALIASES = {"ger": Spelling("outer")}

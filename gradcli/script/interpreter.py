@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
-from ..ops import MODULES, REWRITES
+from ..ops import MODULES, REWRITES, strides
 from ..ops.constructors import arange_values, linspace_values
 from ..parse import Apply, Num, _Parser, returns_pair
 from . import runtime
@@ -315,6 +315,7 @@ _DTYPES = {
     "int": "int32",
     "bool": "bool",
 }
+_CLASSES = ("int", "float", "bool", "str", "list", "tuple", "dict", "set", "range")
 _TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 _CONSTRUCTORS = {
     "tensor",
@@ -420,6 +421,8 @@ _EXCEPTIONS = {
     "AssertionError",
     "UserWarning",
     "StopIteration",
+    "AttributeError",
+    "KeyError",
 }
 _IMPORTS = {
     "torch": "torch",
@@ -499,6 +502,7 @@ _IN_PLACE_CALLS = {
 
 _ALLOWED = (
     ast.Yield,  # only as a statement in a def (check() refuses it elsewhere)
+    ast.Starred,  # only as a call's argument, f(*xs) (check() refuses it elsewhere)
     ast.Module,
     ast.Expr,
     ast.Assign,
@@ -593,6 +597,18 @@ def _position(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
 
 
+def _dim_index(dim: Any, ndim: int) -> int:
+    """A dim argument as a position (negative dims count from the end), torch's IndexError else."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise ScriptRuntimeError("stride(): argument 'dim' must be int", "TypeError")
+    if not -max(ndim, 1) <= dim < max(ndim, 1):
+        raise ScriptRuntimeError(
+            f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})",
+            "IndexError",
+        )
+    return dim % max(ndim, 1)
+
+
 def _yields(node: ast.FunctionDef) -> bool:
     """Whether this def's own body (not a nested def's) yields: a generator function."""
     stack: list[ast.AST] = list(node.body)
@@ -614,9 +630,12 @@ def check(module: ast.Module) -> None:
         for n in ast.walk(fn)
         if isinstance(n, ast.Expr) and isinstance(n.value, ast.Yield)
     }
+    spread = {id(a) for n in ast.walk(module) if isinstance(n, ast.Call) for a in n.args}  # f(*xs)
     stack: list[tuple[ast.AST, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
+        if isinstance(node, ast.Starred) and id(node) not in spread:
+            raise ScriptError(f"{_position(node)}: starred expressions are supported in calls only, as in f(*xs)")
         if isinstance(node, ast.Yield) and id(node) not in statements:
             raise ScriptError(f"{_position(node)}: yield is supported as a statement in a def, as in `yield x, y`")
         if depth > limits.Script.MAX_EXPR_DEPTH and isinstance(node, ast.expr):
@@ -1369,7 +1388,7 @@ class Interpreter:
         if isinstance(owner, np.ndarray) and name in ("shape", "ndim", "size", "dtype"):
             return getattr(owner, name)  # what .numpy() gave: NumPy's own tuple and numbers
         raise ScriptRuntimeError(
-            f"'{self.type_name(owner)}' object has no attribute '{name}'", "AttributeError"
+            f"'{self.class_name(owner)}' object has no attribute '{name}'", "AttributeError"
         )
 
     def module_attribute(self, module: Module, name: str, node: ast.AST) -> Any:
@@ -1471,8 +1490,12 @@ class Interpreter:
         func = self.expr(node.func)
         args = []
         for a in node.args:
-            if isinstance(a, ast.Starred):
-                raise ScriptError(f"{_position(a)}: starred arguments are not supported")
+            if isinstance(a, ast.Starred):  # print(*x.shape), f(*args): the sequence's items
+                items = self.sequence_of(self.expr(a.value))
+                if not isinstance(items, list):
+                    raise ScriptRuntimeError("argument after * must be an iterable", "TypeError")
+                args.extend(items)
+                continue
             args.append(self.expr(a))
         kwargs = {}
         for kw in node.keywords:
@@ -1641,7 +1664,12 @@ class Interpreter:
                 return impl(self.truth(v) for v in items[0])
             return self.python(lambda: impl(*items, **kwargs))
         if name == "isinstance":
-            raise ScriptError(f"{_position(node)}: isinstance() is not supported")
+            if len(args) != 2:
+                raise ScriptRuntimeError("isinstance expected 2 arguments", "TypeError")
+            classes = args[1] if isinstance(args[1], tuple) else (args[1],)
+            mine = self.class_name(args[0])
+            # bool is an int subclass, as in Python
+            return any(self.named_class(c) in (mine, "int" if mine == "bool" else mine) for c in classes)
         impl = {"float": float, "int": int, "bool": bool, "round": round, "abs": abs, "min": min, "max": max}[
             name
         ]
@@ -1667,6 +1695,16 @@ class Interpreter:
             if self.truth(better):
                 best = item
         return best
+
+    def named_class(self, value: Any) -> str:
+        """The class a script names in isinstance(v, torch.Tensor) / (int, float)."""
+        if isinstance(value, Function) and value.module == "torch" and value.name == "Tensor":
+            return "torch.Tensor"
+        if isinstance(value, Function) and value.module == "" and value.name in _CLASSES:
+            return value.name
+        if isinstance(value, TypeOf):
+            return value.name
+        raise ScriptRuntimeError("isinstance() arg 2 must be a type, a tuple of types, or a union", "TypeError")
 
     def class_name(self, value: Any) -> str:
         """type(value)'s name as Python prints it for the torch object it stands for."""
@@ -2359,6 +2397,11 @@ class Interpreter:
             return t.value.ndim
         if name in ("numel", "nelement") and not args:
             return int(t.value.size)
+        if name == "is_contiguous" and not args and not kwargs:
+            return strides.is_contiguous(t.shape, runtime.element_strides(t))
+        if name == "stride" and len(args) <= 1 and not kwargs:
+            layout = runtime.element_strides(t)
+            return tuple(layout) if not args else layout[_dim_index(args[0], len(layout))]
         if name == "requires_grad_":
             t.set_requires_grad(self.truth(args[0]) if args else bool(kwargs.get("requires_grad", True)))
             return t

@@ -109,6 +109,7 @@ RESOURCE = [
         "MAX_OUTPUT_CHARS=10,000,000",
     ),
     script("run-string", "s = 'a' * 10**10\n", "MAX_SEQUENCE=1,000,000"),
+    script("run-starred-range", "print(*range(10**9))\n", "MAX_SEQUENCE="),
     script("run-doubling-list", "x = [1]\nfor i in range(100):\n    x = x + x\n", "MAX_SEQUENCE="),
     script(
         "run-comprehension-bomb",
