@@ -315,6 +315,7 @@ _DTYPES = {
     "int": "int32",
     "bool": "bool",
 }
+_PIECES = ("chunk", "split", "unbind")  # tensor methods and torch functions that return tuples
 _CLASSES = ("int", "float", "bool", "str", "list", "tuple", "dict", "set", "range")
 _TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 _CONSTRUCTORS = {
@@ -1412,7 +1413,7 @@ class Interpreter:
                 return DType(_DTYPES[name])
             if name in ("pi", "e", "inf", "nan"):
                 return _MATH_CONSTANTS[name]
-            if name in _CONSTRUCTORS or name in MODULES["torch"]:
+            if name in _CONSTRUCTORS or name in MODULES["torch"] or name in _PIECES:
                 return Function("torch", name)
             if name in _RANDOM:
                 raise ScriptError(
@@ -1514,6 +1515,10 @@ class Interpreter:
                 return self.autograd_call(func.name, args, kwargs, node)
             if func.module == "torch" and func.name in _CONSTRUCTORS:
                 return self.construct(func.name, args, kwargs, node)
+            if func.module == "torch" and func.name in _PIECES:
+                if not args or not isinstance(args[0], Tensor):
+                    raise ScriptRuntimeError(f"{func.name}(): argument 'input' must be Tensor", "TypeError")
+                return self.pieces(func.name, args[0], args[1:], kwargs)
             return self.registry(func.module, func.name, None, args, kwargs, node)
         if isinstance(func, Method):
             return self.method(func.receiver, func.name, args, kwargs, node)
@@ -1676,6 +1681,58 @@ class Interpreter:
         if any(isinstance(a, Tensor) for a in args):
             raise ScriptError(f"{_position(node)}: {name}() of a tensor is not supported here")
         return self.python(lambda: impl(*args, **kwargs))
+
+    def pieces(self, name: str, t: Tensor, args: list, kwargs: dict) -> tuple:
+        """x.chunk(n, dim), x.split(size or sizes, dim), x.unbind(dim): a tuple of views, each
+        with the grad_fn torch names for the call (SplitBackward0, SplitWithSizesBackward0,
+        UnbindBackward0); their gradients go back through the slices they are."""
+        names = {"chunk": ("chunks", "dim"), "split": ("split_size_or_sections", "dim"), "unbind": ("dim",)}[name]
+        given = dict(zip(names, args)) | kwargs
+        if len(args) > len(names) or any(k not in names for k in given):
+            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
+        ndim = max(t.value.ndim, 1)
+        if not t.shape:
+            raise ScriptRuntimeError(f"{name} expects at least a 1-dimensional tensor")
+        dim = _dim_index(given.get("dim", 0), ndim)
+        size = t.shape[dim]
+        if name == "unbind":
+            parts = [self.apply("select", [t], {"dim": dim, "index": i}) for i in range(size)]
+            return self._named(parts, "UnbindBackward0")
+        if name == "chunk":
+            chunks = given.get("chunks")
+            if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
+                raise ScriptRuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+            step = -(-size // chunks) if size else 1
+            sizes = [min(step, size - start) for start in range(0, size, step)] or [0]
+            grad_fn = "SplitBackward0"
+        else:
+            sections = given.get("split_size_or_sections")
+            if isinstance(sections, int) and not isinstance(sections, bool) and sections > 0:
+                sizes = [min(sections, size - start) for start in range(0, size, sections)] or [0]
+                grad_fn = "SplitBackward0"
+            elif isinstance(sections, (list, tuple)) and all(isinstance(n, int) and n >= 0 for n in sections):
+                if sum(sections) != size:
+                    raise ScriptRuntimeError(
+                        f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                        f"dimension {dim}), but got split_sizes={list(sections)}"
+                    )
+                sizes, grad_fn = list(sections), "SplitWithSizesBackward0"
+            else:
+                raise ScriptRuntimeError("split(): split_size_or_sections must be an int or a list of ints", "TypeError")
+        if len(sizes) > limits.Script.MAX_SEQUENCE:
+            raise ScriptError(f"line {self.line}: more than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,} pieces")
+        parts, start = [], 0
+        for n in sizes:
+            parts.append(self.apply("slice", [t], {"dim": dim, "start": start, "end": start + n, "step": 1}))
+            start += n
+        return self._named(parts, grad_fn)
+
+    @staticmethod
+    def _named(parts: list, grad_fn: str) -> tuple:
+        for part in parts:
+            if isinstance(part, Tensor) and isinstance(part.grad_fn, runtime.Fn):
+                part.grad_fn.name = grad_fn
+        return tuple(parts)
 
     def extreme(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         """Python's max()/min() over tensors: the first item no later one beats, compared by
@@ -2487,6 +2544,8 @@ class Interpreter:
                 return self.apply("_to_copy", [t], {"dtype": target})
             # an integer or bool result never requires grad in torch: no node, no gradient
             return Tensor(t.value.astype(target), dtype=target)
+        if name in _PIECES:
+            return self.pieces(name, t, args, kwargs)
         if name == "register_hook" and len(args) == 1 and not kwargs:
             return self.register_hook(t, args[0], node)
         if name == "register_post_accumulate_grad_hook":
