@@ -18,7 +18,7 @@ from . import limits
 from .errors import CLI_WORDS, AutogradError, ShapeError, option
 from .graph import OP, Graph, Node
 from .ops import unbroadcast
-from .ops.dtypes import extended, widened
+from .ops.dtypes import widened
 
 
 def torch_size(shape: tuple[int, ...]) -> str:
@@ -53,8 +53,6 @@ def evaluate(node: Node, values: list[np.ndarray | None], dtype: np.dtype) -> np
     args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
     if dtype == np.float32:  # exp, tanh ...: double, rounded once, as torch's kernels land
         args = widened(node.op.name, args)
-    elif dtype == np.float64:  # tanh, sinh ...: extended precision, rounded once
-        args = extended(node.op.name, args)
     return np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
 
 

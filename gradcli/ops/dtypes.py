@@ -63,7 +63,9 @@ WIDE_FLOAT32 = frozenset({
 # often: computed in x87 extended precision (np.longdouble) and rounded once. Share of 100,001
 # inputs in [-3, 3] that differ from torch 2.13: tanh 21% -> 0.7%, sinh 26% -> 0.05%, cosh
 # 20% -> 0.03%, expm1 10% -> 0.05%, log1p 9% -> 2%. Extended precision is 4-7x slower, so
-# only tensors up to EXTENDED_ELEMENTS take it (tutorial sizes; big arrays keep NumPy's speed).
+# only `gradcli run` takes it, for tensors up to EXTENDED_ELEMENTS (tutorial sizes): the
+# graph's blocked and batched paths must agree with its node-by-node one bit for bit, and
+# they see other array sizes.
 WIDE_FLOAT64 = frozenset({"tanh", "sinh", "cosh", "expm1", "log1p"})
 EXTENDED_ELEMENTS = 1 << 16
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from .core import Op, _sgn, call
-from .dtypes import EXTENDED_ELEMENTS
 from .summation import torch_sum
 
 
@@ -41,12 +40,10 @@ def kernel(name: str, forward, vjp, grad_fn: str, derivative: str, **extra) -> O
 
 
 def _tanh_backward(g, out):
-    """g * (1 - out * out), with torch's kernel's 1 - out * out one fused multiply-add: exact
-    in double for float32, in extended precision for float64 tensors of tutorial size."""
+    """g * (1 - out * out). torch's float32 kernel fuses 1 - out * out into one multiply-add,
+    which double computes exactly (element by element, so every evaluation path agrees)."""
     if type(out) is np.ndarray and out.dtype == np.float32:
         return g * (1 - np.square(out.astype(np.float64))).astype(np.float32)
-    if type(out) is np.ndarray and out.dtype == np.float64 and out.size <= EXTENDED_ELEMENTS:
-        return g * (1 - np.square(out.astype(np.longdouble))).astype(np.float64)
     return g * (1 - out * out)
 
 
