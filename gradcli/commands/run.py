@@ -24,6 +24,7 @@ x.double() of a tensor that requires grad (ToCopyBackward0);
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn and
 randint (gradcli's own generator, seeded by torch.manual_seed: the same numbers every
 run, not torch's) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
+torch.autograd.functional.jacobian/hessian,
 torch.autograd.backward and torch.autograd.grad (several outputs, grad_outputs,
 allow_unused, create_graph=True for second derivatives, Hessian-vector products and
 gradient penalties), .grad, .grad.zero_(), retain_grad(), register_hook, detach(),

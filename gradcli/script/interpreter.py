@@ -429,6 +429,7 @@ _IMPORTS = {
     "torch": "torch",
     "torch.nn.functional": "torch.nn.functional",
     "torch.autograd": "torch.autograd",
+    "torch.autograd.functional": "torch.autograd.functional",
     "torch.nn": "torch.nn",
     "math": "math",
     "numpy": "numpy",
@@ -1394,7 +1395,14 @@ class Interpreter:
 
     def module_attribute(self, module: Module, name: str, node: ast.AST) -> Any:
         full = f"{module.name}.{name}"
-        if full in ("torch.nn", "torch.autograd", "torch.nn.functional", "torch.cuda", "torch.backends"):
+        if full in (
+            "torch.nn",
+            "torch.autograd",
+            "torch.nn.functional",
+            "torch.cuda",
+            "torch.backends",
+            "torch.autograd.functional",
+        ):
             return Module(full)
         if full == "torch.backends.mps":
             return Module(full)
@@ -1423,6 +1431,9 @@ class Interpreter:
         elif module.name == "torch.autograd":
             if name in ("grad", "backward"):
                 return Function("torch.autograd", name)
+        elif module.name == "torch.autograd.functional":
+            if name in ("jacobian", "hessian"):
+                return Function("torch.autograd.functional", name)
         elif module.name == "torch.nn.functional" and name in MODULES["F"]:
             return Function("torch.nn.functional", name)
         raise ScriptError(f"{_position(node)}: '{full}' is not supported by gradcli run (see 'gradcli ops')")
@@ -1513,6 +1524,8 @@ class Interpreter:
                 return self.python(lambda: _MATH[func.name](*values, **kwargs))
             if func.module == "torch.autograd":
                 return self.autograd_call(func.name, args, kwargs, node)
+            if func.module == "torch.autograd.functional":
+                return self.functional(func.name, args, kwargs, node)
             if func.module == "torch" and func.name in _CONSTRUCTORS:
                 return self.construct(func.name, args, kwargs, node)
             if func.module == "torch" and func.name in _PIECES:
@@ -2719,6 +2732,81 @@ class Interpreter:
         )
         self.recorded("autograd.grad", traced, [None if g is None else g.value for g in results])
         return results
+
+
+    def functional(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        """torch.autograd.functional.jacobian(f, inputs) and .hessian(f, inputs), as torch's
+        reverse mode computes them: the inputs detached and made to require grad, f called
+        once, then one torch.autograd.grad per output element (the gradient's, for hessian)."""
+        names = ("func", "inputs", "create_graph", "strict", "vectorize", "strategy")
+        if name == "hessian":
+            names = ("func", "inputs", "create_graph", "strict", "vectorize", "outer_jacobian_strategy")
+        given = dict(zip(names, args)) | kwargs
+        if len(args) > len(names) or any(k not in names for k in given):
+            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
+        func, inputs = given.get("func"), given.get("inputs")
+        if not isinstance(func, UserFunction):
+            raise ScriptError(f"{_position(node)}: {name}() takes a function defined in the script")
+        if given.get("create_graph") or given.get("strict") or given.get("vectorize"):
+            raise ScriptError(f"{_position(node)}: {name}() with create_graph, strict or vectorize is not supported")
+        single = isinstance(inputs, Tensor)
+        sources = [inputs] if single else list(inputs) if isinstance(inputs, (list, tuple)) else None
+        if not sources or not all(isinstance(x, Tensor) for x in sources):
+            raise ScriptRuntimeError(f"The inputs given to {name} must be either a Tensor or a tuple of Tensors", "TypeError")
+        leaves = [Tensor(np.array(x.value), dtype=x.dtype, requires_grad=True) for x in sources]
+        previous, self.grad_enabled = self.grad_enabled, True
+        try:
+            out = self.call_user(func, leaves, {}, node)
+            if name == "hessian":
+                if not isinstance(out, Tensor) or out.value.size != 1:
+                    raise ScriptRuntimeError(
+                        "The function given to hessian should return a single Tensor with a single element"
+                    )
+                firsts = self.autograd_call(
+                    "grad", [out, leaves], {"create_graph": True, "allow_unused": True}, node
+                )
+                outputs = [g if g is not None else Tensor(np.zeros(x.shape, x.value.dtype), dtype=x.dtype) for g, x in zip(firsts, leaves)]
+                blocks = [self._jacobian_rows(o, leaves, node) for o in outputs]
+                if single:
+                    return blocks[0][0]
+                return tuple(tuple(row) for row in blocks)
+            outputs = [out] if isinstance(out, Tensor) else list(out) if isinstance(out, (list, tuple)) else None
+            if not outputs or not all(isinstance(o, Tensor) for o in outputs):
+                raise ScriptRuntimeError(
+                    "The outputs of the user-provided function given to jacobian must be either a Tensor or a tuple of Tensors",
+                    "TypeError",
+                )
+            blocks = [self._jacobian_rows(o, leaves, node) for o in outputs]
+        finally:
+            self.grad_enabled = previous
+        if isinstance(out, Tensor):
+            return blocks[0][0] if single else tuple(blocks[0])
+        return tuple(b[0] for b in blocks) if single else tuple(tuple(b) for b in blocks)
+
+    def _jacobian_rows(self, output: Tensor, leaves: list, node: ast.AST) -> list:
+        """d output / d leaf for each leaf: one backward per element of output, stacked."""
+        count = output.value.size
+        if count > limits.Script.MAX_LOOP:
+            raise ScriptError(f"line {self.line}: a jacobian of more than MAX_LOOP={limits.Script.MAX_LOOP:,} rows")
+        rows: list[list[np.ndarray]] = [[] for _ in leaves]
+        for i in range(count):
+            if output.requires_grad:
+                seed = np.zeros(output.value.size, dtype=output.value.dtype)
+                seed[i] = 1
+                grads = self.autograd_call(
+                    "grad",
+                    [output, leaves],
+                    {"grad_outputs": Tensor(seed.reshape(output.shape), dtype=output.dtype), "retain_graph": True, "allow_unused": True},
+                    node,
+                )
+            else:
+                grads = [None] * len(leaves)
+            for k, (g, x) in enumerate(zip(grads, leaves)):
+                rows[k].append(np.zeros(x.shape, x.value.dtype) if g is None else np.asarray(g.value))
+        return [
+            Tensor(np.stack(r).reshape(output.shape + x.shape) if r else np.zeros(output.shape + x.shape), dtype=x.dtype)
+            for r, x in zip(rows, leaves)
+        ]
 
 
 class _Memory:
