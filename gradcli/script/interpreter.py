@@ -315,7 +315,8 @@ _DTYPES = {
     "int": "int32",
     "bool": "bool",
 }
-_PIECES = ("chunk", "split", "unbind")  # tensor methods and torch functions that return tuples
+_PIECES = ("chunk", "split", "unbind")
+_POSITIONS = ("nonzero", "argwhere")  # int64 positions: x.nonzero(), torch.argwhere(x)  # tensor methods and torch functions that return tuples
 _CLASSES = ("int", "float", "bool", "str", "list", "tuple", "dict", "set", "range")
 _TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 _CONSTRUCTORS = {
@@ -1421,7 +1422,7 @@ class Interpreter:
                 return DType(_DTYPES[name])
             if name in ("pi", "e", "inf", "nan"):
                 return _MATH_CONSTANTS[name]
-            if name in _CONSTRUCTORS or name in MODULES["torch"] or name in _PIECES:
+            if name in _CONSTRUCTORS or name in MODULES["torch"] or name in _PIECES or name in _POSITIONS:
                 return Function("torch", name)
             if name in _RANDOM:
                 raise ScriptError(
@@ -1528,6 +1529,12 @@ class Interpreter:
                 return self.functional(func.name, args, kwargs, node)
             if func.module == "torch" and func.name in _CONSTRUCTORS:
                 return self.construct(func.name, args, kwargs, node)
+            if func.module == "torch" and func.name in _POSITIONS or (
+                func.module == "torch" and func.name == "where" and len(args) == 1 and not kwargs
+            ):
+                if not args or not isinstance(args[0], Tensor):
+                    raise ScriptRuntimeError(f"{func.name}(): argument 'input' must be Tensor", "TypeError")
+                return self.positions(func.name, args[0], args[1:], kwargs)
             if func.module == "torch" and func.name in _PIECES:
                 if not args or not isinstance(args[0], Tensor):
                     raise ScriptRuntimeError(f"{func.name}(): argument 'input' must be Tensor", "TypeError")
@@ -1739,6 +1746,22 @@ class Interpreter:
             parts.append(self.apply("slice", [t], {"dim": dim, "start": start, "end": start + n, "step": 1}))
             start += n
         return self._named(parts, grad_fn)
+
+    def positions(self, name: str, t: Tensor, args: list, kwargs: dict) -> Any:
+        """torch.where(cond), x.nonzero() and torch.argwhere(x): int64 positions of the
+        nonzero elements, as one tensor per dim (as_tuple) or as rows."""
+        as_tuple = name == "where" or bool(kwargs.pop("as_tuple", False))
+        if args or kwargs:
+            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
+        if not t.shape:  # a 0-d tensor: one position of no dims, or none
+            count = int(bool(t.value.reshape(()) != 0))
+            if as_tuple:
+                return (Tensor(np.zeros(count, np.int64), dtype="int64"),)
+            return Tensor(np.zeros((count, 0), np.int64), dtype="int64")
+        found = np.nonzero(t.value)
+        if as_tuple:
+            return tuple(Tensor(np.asarray(i, dtype=np.int64), dtype="int64") for i in found)
+        return Tensor(np.stack(found, axis=1).astype(np.int64), dtype="int64")
 
     @staticmethod
     def _named(parts: list, grad_fn: str) -> tuple:
@@ -2559,6 +2582,8 @@ class Interpreter:
             return Tensor(t.value.astype(target), dtype=target)
         if name in _PIECES:
             return self.pieces(name, t, args, kwargs)
+        if name in _POSITIONS:
+            return self.positions(name, t, args, kwargs)
         if name == "register_hook" and len(args) == 1 and not kwargs:
             return self.register_hook(t, args[0], node)
         if name == "register_post_accumulate_grad_hook":
