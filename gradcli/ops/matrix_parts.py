@@ -1,10 +1,13 @@
-"""Parts of matrices and reversed tensors: `torch.tril`, `torch.triu` and `x.flip(dims)`.
+"""Parts of matrices and reversed tensors: `torch.tril`, `torch.triu`, `x.flip(dims)`,
+`x.diagonal()`, `torch.diag` and `torch.trace`.
 
 tril/triu keep the elements on and below (above) the `diagonal`-th diagonal of the last two
 dims and zero the rest: nanoGPT's causal mask is `torch.tril(torch.ones(T, T))`. Their
 gradient is the incoming one cut the same way (derivatives.yaml: grad.tril(diagonal)),
 TrilBackward0 / TriuBackward0. flip reverses the listed dims; its gradient flips back,
-FlipBackward0.
+FlipBackward0. diagonal (DiagonalBackward0) and trace (TraceBackward0) send their gradient
+back onto the diagonal they read; torch.diag of a vector builds a matrix (DiagEmbedBackward0)
+and of a matrix reads its diagonal (DiagonalBackward0_copy, as torch 2.13 names it).
 """
 
 from __future__ import annotations
@@ -84,9 +87,108 @@ def _flip(a, dims=None):
     return np.flip(a, axis=_flip_dims(a.shape, dims)).copy()
 
 
+def _diagonal_shape(a: Shape, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Shape:
+    if len(a) < 2:
+        raise ShapeError(f"diagonal dimensions requires ndim larger than 1, but got ndim {len(a)}")
+    d1, d2 = _normalise_dim(dim1, len(a)), _normalise_dim(dim2, len(a))
+    if d1 == d2:
+        raise ShapeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    rows, cols = a[d1], a[d2]
+    length = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    return tuple(n for i, n in enumerate(a) if i not in (d1, d2)) + (length,)
+
+
+def _diagonal(a, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    a = np.asarray(a)
+    return np.diagonal(a, offset, _normalise_dim(dim1, a.ndim), _normalise_dim(dim2, a.ndim)).copy()
+
+
+def _onto_diagonal(g, shape: Shape, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    """diagonal_backward: zeros of `shape` with g written along the diagonal it was read from."""
+    g = np.asarray(g)
+    grad = np.zeros(shape, dtype=np.result_type(g, np.float32))
+    d1, d2 = _normalise_dim(dim1, len(shape)), _normalise_dim(dim2, len(shape))
+    turned = np.moveaxis(grad, (d1, d2), (-2, -1))  # a view: writes land in grad
+    steps = np.arange(g.shape[-1])
+    turned[..., steps + max(-offset, 0), steps + max(offset, 0)] = g
+    return grad
+
+
+def _trace_shape(a: Shape) -> Shape:
+    if len(a) != 2:
+        raise ShapeError(f"trace: expected a matrix, but got tensor with dim {len(a)}")
+    return ()
+
+
+def _diag_shape(a: Shape, diagonal: int = 0) -> Shape:
+    if len(a) == 1:
+        n = a[0] + abs(diagonal)
+        return (n, n)
+    if len(a) == 2:
+        return _diagonal_shape(a, diagonal)
+    raise ShapeError(f"diag(): Supports 1D or 2D tensors. Got {len(a)}D")
+
+
+def _diag_vjp(g, out, a, diagonal: int = 0):
+    if np.ndim(a) == 1:  # diag_embed's backward reads the diagonal back
+        return np.diagonal(np.asarray(g), diagonal).copy()
+    return _onto_diagonal(g, np.shape(a), diagonal)
+
+
 OPS: tuple[Op, ...] = (
     _triangle_op("tril", True, "the lower triangle (elements j <= i + diagonal), zeros above"),
     _triangle_op("triu", False, "the upper triangle (elements j >= i + diagonal), zeros below"),
+    Op(
+        "diagonal",
+        "x.diagonal(offset=0, dim1=0, dim2=1) or torch.diagonal(x)",
+        forward=_diagonal,
+        vjp=(lambda g, out, a, offset=0, dim1=0, dim2=1: _onto_diagonal(g, np.shape(a), offset, dim1, dim2),),
+        sympy=lambda sp, a, shapes=((),), **attrs: _fn(sp, "diagonal")(a, attrs.get("offset", 0)),
+        grad_fn="DiagonalBackward0",
+        torch="torch.diagonal",
+        derivative="g written back onto the diagonal, zeros elsewhere",
+        saves_tensors=False,
+        elementwise=False,
+        params=(Param("offset", 0, "int"), Param("dim1", 0, "int"), Param("dim2", 1, "int")),
+        infer_shape=_diagonal_shape,
+        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: _fn(sp, "diagonal_backward")(g, attrs.get("offset", 0)),),
+        step=(lambda shapes, attrs: f"diagonal_backward({{g}}, {attrs.get('offset', 0)})",),
+        written=lambda texts, attrs: f"{texts[0]}.diagonal({attrs.get('offset', 0)}, {attrs.get('dim1', 0)}, {attrs.get('dim2', 1)})",
+    ),
+    Op(
+        "trace",
+        "torch.trace(x) or x.trace(): the sum of a matrix's diagonal",
+        forward=lambda a: np.asarray(np.trace(np.asarray(a), axis1=-2, axis2=-1)),
+        vjp=(lambda g, out, a: np.asarray(g) * np.eye(*np.shape(a)),),
+        sympy=lambda sp, a, shapes=((),): _fn(sp, "trace")(a),
+        grad_fn="TraceBackward0",
+        torch="torch.trace",
+        derivative="g on the diagonal, zeros elsewhere",
+        saves_tensors=False,
+        elementwise=False,
+        infer_shape=_trace_shape,
+        sym_vjp=(lambda sp, g, a, shapes=((),): _fn(sp, "trace_backward")(g),),
+        step=("trace_backward({g})",),
+        written=lambda texts, attrs: f"torch.trace({texts[0]})",
+    ),
+    Op(
+        "diag",
+        "torch.diag(v) (a matrix with v on its diagonal) or torch.diag(A) (A's diagonal)",
+        forward=lambda a, diagonal=0: np.diag(np.asarray(a), diagonal).copy(),
+        vjp=(_diag_vjp,),
+        sympy=lambda sp, a, shapes=((),), diagonal=0: _fn(sp, "diag")(a, diagonal),
+        grad_fn="DiagEmbedBackward0",
+        pick_grad_fn=lambda kinds, shapes, attrs: "DiagEmbedBackward0" if len(shapes[0]) == 1 else "DiagonalBackward0_copy",
+        torch="torch.diag",
+        derivative="the diagonal of g (vector in), or g back onto the diagonal (matrix in)",
+        saves_tensors=False,
+        elementwise=False,
+        params=(_DIAGONAL,),
+        infer_shape=_diag_shape,
+        sym_vjp=(lambda sp, g, a, shapes=((),), diagonal=0: _fn(sp, "diag_backward")(g, diagonal),),
+        step=(lambda shapes, attrs: f"diag_backward({{g}}, {attrs.get('diagonal', 0)})",),
+        written=lambda texts, attrs: f"torch.diag({texts[0]}, {attrs.get('diagonal', 0)})",
+    ),
     Op(
         "flip",
         "x.flip(dims) or torch.flip(x, dims): the elements of the listed dims in reverse order",

@@ -18,3 +18,13 @@ CASES = [
     Case("isinf", "with inf", (np.array([np.inf, 0.5, -np.inf]),)),
     Case("isfinite", "mixed", (np.array([np.inf, 0.5, np.nan]),)),
 ]
+
+CASES += [
+    Case("diagonal", "square", (uniform(-2, 2, (3, 3)),)),
+    Case("diagonal", "offset 1 of a wide matrix", (uniform(-2, 2, (3, 5)),), {"offset": 1}),
+    Case("diagonal", "dims 1 and 2, offset -1", (uniform(-2, 2, (2, 4, 3)),), {"offset": -1, "dim1": 1, "dim2": 2}),
+    Case("trace", "rectangular", (uniform(-2, 2, (3, 4)),)),
+    Case("diag", "a vector into a matrix", (uniform(-2, 2, (3,)),)),
+    Case("diag", "a vector above the diagonal", (uniform(-2, 2, (2,)),), {"diagonal": 1}),
+    Case("diag", "a matrix's diagonal", (uniform(-2, 2, (3, 4)),), {"diagonal": -1}),
+]
