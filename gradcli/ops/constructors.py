@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import ShapeError
 from .core import Op, Param, Shape, Spelling, _fn
 from .dtypes import BOOL, FLOAT, INT64
+from .exact import round_to_odd, two_sum
 
 DTYPE = Param("dtype", None, "dtype", keyword_only=True)
 # requires_grad=True would make a leaf, and a program's leaves are its --at names
@@ -130,13 +131,6 @@ def _arange_bounds(start: float, end: float | None, step: float) -> tuple[float,
     return (0, start, step) if end is None else (start, end, step)
 
 
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """a + b as a rounded sum and its exact error (Knuth's error-free transformation)."""
-    total = a + b
-    virtual = total - a
-    return total, (a - (total - virtual)) + (b - virtual)
-
-
 def _fused(a: float, index: np.ndarray, c: Any) -> np.ndarray:
     """a * i + c rounded once, as the fused multiply-add torch's AVX2 kernels compile it to,
     for doubles a and c and whole numbers 0 <= i < 2**26.
@@ -147,14 +141,10 @@ def _fused(a: float, index: np.ndarray, c: Any) -> np.ndarray:
     a, i, c = np.float64(a), index.astype(np.float64), np.asarray(c, np.float64)
     scaled = 134217729.0 * a  # 2**27 + 1
     high = scaled - (scaled - a)
-    product, product_error = _two_sum(high * i, (a - high) * i)  # a * i, exactly
-    total, total_error = _two_sum(product, c)
-    small, small_error = _two_sum(product_error, total_error)
-    even = (small.view(np.int64) & 1) == 0
-    inexact = (small_error != 0) & even & np.isfinite(small)
-    toward = np.where(small_error > 0, np.inf, -np.inf)
-    small = np.where(inexact, np.nextafter(small, toward), small)  # round to odd
-    return total + small
+    product, product_error = two_sum(high * i, (a - high) * i)  # a * i, exactly
+    total, total_error = two_sum(product, c)
+    small, small_error = two_sum(product_error, total_error)
+    return total + round_to_odd(small, small_error)
 
 
 def arange_values(start: float, end: float, step: float, dtype: Any) -> np.ndarray:

@@ -121,27 +121,28 @@ def _torch_order(*arrays: Any) -> bool:
     return all(type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and a.size and a.ndim for a in arrays)
 
 
-def _softmax(a: Any, dim: int | None = None) -> np.ndarray:
+def _normalised(a: Any, dim: int | None, log: bool) -> np.ndarray:
+    """softmax (log_softmax) forward: torch's kernel order on plain float arrays (in row
+    blocks), the plain formula on anything else (a 0-d tensor, integers made float)."""
+    kernel = softmax_order.log_softmax if log else softmax_order.softmax
     a = np.asarray(a)
     axis = _axis(a, dim)
     if not a.size:  # an empty dim: nothing to normalise, as torch returns
         return np.empty_like(a, dtype=np.result_type(a, np.float32))
     if _torch_order(a):
-        return _by_row_blocks(lambda block: softmax_order.softmax(block, axis), (a,), axis)
+        return _by_row_blocks(lambda block: kernel(block, axis), (a,), axis)
     shifted, _ = _shifted(a, dim)
     e = np.exp(shifted)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    total = np.sum(e, axis=axis, keepdims=True)
+    return shifted - np.log(total) if log else e / total
+
+
+def _softmax(a: Any, dim: int | None = None) -> np.ndarray:
+    return _normalised(a, dim, log=False)
 
 
 def _log_softmax(a: Any, dim: int | None = None) -> np.ndarray:
-    a = np.asarray(a)
-    axis = _axis(a, dim)
-    if not a.size:  # an empty dim: nothing to normalise, as torch returns
-        return np.empty_like(a, dtype=np.result_type(a, np.float32))
-    if _torch_order(a):
-        return _by_row_blocks(lambda block: softmax_order.log_softmax(block, axis), (a,), axis)
-    shifted, _ = _shifted(a, dim)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return _normalised(a, dim, log=True)
 
 
 def _softmax_backward_data(g, out, dim=None):

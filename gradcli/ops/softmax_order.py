@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .core import wide
+from .exact import round_to_odd, two_sum
+
 _VECTOR_BYTES = 32  # an AVX2 register
 _SHORT_LOOP = 8  # chunks added in a Python loop; more go through one ufunc.accumulate
 _BLOCK_ELEMENTS = 1 << 15  # rows turned at a time: 256 KB of float64, about an L2 cache
@@ -28,15 +31,11 @@ def _lanes(values: np.ndarray) -> int:
 
 def exp(values: np.ndarray) -> np.ndarray:
     """torch's vectorised exp: float32 through double, rounded once."""
-    if values.dtype == np.float32:
-        return np.exp(values.astype(np.float64)).astype(np.float32)
-    return np.exp(values)
+    return wide(np.exp, values)
 
 
 def log(values: np.ndarray) -> np.ndarray:
-    if values.dtype == np.float32:
-        return np.log(values.astype(np.float64)).astype(np.float32)
-    return np.log(values)
+    return wide(np.log, values)
 
 
 def fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -47,14 +46,8 @@ def fused(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     (Boldo and Melquiond). float64 stays unfused (exp already differs from torch there)."""
     if a.dtype != np.float32:
         return a * b + c
-    product = a.astype(np.float64) * b.astype(np.float64)
-    total = product + c
-    virtual = total - product
-    error = (product - (total - virtual)) + (c - virtual)
-    even = (total.view(np.int64) & 1) == 0
-    odd = np.nextafter(total, np.copysign(np.inf, error))
-    total = np.where((error != 0) & even & np.isfinite(total), odd, total)
-    return total.astype(np.float32)
+    total, error = two_sum(a.astype(np.float64) * b.astype(np.float64), c)  # the product is exact
+    return round_to_odd(total, error).astype(np.float32)
 
 
 def lane_reduce(
