@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from . import blocked, diagnostics, limits
+from . import allocator, blocked, diagnostics, limits
 from .autograd import NO_GRAD, forward, run_passes, seed_for
 from .errors import (
     CLI_WORDS,
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from .script.interpreter import RunResult
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
+
+allocator.reuse_freed_memory()
 
 
 @dataclass(frozen=True)

@@ -660,13 +660,19 @@ def test_big_softmax_kernels_run_in_row_blocks_with_the_same_bits(monkeypatch):
     rng = np.random.default_rng(7)
     x = rng.standard_normal((20_000, 5))
     g = rng.standard_normal((20_000, 5))
-    blocked = [nn._softmax(x, 1), nn._log_softmax(x, 1), nn._log_softmax_backward_data(g, x, 1)]
-    blocked.append(nn._softmax_backward_data(g, blocked[0], 1))
+    # the last dim (blocks written in place), the first (blocks of columns) and a middle one
+    cases = [(x, g, 1), (x, g, 0), (x.reshape(200, 100, 5), g.reshape(200, 100, 5), 1)]
+
+    def kernels(a, b, dim):
+        results = [nn._softmax(a, dim), nn._log_softmax(a, dim), nn._log_softmax_backward_data(b, a, dim)]
+        return [*results, nn._softmax_backward_data(b, results[0], dim)]
+
+    blocked = [kernels(*case) for case in cases]
     monkeypatch.setattr(nn, "_PARALLEL_ELEMENTS", 10**12)
-    whole = [nn._softmax(x, 1), nn._log_softmax(x, 1), nn._log_softmax_backward_data(g, x, 1)]
-    whole.append(nn._softmax_backward_data(g, whole[0], 1))
-    for a, b in zip(blocked, whole, strict=True):
-        np.testing.assert_array_equal(a, b)
+    whole = [kernels(*case) for case in cases]
+    for ours, one_call in zip(blocked, whole, strict=True):
+        for a, b in zip(ours, one_call, strict=True):
+            np.testing.assert_array_equal(a, b)
     y = rng.integers(0, 5, 20_000)
     result = grad("F.cross_entropy(x, y)", at={"x": x}, const={"y": y}, symbolic=False, nodes=False)
     leaf = torch.tensor(x, requires_grad=True)

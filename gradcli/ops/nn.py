@@ -85,9 +85,21 @@ def _workers() -> int:
     return max(1, min(available, 4))
 
 
+_pool: Any = None  # one ThreadPoolExecutor for the process, made on first use
+
+
+def _thread_pool() -> Any:
+    global _pool
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _pool = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="gradcli-rows")
+    return _pool
+
+
 def _by_row_blocks(kernel: Callable[..., np.ndarray], arrays: tuple[Any, ...], axis: int | None) -> np.ndarray:
-    """kernel(*arrays) on blocks of the arrays along a dim other than `axis` (the softmax dim),
-    in threads, when the arrays are big plain ones of one shape; else one call."""
+    """kernel(*arrays, into) on blocks of the arrays along a dim other than `axis` (the
+    softmax dim), in threads, when the arrays are big plain ones of one shape; else one call."""
     first = arrays[0]
     plain = all(type(a) is np.ndarray and a.shape == first.shape for a in arrays)
     if not plain or axis is None or first.size < _PARALLEL_ELEMENTS or first.ndim < 2:
@@ -96,17 +108,18 @@ def _by_row_blocks(kernel: Callable[..., np.ndarray], arrays: tuple[Any, ...], a
     workers = min(_workers(), first.shape[split])
     if workers < 2:
         return kernel(*arrays)
-    from concurrent.futures import ThreadPoolExecutor
-
     bounds = np.linspace(0, first.shape[split], workers + 1).astype(int)
     result = np.empty(first.shape, dtype=np.result_type(*arrays))
 
     def block(k: int) -> None:
         part = tuple(slice(bounds[k], bounds[k + 1]) if d == split else slice(None) for d in range(first.ndim))
-        result[part] = kernel(*(a[part] for a in arrays))
+        target = result[part]
+        if target.flags.c_contiguous:  # split along dim 0: the kernel writes in place
+            kernel(*(a[part] for a in arrays), target)
+        else:
+            target[...] = kernel(*(a[part] for a in arrays))
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gradcli-rows") as pool:
-        list(pool.map(block, range(workers)))
+    list(_thread_pool().map(block, range(workers)))
     return result
 
 
@@ -130,7 +143,7 @@ def _normalised(a: Any, dim: int | None, log: bool) -> np.ndarray:
     if not a.size:  # an empty dim: nothing to normalise, as torch returns
         return np.empty_like(a, dtype=np.result_type(a, np.float32))
     if _torch_order(a):
-        return _by_row_blocks(lambda block: kernel(block, axis), (a,), axis)
+        return _by_row_blocks(lambda block, into=None: kernel(block, axis, into), (a,), axis)
     shifted, _ = _shifted(a, dim)
     e = np.exp(shifted)
     total = np.sum(e, axis=axis, keepdims=True)
@@ -152,7 +165,9 @@ def _softmax_backward_data(g, out, dim=None):
         return np.zeros(np.shape(out), dtype=np.result_type(g, out))
     if _torch_order(g, out) and np.shape(g) == np.shape(out) and g.dtype == out.dtype:
         rows = g.size // g.shape[-1] if g.size else 0
-        return _by_row_blocks(lambda gb, ob: softmax_order.softmax_backward(gb, ob, axis, rows), (g, out), axis)
+        return _by_row_blocks(
+            lambda gb, ob, into=None: softmax_order.softmax_backward(gb, ob, axis, rows, into), (g, out), axis
+        )
     return out * (g - np.sum(g * out, axis=axis, keepdims=True))
 
 
@@ -168,7 +183,9 @@ def _log_softmax_backward_data(g, out, dim=None):
     if not np.size(out):
         return np.zeros(np.shape(out), dtype=np.result_type(g, out))
     if _torch_order(g, out) and np.shape(g) == np.shape(out) and g.dtype == out.dtype:
-        return _by_row_blocks(lambda gb, ob: softmax_order.log_softmax_backward(gb, ob, axis), (g, out), axis)
+        return _by_row_blocks(
+            lambda gb, ob, into=None: softmax_order.log_softmax_backward(gb, ob, axis, into), (g, out), axis
+        )
     return g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)
 
 

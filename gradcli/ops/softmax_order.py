@@ -94,17 +94,27 @@ def sequential_sum(values: np.ndarray, axis: int) -> np.ndarray:
     return last + values.dtype.type(0)  # from zero: -0.0 becomes 0.0, as 0 + (-0.0) does
 
 
-def _by_rows(kernel: Callable[..., np.ndarray], *arrays: np.ndarray) -> np.ndarray:
+def _by_rows(kernel: Callable[..., np.ndarray], *arrays: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """kernel on the arrays turned so the last dim comes first (torch's rows as columns), a
-    cache-sized block of rows at a time, so every step is one contiguous NumPy call."""
+    cache-sized block of rows at a time, so every step is one contiguous NumPy call. Writes
+    into `out` (a C-contiguous array of the result's shape and dtype) when given."""
     size = arrays[0].shape[-1]
     flat = [a.reshape(-1, size) for a in arrays]
-    result = np.empty(flat[0].shape, dtype=np.result_type(*arrays))
+    if out is None:
+        out = np.empty(arrays[0].shape, dtype=np.result_type(*arrays))
+    result = out.reshape(flat[0].shape)  # a view: out is contiguous
     step = max(1, _BLOCK_ELEMENTS // size)
     for start in range(0, flat[0].shape[0], step):
         turned = [np.ascontiguousarray(a[start : start + step].T) for a in flat]
         result[start : start + step] = kernel(*turned).T
-    return result.reshape(arrays[0].shape)
+    return out
+
+
+def _into(values: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    if out is None:
+        return values
+    out[...] = values
+    return out
 
 
 def _last(values: np.ndarray, axis: int) -> bool:
@@ -123,20 +133,20 @@ def _log_softmax_columns(x: np.ndarray) -> np.ndarray:
     return shifted
 
 
-def softmax(x: np.ndarray, axis: int) -> np.ndarray:
+def softmax(x: np.ndarray, axis: int, out: np.ndarray | None = None) -> np.ndarray:
     if _last(x, axis):
-        return _by_rows(_softmax_columns, x)
+        return _by_rows(_softmax_columns, x, out=out)
     e = exp(x - np.max(x, axis=axis, keepdims=True))
     e /= sequential_sum(e, axis)
-    return e
+    return _into(e, out)
 
 
-def log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+def log_softmax(x: np.ndarray, axis: int, out: np.ndarray | None = None) -> np.ndarray:
     if _last(x, axis):
-        return _by_rows(_log_softmax_columns, x)
+        return _by_rows(_log_softmax_columns, x, out=out)
     shifted = x - np.max(x, axis=axis, keepdims=True)
     shifted -= log(sequential_sum(exp(shifted), axis))
-    return shifted
+    return _into(shifted, out)
 
 
 def _softmax_backward_columns(g: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -167,13 +177,15 @@ def _minus_exp_times(g: np.ndarray, out: np.ndarray, total: np.ndarray) -> np.nd
     return np.subtract(g, scaled, out=scaled)
 
 
-def softmax_backward(g: np.ndarray, out: np.ndarray, axis: int, rows: int | None = None) -> np.ndarray:
+def softmax_backward(
+    g: np.ndarray, out: np.ndarray, axis: int, rows: int | None = None, into: np.ndarray | None = None
+) -> np.ndarray:
     """(g - sum(g * out)) * out; off the last dim the sum's steps are fused multiply-adds.
-    `rows`: the whole tensor's, when g is a block of it."""
+    `rows`: the whole tensor's, when g is a block of it; `into`: where to write the result."""
     if _last(g, axis):
         rows = g.size // g.shape[-1] if rows is None else rows
         one_row = g.dtype == np.float32 and rows == 1
-        return _by_rows(_softmax_backward_one_row if one_row else _softmax_backward_columns, g, out)
+        return _by_rows(_softmax_backward_one_row if one_row else _softmax_backward_columns, g, out, out=into)
     if g.dtype != np.float32:
         total = sequential_sum(g * out, axis)
     else:
@@ -182,11 +194,11 @@ def softmax_backward(g: np.ndarray, out: np.ndarray, axis: int, rows: int | None
             total = fused(np.take(g, [k], axis=axis), np.take(out, [k], axis=axis), total)
     result = g - total
     result *= out
-    return result
+    return _into(result, into)
 
 
-def log_softmax_backward(g: np.ndarray, out: np.ndarray, axis: int) -> np.ndarray:
-    """g - exp(out) * sum(g)."""
+def log_softmax_backward(g: np.ndarray, out: np.ndarray, axis: int, into: np.ndarray | None = None) -> np.ndarray:
+    """g - exp(out) * sum(g); `into`: where to write the result."""
     if _last(g, axis):
-        return _by_rows(_log_softmax_backward_columns, g, out)
-    return _minus_exp_times(g, out, sequential_sum(g, axis))
+        return _by_rows(_log_softmax_backward_columns, g, out, out=into)
+    return _into(_minus_exp_times(g, out, sequential_sum(g, axis)), into)
