@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import limits
-from .errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
+from .errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
 from .ops import COMPOSITES, NUMBER, REGISTRY, REWRITES, TENSOR, Op, Shape, dtypes, strides
+from .ops.indexing import check_subscript, index_place
 from .parse import Apply, Deferred, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
@@ -197,9 +198,13 @@ class _Builder:
                 f"over the limit MAX_DIMS={limits.MAX_DIMS}"
             )
         try:
+            if expr.subscript is not None:
+                check_subscript(expr.subscript, shapes[0])
             shape = op.shape(shapes, attrs)
             # after the shapes, as torch checks nll_loss's target rank before its dtype
             dtypes.check(op, kinds_of, grads)
+        except IndexOutOfRange as exc:
+            raise IndexOutOfRange(_where(self.program, expr) + index_place(exc.message, expr.subscript)) from None
         except ShapeError as exc:
             raise ShapeError(_where(self.program, expr) + exc.message) from None
         if len(shape) > limits.MAX_DIMS:

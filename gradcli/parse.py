@@ -13,7 +13,7 @@ import math
 import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import limits
@@ -71,6 +71,10 @@ class Apply:
     line: int
     column: int
     attrs: tuple[tuple[str, Any], ...] = ()  # the op's params, every one given or defaulted
+    # A step of a subscript such as x[0, 5]: its element's place in the index tuple (torch's
+    # out-of-bounds error names that place), and on the first step the number of dims the
+    # subscript indexes (torch refuses more than the tensor has first).
+    subscript: tuple[int, int | None] | None = field(default=None, compare=False)
 
 
 Expr = Num | Ref | Apply
@@ -910,7 +914,7 @@ class _Parser:
                     "MAX_INDEX_LITERAL",
                 )
             if isinstance(literal, int):
-                steps.append(("select", dim, literal))
+                steps.append(("select", dim, literal, position))
                 continue
             if position > after and dim < 0:
                 raise self.error("list and tensor indices after '...' are not supported", element)
@@ -921,28 +925,32 @@ class _Parser:
                 tensors.append(element)
             dim += 1
 
+        indexed = sum(consuming) - len(ellipsis)  # dims the subscript indexes (a mask counts one)
+
         def build(value: Expr, *index_exprs: Expr) -> Expr:
             result = value
             advanced: dict[int, tuple] = {}
+            first: int | None = indexed  # the dims check rides on the first node
             for step in steps:
                 if step[0] == "select":
                     attrs = (("dim", step[1]), ("index", step[2]))
-                    result = Apply("select", (result,), line, col, attrs)
+                    result = Apply("select", (result,), line, col, attrs, (step[3], first))
                 elif step[0] == "slice":
                     attrs = (("dim", step[1]), ("start", step[2]), ("end", step[3]), ("step", step[4]))
-                    result = Apply("slice", (result,), line, col, attrs)
+                    result = Apply("slice", (result,), line, col, attrs, (-1, first))
                 elif step[0] == "unsqueeze":
-                    result = Apply("unsqueeze", (result,), line, col, (("dim", step[1]),))
+                    result = Apply("unsqueeze", (result,), line, col, (("dim", step[1]),), (-1, first))
                 else:
                     advanced[step[1]] = step[2]
                     continue
+                first = None
                 self.count_operation()
             if advanced:
                 key = tuple(advanced.get(d, ("all",)) for d in range(max(advanced) + 1))
                 name = "index" if not index_exprs else f"index{len(index_exprs)}"
                 if name not in REGISTRY:
                     raise self.error("one index tensor per subscript is supported; index in two steps", node)
-                result = Apply(name, (result, *index_exprs), line, col, (("key", key),))
+                result = Apply(name, (result, *index_exprs), line, col, (("key", key),), (-1, first))
             return result
 
         return [node.value, *tensors], build

@@ -73,6 +73,15 @@ def test_an_integer_const_indexes_like_a_long_tensor():
         ("x[:, 7]", {}, lambda x: x[:, 7]),
         ("x[[0, 9]]", {}, lambda x: x[[0, 9]]),
         ("x[y]", {"y": [1, 3]}, lambda x: x[torch.tensor([1, 3])]),
+        # torch names the index's place in the subscript, or the index tensor's place among
+        # the index tensors, not the dim of the select it turns into
+        ("x[0, 5]", {}, lambda x: x[0, 5]),
+        ("x[None, 1, -5]", {}, lambda x: x[None, 1, -5]),
+        ("x[..., 0, 5]", {}, lambda x: x[..., 0, 5]),
+        ("x[:, [1, 9, -8]]", {}, lambda x: x[:, [1, 9, -8]]),
+        ("x[[0, 1], y]", {"y": [5, 0]}, lambda x: x[[0, 1], torch.tensor([5, 0])]),
+        ("x[:, :, 0]", {}, lambda x: x[:, :, 0]),
+        ("x[0, 1:2, 5]", {}, lambda x: x[0, 1:2, 5]),
     ],
 )
 def test_out_of_range_indices_are_torchs_error(program, const, torch_call):

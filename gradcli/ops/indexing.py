@@ -13,6 +13,7 @@ The parser turns a subscript into these records (parse._Parser.subscript).
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,21 @@ import numpy as np
 from ..errors import IndexOutOfRange, ShapeError
 from .core import Op, Param, Shape, _fn, _normalise_dim, call
 from .kernels import kernel
+
+
+def check_subscript(subscript: tuple[int, int | None], shape: Shape) -> None:
+    """torch's first check of a subscript: no more indexed dims than the tensor has."""
+    indexed = subscript[1]
+    if indexed is not None and indexed > len(shape):
+        raise IndexOutOfRange(f"too many indices for tensor of dimension {len(shape)}")
+
+
+def index_place(message: str, subscript: tuple[int, int | None] | None) -> str:
+    """An out-of-bounds select names the index's place in the subscript, as torch's does
+    (x[0, 5] on a 2x3 tensor: dimension 1, though the select after x[0] is along dim 0)."""
+    if subscript is None or subscript[0] < 0:
+        return message
+    return re.sub(r"for dimension -?\d+ ", f"for dimension {subscript[0]} ", message, count=1)
 
 
 def _select_shape(shape: Shape, dim: int = 0, index: int = 0) -> Shape:
@@ -86,21 +102,26 @@ def _slice_backward(g, shape: Shape = (), dim: int = 0, start=None, end=None, st
 # index operand, which covers `dims` dims and selects `count` elements.
 
 
-def _integers(value: Any, dim: int, size: int) -> np.ndarray:
+def _integers(value: Any, place: int, size: int) -> np.ndarray:
+    """An index tensor as int64, checked as torch's index kernel checks it: the first index out
+    of bounds, named by `place`, the index tensor's place among the subscript's index tensors
+    (torch moves the indexed dims to the front: x[:, [5]] is "dimension 0")."""
     array = np.asarray(value)
     if array.dtype.kind == "f":
         if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
             raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
-        if array.size and (array.max() >= size or array.min() < -size):  # before the cast: 1e30 is no int64
-            bad = array.max() if array.max() >= size else array.min()
-            raise IndexOutOfRange(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+        _in_bounds(array, place, size)  # before the cast: 1e30 is no int64
         array = array.astype(np.int64)
     elif array.dtype.kind not in "iu":
         raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
-    if array.size and (array.max() >= size or array.min() < -size):
-        bad = int(array.max()) if array.max() >= size else int(array.min())
-        raise IndexOutOfRange(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    _in_bounds(array, place, size)
     return array
+
+
+def _in_bounds(array: np.ndarray, place: int, size: int) -> None:
+    if array.size and (array.max() >= size or array.min() < -size):
+        outside = array.reshape(-1)[(array.reshape(-1) >= size) | (array.reshape(-1) < -size)]
+        raise IndexOutOfRange(f"index {int(outside[0])} is out of bounds for dimension {place} with size {size}")
 
 
 def _dims(entry: tuple) -> int:
@@ -112,17 +133,18 @@ def _index_key(shape: Shape, key: tuple, tensors: tuple) -> tuple:
     if sum(_dims(entry) for entry in key) > len(shape):
         raise ShapeError(f"too many indices for tensor of dimension {len(shape)}")
     parts: list[Any] = []
-    dim = 0
+    dim = place = 0  # place: index tensors so far
     for entry in key:
         if entry[0] == "all":
             parts.append(slice(None))
         elif entry[0] == "list":
-            parts.append(_integers(entry[1], dim, shape[dim]))
+            parts.append(_integers(entry[1], place, shape[dim]))
         elif entry[0] == "mask":  # the True positions, one index array per dim the mask covers
             parts.extend(np.nonzero(np.asarray(tensors[entry[1]]) != 0))
         else:
-            parts.append(_integers(tensors[entry[1]], dim, shape[dim]))
+            parts.append(_integers(tensors[entry[1]], place, shape[dim]))
         dim += _dims(entry)
+        place += 0 if entry[0] == "all" else _dims(entry)
     return tuple(parts)
 
 
@@ -131,19 +153,20 @@ def _index_shape(shape: Shape, *index_shapes: Shape, key: tuple = ()) -> Shape:
         raise ShapeError(f"too many indices for tensor of dimension {len(shape)}")
     dummies = tuple(np.zeros(s, dtype=np.int64) for s in index_shapes)
     advanced, positions, kept = [], [], []
-    dim = 0
+    dim = place = 0
     for entry in key:
         if entry[0] == "all":
             kept.append(shape[dim])
         else:
-            if entry[0] == "list":
-                _integers(entry[1], dim, shape[dim])  # bounds of a literal list, before any work
+            if entry[0] == "list":  # bounds of a literal list, before any work
+                _integers(entry[1], place, shape[dim])
                 advanced.append(np.asarray(entry[1]))
             elif entry[0] == "mask":  # as many elements as the mask has True values
                 advanced.append(np.zeros(entry[3], dtype=np.int64))
             else:
                 advanced.append(dummies[entry[1]])
             positions.append(dim)
+            place += _dims(entry)
         dim += _dims(entry)
     try:
         broadcast = np.broadcast_shapes(*(a.shape for a in advanced))

@@ -33,6 +33,7 @@ from .. import limits
 from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
 from ..ops import MODULES, REWRITES, strides
 from ..ops.constructors import arange_values, linspace_values
+from ..ops.indexing import check_subscript, index_place
 from ..parse import Apply, Num, _Parser, returns_pair
 from . import runtime
 from .runtime import (
@@ -2121,9 +2122,14 @@ class Interpreter:
                     f"{self.type_name(operands[0]) if operands else 'nothing'}",
                     "TypeError",
                 )
-            return self.rewritten(expr.op, operands, dict(expr.attrs)) or apply_op(
-                expr.op, operands, dict(expr.attrs), self.grad_enabled
-            )
+            try:
+                if expr.subscript is not None and isinstance(operands[0], Tensor):
+                    check_subscript(expr.subscript, operands[0].shape)
+                return self.rewritten(expr.op, operands, dict(expr.attrs)) or apply_op(
+                    expr.op, operands, dict(expr.attrs), self.grad_enabled
+                )
+            except IndexOutOfRange as exc:
+                raise IndexOutOfRange(index_place(exc.message, expr.subscript)) from None
         if isinstance(expr, Num):
             return expr.value
         return expr
