@@ -449,6 +449,7 @@ OP_RULES: dict[str, Any] = {
     "masked_fill": _elementwise,
     # other families' records: elementwise with number attrs, softmax over one dim
     "clamp": _elementwise,
+    "nan_to_num": _elementwise,
     "round": _elementwise,
     "softmax": _along({"dim": None}),
     "log_softmax": _along({"dim": None}),

@@ -8,6 +8,8 @@ second derivatives and error texts must agree, at kinks, ties and bounds include
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from oracle import close, torch
@@ -76,6 +78,13 @@ UNARY = [
     ("sum(F.mish(x))", lambda x: torch.sum(F.mish(x)), [*X, -30.0, 30.0]),
     ("sum(torch.maximum(x, x) + x.minimum(x))", lambda x: torch.sum(torch.maximum(x, x) + x.minimum(x)), X),
     ("mean(torch.nn.functional.silu(x) ** 2)", lambda x: torch.mean(F.silu(x) ** 2), X),
+    ("sum(torch.nan_to_num(x) * x)", lambda x: torch.sum(torch.nan_to_num(x) * x), [*X, math.nan, math.inf]),
+    (
+        "sum(x.nan_to_num(nan=2.0, posinf=9.0, neginf=-9.0))",
+        lambda x: torch.sum(x.nan_to_num(nan=2.0, posinf=9.0, neginf=-9.0)),
+        [*X, math.nan, math.inf, -math.inf],
+    ),
+    ("torch.special.expit(x).sum()", lambda x: torch.special.expit(x).sum(), X),
 ]
 
 BINARY = [

@@ -74,6 +74,9 @@ PROGRAMS = [
     ("(x.clone() * x).sum()", lambda x: (x.clone() * x).sum(), X23),
     ("torch.clone(x).sin().sum()", lambda x: torch.clone(x).sin().sum(), X23),
     ("x.contiguous().sin().sum()", lambda x: x.contiguous().sin().sum(), X23),
+    ("(x.movedim(0, -1) ** 2 * x.movedim(0, 2)).sum()", lambda x: (x.movedim(0, -1) ** 2 * x.movedim(0, 2)).sum(), X234),
+    ("torch.moveaxis(x, (0, 1), (2, 0)).cumsum(0).sum()", lambda x: torch.moveaxis(x, (0, 1), (2, 0)).cumsum(0).sum(), X234),
+    ("np.moveaxis(x, 1, 1).exp().sum()", lambda x: torch.movedim(x, 1, 1).exp().sum(), X23),
 ]
 
 
@@ -138,6 +141,9 @@ ERRORS = [
     ("x.repeat(2)", lambda x: x.repeat(2), X23),
     ("x.repeat(2, -2)", lambda x: x.repeat(2, -2), X23),
     ("x.squeeze(1)", lambda x: x.squeeze(1), 2.0),
+    ("x.movedim(0, 5)", lambda x: x.movedim(0, 5), X23),
+    ("x.movedim((0, 0), (1, 0))", lambda x: x.movedim((0, 0), (1, 0)), X23),
+    ("x.movedim((0, 1), (1,))", lambda x: x.movedim((0, 1), (1,)), X23),
     # broadcasting: torch checks the last dim first, so that is the dim its message names
     ("(x.t() * x)", lambda x: x.t() * x, X23),
 ]

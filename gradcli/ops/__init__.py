@@ -195,13 +195,16 @@ MODULES: dict[str, dict[str, Spelling]] = {
     "F": FUNCTIONAL_SPELLINGS,
     "torch.nn.functional": FUNCTIONAL_SPELLINGS,
     "nn.functional": FUNCTIONAL_SPELLINGS,
-    "torch.special": TORCH_SPELLINGS,
     "np": NUMPY_SPELLINGS,
     "numpy": NUMPY_SPELLINGS,
     "jnp": NUMPY_SPELLINGS,
     "jax.numpy": NUMPY_SPELLINGS,
     "math": NUMPY_SPELLINGS,
 }
+# torch.special has few names, and only these of them are records here (expit is sigmoid);
+# torch.special.sin is refused, as torch has no such function.
+_SPECIAL = ("erf", "exp2", "expm1", "log1p", "log_softmax", "logsumexp", "round", "softmax")
+MODULES["torch.special"] = {name: TORCH_SPELLINGS[name] for name in _SPECIAL} | {"expit": TORCH_SPELLINGS["sigmoid"]}
 # torch.ops.aten.mul.Scalar and friends: records Python's torch.mul never makes (MulBackward1).
 for _family in _FAMILIES:
     for _prefix, _names in getattr(_family, "ATEN_MODULES", {}).items():

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import IndexOutOfRange, ShapeError
 from .summation import torch_mean, torch_sum
 
 Shape = tuple[int, ...]
@@ -243,7 +243,7 @@ def _normalise_dim(dim: int | None, ndim: int) -> int | None:
         return None
     low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if not low <= dim <= high:
-        raise ShapeError(
+        raise IndexOutOfRange(  # torch raises IndexError
             f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
         )
     return dim % max(ndim, 1)

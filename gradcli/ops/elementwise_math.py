@@ -179,6 +179,21 @@ def _round_form(sp, a, shapes=((),), decimals=None):
     return _fn(sp, "round")(a) if decimals is None else _fn(sp, "round")(a, decimals)
 
 
+# ---------------------------------------------------------------- nan_to_num
+
+
+def _nan_to_num(a, nan=None, posinf=None, neginf=None):
+    """nan to `nan` (0), +inf to `posinf`, -inf to `neginf` (the dtype's largest and lowest)."""
+    a = np.asarray(a)
+    kind = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf).astype(kind, copy=False)
+
+
+def _nan_to_num_grad(g, out, a, **attrs):
+    # derivatives.yaml: grad * at::isfinite(self), a MulBackward0 under create_graph
+    return call("mul", g, call("isfinite", a))
+
+
 OPS: tuple[Op, ...] = (
     _unary(
         "exp2",
@@ -435,6 +450,21 @@ OPS: tuple[Op, ...] = (
         infer_shape=_clamp_shape,
         sym_vjp=(_clamp_sym_vjp,),
         step=(_clamp_step,),
+    ),
+    Op(
+        "nan_to_num",
+        "torch.nan_to_num(x), x.nan_to_num(nan=0.0, posinf=9.0) or neginf=",
+        forward=_nan_to_num,
+        vjp=(_nan_to_num_grad,),
+        sympy=lambda sp, a, shapes=((),), **attrs: a,  # a symbol stands for a finite number
+        grad_fn="NanToNumBackward0",
+        torch="torch.nan_to_num",
+        derivative="g where x is finite, 0 at nan and +-inf",
+        elementwise=False,
+        params=(Param("nan", None, "number"), Param("posinf", None, "number"), Param("neginf", None, "number")),
+        infer_shape=lambda a, **attrs: tuple(a),
+        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: g,),
+        step=("{g}",),  # at a finite x; 0 at nan and +-inf
     ),
     Op(
         "clamp_tensor",

@@ -676,7 +676,40 @@ def _contiguous(apply, x, shapes=((),), dtypes=(), strides=(None,)):
     return x
 
 
+def _movedim(apply, x, source=None, destination=None, shapes=((),), dtypes=(), strides=(None,)):
+    """torch.movedim: the permutation that puts dims `source` at `destination`, the others in
+    order (torch records PermuteBackward0, even when nothing moves)."""
+    ndim = len(shapes[0])
+    source = (source,) if isinstance(source, int) else tuple(source)
+    destination = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(source) != len(destination):
+        raise ShapeError(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should contain "
+            f"the same number of dims as destination ({list(destination)} dims)"
+        )
+    source = tuple(_normalise_dim(d, ndim) for d in source) if ndim else source
+    destination = tuple(_normalise_dim(d, ndim) for d in destination) if ndim else destination
+    for name, dims in (("source", source), ("destination", destination)):
+        if len(set(dims)) != len(dims):
+            raise ShapeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    order = [None] * ndim
+    for s_dim, d_dim in zip(source, destination, strict=True):
+        order[d_dim] = s_dim
+    rest = iter(d for d in range(ndim) if d not in source)
+    dims = tuple(d if d is not None else next(rest) for d in order)
+    return apply("permute", x, dims=dims)
+
+
 COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "movedim",
+        arity=1,
+        params=(Param("source", None, "dims"), Param("destination", None, "dims")),
+        build=_movedim,
+        torch="torch.movedim",
+        derivative="x.permute(...) putting source dims at destination: PermuteBackward0",
+        shaped=True,
+    ),
     Composite(
         "contiguous",
         arity=1,
@@ -689,7 +722,9 @@ COMPOSITES: tuple[Composite, ...] = (
 )
 
 # NumPy's names for the same ops; np.transpose(x, axes) is permute (without axes, all dims reversed).
+TORCH_ALIASES: dict[str, Spelling] = {"moveaxis": Spelling("movedim")}
 NUMPY_ALIASES: dict[str, Spelling] = {
+    "moveaxis": Spelling("movedim"),
     "transpose": Spelling("permute"),
     "expand_dims": Spelling("unsqueeze", renames=(("axis", "dim"),)),
 }

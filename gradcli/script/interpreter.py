@@ -102,6 +102,29 @@ class Size(tuple):
         return size_repr(self)
 
 
+def _tensor_split_bounds(sections: Any, size: int) -> list[tuple[int, int]]:
+    """torch.tensor_split's pieces: n sections (the first size % n one longer), or cuts at indices."""
+    if isinstance(sections, int) and not isinstance(sections, bool):
+        if sections <= 0:
+            raise ScriptRuntimeError(f"number of sections must be larger than 0, got {sections}")
+        if sections > limits.Script.MAX_SEQUENCE:
+            raise ScriptError(f"more than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,} pieces")
+        small, extra = divmod(size, sections)
+        lengths = [small + 1] * extra + [small] * (sections - extra)
+        starts = [sum(lengths[:k]) for k in range(sections)]
+        return [(a, a + n) for a, n in zip(starts, lengths, strict=True)]
+    if isinstance(sections, (list, tuple)) and all(isinstance(i, int) and not isinstance(i, bool) for i in sections):
+        if len(sections) >= limits.Script.MAX_SEQUENCE:
+            raise ScriptError(f"more than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,} pieces")
+        cuts = [min(max(i + size if i < 0 else i, 0), size) for i in sections]
+        starts = [0, *cuts]
+        ends = [*cuts, size]
+        return [(a, max(a, b)) for a, b in zip(starts, ends, strict=True)]
+    raise ScriptRuntimeError(
+        "tensor_split(): argument 'indices_or_sections' must be an int or a list of ints", "TypeError"
+    )
+
+
 @dataclass(frozen=True)
 class TypeOf:
     """What `type(v)` gives a script: a class it can print and compare, nothing to call."""
@@ -316,7 +339,7 @@ _DTYPES = {
     "int": "int32",
     "bool": "bool",
 }
-_PIECES = ("chunk", "split", "unbind")
+_PIECES = ("chunk", "split", "unbind", "tensor_split")
 _POSITIONS = ("nonzero", "argwhere")  # int64 positions: x.nonzero(), torch.argwhere(x)  # tensor methods and torch functions that return tuples
 _CLASSES = ("int", "float", "bool", "str", "list", "tuple", "dict", "set", "range")
 _TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
@@ -328,12 +351,14 @@ _CONSTRUCTORS = {
     "LongTensor",
     "zeros",
     "ones",
+    "empty",
     "full",
     "eye",
     "arange",
     "linspace",
     "zeros_like",
     "ones_like",
+    "empty_like",
     "full_like",
     "no_grad",
     "enable_grad",
@@ -654,7 +679,9 @@ def check(module: ast.Module) -> None:
         name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
         if isinstance(node, (ast.FunctionDef, ast.arg)):
             name = getattr(node, "name", None) or getattr(node, "arg", None)
-        if isinstance(name, str) and name.startswith("__"):
+        # `type(e).__name__` is read-only and gives a name: the one dunder a script may read
+        readable = isinstance(node, ast.Attribute) and name == "__name__" and isinstance(node.ctx, ast.Load)
+        if isinstance(name, str) and name.startswith("__") and not readable:
             raise ScriptError(f"{_position(node)}: names starting with '__' are not allowed: '{name}'")
         if isinstance(node, ast.Name) and node.id in _FORBIDDEN_CALLS:
             raise ScriptError(f"{_position(node)}: '{node.id}' is not available in gradcli run scripts")
@@ -1352,6 +1379,16 @@ class Interpreter:
     # -- attributes ---------------------------------------------------------------
 
     def attribute(self, owner: Any, name: str, node: ast.AST) -> Any:
+        if name == "__name__":  # a class's or a function's name, nothing else
+            if isinstance(owner, TypeOf):
+                return owner.name.rpartition(".")[2]
+            if isinstance(owner, UserFunction):
+                return owner.node.name
+            if isinstance(owner, Function):
+                return owner.name
+            raise ScriptRuntimeError(
+                f"'{self.type_name(owner)}' object has no attribute '__name__'", "AttributeError"
+            )
         if isinstance(owner, Picked) and name in ("values", "indices"):
             return getattr(owner, name)
         if isinstance(owner, Module):
@@ -1404,6 +1441,7 @@ class Interpreter:
             "torch.cuda",
             "torch.backends",
             "torch.autograd.functional",
+            "torch.special",
         ):
             return Module(full)
         if full == "torch.backends.mps":
@@ -1438,6 +1476,8 @@ class Interpreter:
                 return Function("torch.autograd.functional", name)
         elif module.name == "torch.nn.functional" and name in MODULES["F"]:
             return Function("torch.nn.functional", name)
+        elif module.name == "torch.special" and name in MODULES["torch.special"]:
+            return Function("torch.special", name)
         raise ScriptError(f"{_position(node)}: '{full}' is not supported by gradcli run (see 'gradcli ops')")
 
     def tensor_attribute(self, t: Tensor, name: str, node: ast.AST) -> Any:
@@ -1707,7 +1747,12 @@ class Interpreter:
         """x.chunk(n, dim), x.split(size or sizes, dim), x.unbind(dim): a tuple of views, each
         with the grad_fn torch names for the call (SplitBackward0, SplitWithSizesBackward0,
         UnbindBackward0); their gradients go back through the slices they are."""
-        names = {"chunk": ("chunks", "dim"), "split": ("split_size_or_sections", "dim"), "unbind": ("dim",)}[name]
+        names = {
+            "chunk": ("chunks", "dim"),
+            "split": ("split_size_or_sections", "dim"),
+            "unbind": ("dim",),
+            "tensor_split": ("indices_or_sections", "dim"),
+        }[name]
         given = dict(zip(names, args)) | kwargs
         if len(args) > len(names) or any(k not in names for k in given):
             raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
@@ -1719,6 +1764,9 @@ class Interpreter:
         if name == "unbind":
             parts = [self.apply("select", [t], {"dim": dim, "index": i}) for i in range(size)]
             return self._named(parts, "UnbindBackward0")
+        if name == "tensor_split":  # NumPy's array_split: plain slices, SliceBackward0 each
+            return tuple(self.apply("slice", [t], {"dim": dim, "start": a, "end": b, "step": 1}) for a, b in
+                         _tensor_split_bounds(given.get("indices_or_sections"), size))
         if name == "chunk":
             chunks = given.get("chunks")
             if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
@@ -2009,10 +2057,10 @@ class Interpreter:
             inferred = "bool" if array.dtype == bool else "int64" if array.dtype.kind in "iu" else "float32"
             dtype = self.dtype_of(kwargs, fixed or inferred)
             return self.finish(array, dtype, kwargs, name, node)
-        if name in ("zeros", "ones"):
+        if name in ("zeros", "ones", "empty"):  # torch.empty holds whatever memory held: zeros here
             shape = self.sizes(args, node)
             dtype = self.dtype_of(kwargs, "float32")
-            return self.finish((np.zeros if name == "zeros" else np.ones)(shape), dtype, kwargs, name, node)
+            return self.finish((np.ones if name == "ones" else np.zeros)(shape), dtype, kwargs, name, node)
         if name == "full":
             if len(args) != 2:
                 raise ScriptRuntimeError("full() takes a size and a fill_value", "TypeError")
@@ -2076,11 +2124,11 @@ class Interpreter:
                 raise ScriptRuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
             shape = self.sizes([args[-1]], node)
             return self.finish(self.random.integers(low, high, shape), self.dtype_of(kwargs, "int64"), kwargs, name, node)
-        if name in ("zeros_like", "ones_like", "full_like"):
-            source = args[0]
+        if name in ("zeros_like", "ones_like", "empty_like", "full_like"):
+            source = args[0] if args else None
             if not isinstance(source, Tensor):
                 raise ScriptRuntimeError(f"{name}(): argument 'input' must be Tensor", "TypeError")
-            fill = {"zeros_like": 0, "ones_like": 1}.get(
+            fill = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(
                 name, args[1] if len(args) > 1 else kwargs.pop("fill_value", 0)
             )
             dtype = self.dtype_of(kwargs, source.dtype)

@@ -86,6 +86,11 @@ INJECTION = [
     script("run-dict-unpack", "d = {'a': 1}\ne = {**d}\n", "dict unpacking"),
     script("run-keyword-unpack", "d = {'sep': 1}\nprint(1, **d)\n", "keyword unpacking"),
     script("run-dict-dunder", "d = {'a': 1}\nprint(d.__class__)\n", DUNDER),
+    # __name__ is the one dunder a script may read (type(e).__name__), never write or walk from
+    script("run-name-write", "def f():\n    return 1\nf.__name__ = 'g'\n", DUNDER),
+    script("run-name-walk", "print(type(1).__name__.__class__)\n", DUNDER),
+    script("run-name-bare", "print(__name__)\n", DUNDER),
+    script("run-name-of-tensor", "import torch\nprint(torch.ones(1).__name__)\n", "AttributeError"),
     script("run-syntax", "x = = 1\n", "SyntaxError"),
     script("run-nul", "x = 1\x00\n", "NUL"),
 ]

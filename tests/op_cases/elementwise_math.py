@@ -55,3 +55,10 @@ CASES = [
     Case("clamp_tensor", "max only", (away_from_zero((4,)), float("-inf"), uniform(-1, 1, (4,)))),
     Case("clamp_tensor", "min above max", (away_from_zero((4,)), uniform(1, 2, (4,)), uniform(-2, -1, (4,)))),
 ]
+
+CASES += [
+    Case("nan_to_num", "finite values pass through", (uniform(-2, 2, (2, 3)),)),
+    # nan and infinities are in tests/scripts/tut_shapes_and_cleanup.py (finite differences
+    # there are nan) and tests/test_math_activations.py
+    Case("nan_to_num", "given replacements", (uniform(-2, 2, (3,)),), {"posinf": 2.0, "neginf": -9.0}),
+]
