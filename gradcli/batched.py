@@ -372,6 +372,12 @@ def _index_put(name: str, g: Any, *tensors: Any, shape: tuple = (), key: tuple =
     return Batched(grad)
 
 
+def _padded(name: str, a: Batched, **attrs: Any) -> Batched:
+    """F.pad: its pairs count from the last dim, so padding the stack pads every sample."""
+    REGISTRY[name].shape([a.shape], attrs)  # a sample's checks (pad length against its dims)
+    return Batched(REGISTRY[name].forward(a.value, **attrs))
+
+
 def _copy(name: str, a: Batched) -> Batched:
     return Batched(a.value.copy())
 
@@ -443,6 +449,7 @@ OP_RULES: dict[str, Any] = {
     "unsqueeze": _relabel,
     "expand": _expand,
     "repeat": _repeat,
+    "pad": _padded,
     "clone": _copy,
     "detach": _copy,
     "where": _elementwise,

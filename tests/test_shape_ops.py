@@ -17,6 +17,8 @@ from oracle import close, torch
 from gradcli import GradcliError, grad, hessian
 from gradcli.ops.shape import view_strides
 
+F = torch.nn.functional
+
 X23 = [[0.5, -1.25, 2.0], [1.5, 0.75, -0.3]]
 X234 = np.linspace(-1.2, 1.3, 24).reshape(2, 3, 4).tolist()
 X13 = [[0.4, -0.7, 1.1]]
@@ -77,6 +79,13 @@ PROGRAMS = [
     ("(x.movedim(0, -1) ** 2 * x.movedim(0, 2)).sum()", lambda x: (x.movedim(0, -1) ** 2 * x.movedim(0, 2)).sum(), X234),
     ("torch.moveaxis(x, (0, 1), (2, 0)).cumsum(0).sum()", lambda x: torch.moveaxis(x, (0, 1), (2, 0)).cumsum(0).sum(), X234),
     ("np.moveaxis(x, 1, 1).exp().sum()", lambda x: torch.movedim(x, 1, 1).exp().sum(), X23),
+    ("(F.pad(x, (1, 2)) ** 2).sum()", lambda x: (F.pad(x, (1, 2)) ** 2).sum(), X23),
+    (
+        "F.pad(x, (0, 2, 1, -1), value=-1.5).exp().sum()",
+        lambda x: F.pad(x, (0, 2, 1, -1), value=-1.5).exp().sum(),
+        X234,
+    ),
+    ("torch.constant_pad_nd(x, (-1, 1)).sin().sum()", lambda x: torch.constant_pad_nd(x, (-1, 1)).sin().sum(), X23),
 ]
 
 
@@ -142,6 +151,9 @@ ERRORS = [
     ("x.repeat(2, -2)", lambda x: x.repeat(2, -2), X23),
     ("x.squeeze(1)", lambda x: x.squeeze(1), 2.0),
     ("x.movedim(0, 5)", lambda x: x.movedim(0, 5), X23),
+    ("F.pad(x, (1, 2, 3))", lambda x: F.pad(x, (1, 2, 3)), X23),
+    ("F.pad(x, (1, 1, 1, 1, 1, 1))", lambda x: F.pad(x, (1, 1, 1, 1, 1, 1)), X23),
+    ("F.pad(x, (-2, -2))", lambda x: F.pad(x, (-2, -2)), X23),
     ("x.movedim((0, 0), (1, 0))", lambda x: x.movedim((0, 0), (1, 0)), X23),
     ("x.movedim((0, 1), (1,))", lambda x: x.movedim((0, 1), (1,)), X23),
     # broadcasting: torch checks the last dim first, so that is the dim its message names

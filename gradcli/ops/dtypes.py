@@ -28,7 +28,8 @@ _SAME = {
     "permute", "transpose", "expand", "repeat", "mT", "_unsafe_view", "clone", "t", "T", "detach",
     "zeros_like", "ones_like", "masked_fill", "neg", "abs", "relu", "sign", "floor", "ceil",
     "trunc", "round", "amax", "amin", "max", "min", "max_values", "min_values", "relu6", "hardtanh",
-    "gather", "clamp_min", "clamp_max", "sort", "topk", "tril", "triu", "flip", "diagonal", "diag",
+    "gather", "clamp_min", "clamp_max", "sort", "topk", "tril", "triu", "flip", "diagonal", "diag", "pad",
+    "nan_to_num",
 }  # fmt: skip
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {

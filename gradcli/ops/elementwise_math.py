@@ -185,8 +185,9 @@ def _round_form(sp, a, shapes=((),), decimals=None):
 def _nan_to_num(a, nan=None, posinf=None, neginf=None):
     """nan to `nan` (0), +inf to `posinf`, -inf to `neginf` (the dtype's largest and lowest)."""
     a = np.asarray(a)
-    kind = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
-    return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf).astype(kind, copy=False)
+    if a.dtype.kind != "f":  # integers and bools have nothing to replace
+        return a.copy()
+    return np.nan_to_num(a, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
 def _nan_to_num_grad(g, out, a, **attrs):

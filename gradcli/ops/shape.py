@@ -24,6 +24,7 @@ from .core import (
     Param,
     Shape,
     Spelling,
+    _fn,
     _normalise_dim,
     call,
     unbroadcast,
@@ -461,6 +462,60 @@ SHAPE_PARAM = Param("shape", None, "ints")
 SIZE_PARAM = Param("size", None, "ints")
 _COMMON = {"saves_tensors": False, "elementwise": False}
 
+# ---------------------------------------------------------------- F.pad, mode='constant'
+
+
+def _pad_pairs(shape: Shape, pad) -> list[tuple[int, int, int]]:
+    """(dim, before, after) for each padded dim: F.pad's pairs run from the last dim backwards."""
+    pad = tuple(pad or ())
+    if len(pad) % 2:
+        raise ShapeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * len(shape):
+        raise ShapeError(
+            "Padding length should be less than or equal to two times the input dimension but got "
+            f"padding length {len(pad)} and input of dimension {len(shape)}"
+        )
+    return [(len(shape) - 1 - k, pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)]
+
+
+def _pad_shape(a: Shape, pad=None, mode: str = "constant", value=None) -> Shape:
+    if mode != "constant":
+        raise ShapeError(
+            f"F.pad with mode='{mode}' is not supported by gradcli (its backward is another kernel); "
+            "mode='constant' is"
+        )
+    shape = list(a)
+    for dim, before, after in _pad_pairs(a, pad):
+        shape[dim] += before + after
+        if shape[dim] < 0:
+            raise ShapeError("narrow(): length must be non-negative.")
+    return tuple(shape)
+
+
+def _pad(a, pad=None, mode: str = "constant", value=None):
+    """torch.constant_pad_nd: `value` around x, or x cut where a pad is negative."""
+    a = np.asarray(a)
+    shape = _pad_shape(a.shape, pad, mode, value)
+    fill = 0 if value is None else value
+    out = np.full(shape, np.array(fill).astype(a.dtype) if a.dtype.kind in "iub" else fill, dtype=a.dtype)
+    source: list[slice] = [slice(None)] * a.ndim
+    target: list[slice] = [slice(None)] * a.ndim
+    for dim, before, after in _pad_pairs(a.shape, pad):
+        source[dim] = slice(max(-before, 0), a.shape[dim] - max(-after, 0))
+        target[dim] = slice(max(before, 0), shape[dim] - max(after, 0))
+    out[tuple(target)] = a[tuple(source)]
+    return out
+
+
+def _pad_grad(g, out, a, pad=None, mode: str = "constant", value=None):
+    # derivatives.yaml: constant_pad_nd_backward(grad, pad), which is constant_pad_nd(grad, -pad)
+    return call("pad", g, pad=tuple(-p for p in pad or ()))
+
+
+def _pad_step(shapes, attrs) -> str:
+    return f"F.pad({{g}}, {tuple(-p for p in attrs.get('pad') or ())})"
+
+
 OPS: tuple[Op, ...] = (
     Op(
         "reshape",
@@ -606,6 +661,31 @@ OPS: tuple[Op, ...] = (
         params=(Param("repeats", None, "ints"),),
         infer_shape=_repeat_shape,
         step=(_repeat_step,),
+        **_COMMON,
+    ),
+    Op(
+        "pad",
+        "F.pad(x) or F.pad(x, (0, 2, 1, 0), value=-1.0)",
+        forward=_pad,
+        vjp=(_pad_grad,),
+        sympy=lambda sp, a, shapes=((),), **attrs: _fn(sp, "pad")(a),
+        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: _fn(sp, "constant_pad_nd_backward")(g),),
+        grad_fn="ConstantPadNdBackward0",
+        torch="torch.nn.functional.pad",
+        derivative="grad is g cut back to x's place (F.pad of g with the pads negated)",
+        domain="mode='constant' (pairs from the last dim; a negative pad cuts)",
+        method=False,
+        params=(
+            Param("pad", None, "ints"),
+            Param("mode", "constant", "choice", ("constant", "reflect", "replicate", "circular")),
+            Param("value", None, "number"),
+        ),
+        infer_shape=_pad_shape,
+        step=(_pad_step,),
+        aliases=("constant_pad_nd",),
+        written=lambda texts, attrs: f"F.pad({texts[0]}, {tuple(attrs.get('pad') or ())}"
+        + ("" if attrs.get("value") is None else f", value={attrs['value']!r}")
+        + ")",
         **_COMMON,
     ),
     Op(

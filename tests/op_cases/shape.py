@@ -55,3 +55,10 @@ CASES = [
     Case("clone", "2x3", _x(2, 3)),
     Case("clone", "0-d", _x()),
 ]
+
+CASES += [
+    Case("pad", "the last dim, both sides", _x(2, 3), {"pad": (1, 2)}),
+    Case("pad", "two dims with a value", _x(2, 3), {"pad": (0, 2, 1, 0), "value": -1.5}),
+    Case("pad", "a negative pad cuts", _x(2, 4), {"pad": (-1, 1, 0, -1)}),
+    Case("pad", "a 3-d tensor's middle dim", _x(2, 3, 2), {"pad": (0, 0, 2, 1)}),
+]
