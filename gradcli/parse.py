@@ -678,6 +678,8 @@ class _Parser:
             )
         if spelling.op == "clamp":  # tensor bounds are torch's other overload, clamp.Tensor
             spelling, node = self.clamp_overload(node, receiver, spelling)
+        if spelling.op == "div":  # rounding_mode= is torch's div.Tensor_mode, DivBackward2
+            spelling, node = self.div_overload(node, spelling)
         paired = spelling.op in _PICKED and (spelling.op in _ALWAYS_PAIRED or _has_dim(node, receiver))
         if part is not None:
             if not paired:
@@ -772,6 +774,26 @@ class _Parser:
         args = [] if receiver else node.args[:1]  # the input; the bounds go by keyword now
         call = ast.Call(func=node.func, args=args, keywords=keywords)
         return Spelling("clamp_tensor"), ast.copy_location(call, node)
+
+    def div_overload(self, node: ast.Call, spelling: Spelling) -> tuple[Spelling, ast.Call]:
+        """torch.div(a, b, rounding_mode='floor' or 'trunc'): the _div_rounded record (a rounded
+        quotient, zero gradients); rounding_mode=None written out is true division, but recorded
+        by the same overload (DivBackward2)."""
+        mode = next((kw for kw in node.keywords if kw.arg == "rounding_mode"), None)
+        if mode is None:
+            return spelling, node
+        if _is_none(mode.value):  # still div.Tensor_mode for torch: DivBackward2, true division
+            others = [kw for kw in node.keywords if kw is not mode]
+            written = ast.keyword(arg="rounding_mode", value=ast.copy_location(ast.Constant("none"), mode.value))
+            call = ast.Call(func=node.func, args=node.args, keywords=[*others, written])
+            return Spelling("_div_rounded", renames=spelling.renames), ast.copy_location(call, node)
+        value = mode.value.value if isinstance(mode.value, ast.Constant) else None
+        if value not in ("floor", "trunc"):
+            found = f"'{value}'" if isinstance(value, str) else "a non-string"
+            raise self.error(
+                f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {found}", mode.value
+            )
+        return Spelling("_div_rounded", renames=spelling.renames), node
 
     def dtype_method(self, node: ast.Call, written: str) -> str:
         """The method x.to(dtype) / x.type(dtype) means: float, long or bool (torch's dtype names)."""

@@ -95,6 +95,12 @@ BINARY = [
     ("sum(np.maximum(x, y) * y)", lambda x, y: torch.sum(torch.maximum(x, y) * y)),
     ("sum(x.minimum(y) ** 2)", lambda x, y: torch.sum(x.minimum(y) ** 2)),
     ("sum(np.minimum(x, y))", lambda x, y: torch.sum(torch.minimum(x, y))),
+    (
+        "sum(torch.div(x, y, rounding_mode='floor') * x)",
+        lambda x, y: torch.sum(torch.div(x, y, rounding_mode="floor") * x),
+    ),
+    ("sum(x.div(y, rounding_mode='trunc') + y)", lambda x, y: torch.sum(x.div(y, rounding_mode="trunc") + y)),
+    ("sum(x.div(y, rounding_mode=None))", lambda x, y: torch.sum(x.div(y, rounding_mode=None))),
 ]
 
 

@@ -276,6 +276,9 @@ def _not_implemented(name: str):
 
 
 def _div_rounded(a, b, rounding_mode="floor"):
+    if rounding_mode == "none":  # rounding_mode=None written out: true division, DivBackward2
+        return np.true_divide(a, b)
+    _integer_zero_check(a, b, "integer division or modulo by zero")
     with np.errstate(all="ignore"):
         if rounding_mode == "floor":
             return np.floor_divide(a, b)  # NumPy's float floor division is c10::div_floor_floating
@@ -286,30 +289,46 @@ def _div_rounded(a, b, rounding_mode="floor"):
 # gradient, so create_graph records DivBackward2 as torch does. Its own gradients are zeros.
 DIV_ROUNDED = Op(
     "_div_rounded",
-    "(internal) torch.div(a, b, rounding_mode='floor' or 'trunc')",
+    "torch.div(a, b, rounding_mode='floor') or a.div(b, rounding_mode='trunc')",
     forward=_div_rounded,
     vjp=(
-        lambda g, out, a, b, rounding_mode="floor": np.zeros(np.shape(a)),
-        lambda g, out, a, b, rounding_mode="floor": np.zeros(np.shape(b)),
+        lambda g, out, a, b, rounding_mode="floor": g / b if rounding_mode == "none" else np.zeros(np.shape(a)),
+        lambda g, out, a, b, rounding_mode="floor": (
+            -g * ((a / b) / b) if rounding_mode == "none" else np.zeros(np.shape(b))
+        ),
     ),
     sympy=lambda sp, a, b, shapes=(), rounding_mode="floor": _sym_rounded(sp, rounding_mode, a / b),
-    sym_vjp=(lambda sp, g, a, b, shapes=(), rounding_mode="floor": sp.Integer(0),) * 2,
+    sym_vjp=(
+        lambda sp, g, a, b, shapes=(), rounding_mode="floor": g / b if rounding_mode == "none" else sp.Integer(0),
+        lambda sp, g, a, b, shapes=(), rounding_mode="floor": (
+            -g * a / b**2 if rounding_mode == "none" else sp.Integer(0)
+        ),
+    ),
     grad_fn="DivBackward2",
     torch="torch.div",
-    derivative="zero: a rounded quotient is piecewise constant",
+    derivative="zero: a rounded quotient is piecewise constant (rounding_mode=None: a / b's)",
     saves_tensors=False,
     elementwise=False,
     function=False,
     method=False,
-    params=(Param("rounding_mode", "floor", "choice", ("floor", "trunc"), keyword_only=True),),
+    # "none": rounding_mode=None written out, which torch records as this overload too
+    params=(Param("rounding_mode", "floor", "choice", ("floor", "trunc", "none"), keyword_only=True),),
     infer_shape=lambda a, b, rounding_mode="floor": broadcast_shapes(a, b),
-    step=("0", "0"),
+    step=(
+        lambda shapes, attrs: "{g} / {1}" if attrs.get("rounding_mode") == "none" else "0",
+        lambda shapes, attrs: "-{g} * {0}/{1}**2" if attrs.get("rounding_mode") == "none" else "0",
+    ),
+    written=lambda texts, attrs: f"torch.div({texts[0]}, {texts[1]}, rounding_mode="
+    + {"none": "None"}.get(attrs.get("rounding_mode", "floor"), repr(attrs.get("rounding_mode", "floor")))
+    + ")",
 )
 INTERNAL = (DIV_ROUNDED,)
 
 
 def _sym_rounded(sp, rounding: str, quotient):
-    """floor(q), or trunc(q) as sympy writes it: sign(q)*floor(|q|)."""
+    """floor(q), or trunc(q) as sympy writes it: sign(q)*floor(|q|); q itself for "none"."""
+    if rounding == "none":
+        return quotient
     return sp.floor(quotient) if rounding == "floor" else sp.sign(quotient) * sp.floor(sp.Abs(quotient))
 
 

@@ -34,7 +34,7 @@ _SAME = {
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {
     "add", "sub", "mul", "pow", "maximum", "minimum", "clamp", "matmul", "where", "remainder", "fmod",
-    "floor_divide",
+    "floor_divide", "_div_rounded",
 }  # fmt: skip
 # Integer results: sums of integers and bools (torch sums bools as int64), and positions.
 INTEGER_RESULTS = {
@@ -122,6 +122,8 @@ def result_dtype(
         return tensors[0] if tensors else FLOAT
     if name in _SUMS:
         return FLOAT if tensors and tensors[0] == FLOAT else INT64
+    if name == "_div_rounded" and (attrs or {}).get("rounding_mode") == "none":
+        return FLOAT  # rounding_mode=None written out: true division
     if name in _PROMOTE:
         result = _promote(tensors[1:] if name == "where" else tensors)
         if result != FLOAT and not all(_whole(v) for v in numbers):

@@ -683,7 +683,8 @@ OPS: tuple[Op, ...] = (
         infer_shape=_pad_shape,
         step=(_pad_step,),
         aliases=("constant_pad_nd",),
-        written=lambda texts, attrs: f"F.pad({texts[0]}, {tuple(attrs.get('pad') or ())}"
+        written=lambda texts, attrs: f"F.pad({texts[0]}"
+        + ("" if attrs.get("pad") is None else f", {tuple(attrs['pad'])}")
         + ("" if attrs.get("value") is None else f", value={attrs['value']!r}")
         + ")",
         **_COMMON,

@@ -430,7 +430,7 @@ def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any], attrs: dict
     kinds = [_KINDS.get(t.dtype, dtypes.FLOAT) for t in tensors] + [dtypes.NUMBER] * len(numbers)
     # a Python float makes an integer result floating (torch.arange(3) * 2.0), a whole int not
     values = [0.5 if isinstance(n, float) else float(n) for n in numbers]
-    kind = dtypes.result_dtype(op, kinds, values)
+    kind = dtypes.result_dtype(op, kinds, values, attrs)
     if kind == dtypes.INT64:  # int32 where every integer tensor operand is int32 (torch.int32 counts)
         integers = {t.dtype for t in tensors if t.dtype in ("int32", "int64")}
         if integers == {"int32"} and not dtypes.widens_integers(op):
