@@ -142,6 +142,8 @@ TORCH_OPS["select"] = lambda a, dim=0, index=0: torch.select(a, dim, index)
 TORCH_OPS["slice"] = _slice
 TORCH_OPS["index"] = lambda a, key=(): a[_torch_key(key, ())]
 TORCH_OPS["index1"] = lambda a, t, key=(): a[_torch_key(key, (t,))]
+# the count is gradcli's, read from the mask's values when the graph is built
+TORCH_OPS["masked_select"] = lambda a, mask, count=-1: torch.masked_select(a, mask)
 TORCH_OPS["sum"] = _reduce("sum")
 # torch.squeeze refuses dim=None: squeeze() and squeeze(dim) are two overloads.
 TORCH_OPS["squeeze"] = lambda a, dim=None: a.squeeze() if dim is None else a.squeeze(dim)

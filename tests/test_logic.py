@@ -28,6 +28,12 @@ X = [[0.5, -1.0, 2.0], [-0.3, 0.2, -2.5]]
             lambda x: torch.where(x < 0, torch.zeros_like(x), x).sum(),
         ),
         ("(x + torch.full_like(x, 2.5)).prod()", lambda x: (x + torch.full_like(x, 2.5)).prod()),
+        # masked_select: the mask's values fix the result's length when the graph is built
+        ("(x.masked_select(x > 0) ** 2).sum()", lambda x: (x.masked_select(x > 0) ** 2).sum()),
+        (
+            "torch.masked_select(x[0], x < 0.3).exp().mean()",
+            lambda x: torch.masked_select(x[0], x < 0.3).exp().mean(),
+        ),
     ],
 )
 def test_masks_and_detach_agree_with_torch(program, function):
@@ -68,3 +74,13 @@ def test_a_bool_mask_indexes_as_in_torch():
         "PowBackward0",
         "SumBackward0",
     ]
+
+
+def test_masked_select_refuses_what_torch_refuses():
+    leaf = torch.tensor(X, dtype=torch.float64)
+    for mask in ([1, 0, 1], [True, False]):
+        with pytest.raises(RuntimeError) as torch_error:
+            leaf.masked_select(torch.tensor(mask))
+        with pytest.raises(GradcliError) as ours:
+            grad("x.masked_select(m).sum()", at={"x": X}, const={"m": mask})
+        assert ours.value.message.endswith(str(torch_error.value))

@@ -278,7 +278,9 @@ def _not_implemented(name: str):
 def _div_rounded(a, b, rounding_mode="floor"):
     if rounding_mode == "none":  # rounding_mode=None written out: true division, DivBackward2
         return np.true_divide(a, b)
-    _integer_zero_check(a, b, "integer division or modulo by zero")
+    plain = (int, float, np.ndarray, np.generic)
+    if isinstance(a, plain) and isinstance(b, plain):  # batched and traced values are floating
+        _integer_zero_check(a, b, "integer division or modulo by zero")
     with np.errstate(all="ignore"):
         if rounding_mode == "floor":
             return np.floor_divide(a, b)  # NumPy's float floor division is c10::div_floor_floating

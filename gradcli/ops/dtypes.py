@@ -29,7 +29,7 @@ _SAME = {
     "zeros_like", "ones_like", "masked_fill", "neg", "abs", "relu", "sign", "floor", "ceil",
     "trunc", "round", "amax", "amin", "max", "min", "max_values", "min_values", "relu6", "hardtanh",
     "gather", "clamp_min", "clamp_max", "sort", "topk", "tril", "triu", "flip", "diagonal", "diag", "pad",
-    "nan_to_num",
+    "nan_to_num", "masked_select",
 }  # fmt: skip
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {
@@ -161,6 +161,8 @@ def check(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{torch_names[operands[0]]}"
         )
+    if name == "masked_select" and operands[1] != BOOL:
+        raise ShapeError("masked_select: expected BoolTensor for mask")
     if name == "masked_fill" and operands[1] not in (BOOL, NUMBER):
         raise ShapeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype {cpp_names[operands[1]]}"

@@ -44,6 +44,37 @@ def _masked_fill_shape(a, mask, value):
     return broadcast_shapes(a, mask)
 
 
+def _masked_select_shape(a, mask, count: int = -1) -> tuple[int, ...]:
+    broadcast_shapes(mask, a)  # torch broadcasts the mask with x: its size error names the mask first
+    return (count,)
+
+
+def _masked_select_count(attrs: dict, value_of) -> dict:
+    """The number of elements picked, from the mask's values (the result's one dim)."""
+    a, mask = np.asarray(value_of(0)), np.asarray(value_of(1))
+    try:
+        shape = np.broadcast_shapes(a.shape, mask.shape)
+    except ValueError:  # the shape check that follows raises torch's error
+        return attrs
+    return {**attrs, "count": int(np.count_nonzero(np.broadcast_to(mask != 0, shape)))}
+
+
+def _masked_select(a, mask, count: int = -1):
+    a, mask = np.asarray(a), np.asarray(mask) != 0
+    shape = np.broadcast_shapes(a.shape, mask.shape)
+    return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
+
+
+def _masked_select_grad(g, out, a, mask, count: int = -1):
+    """masked_select_backward: g scattered into zeros of the broadcast shape at the True places
+    (then summed back to x's shape, as for any broadcast)."""
+    mask = np.asarray(mask) != 0
+    shape = np.broadcast_shapes(np.shape(a), mask.shape)
+    grad = np.zeros(shape, dtype=np.result_type(g))
+    grad[np.broadcast_to(mask, shape)] = g
+    return grad
+
+
 def _like(name: str, fill: float | None) -> Op:
     def forward(a, fill_value: float = 0.0):
         return np.full(np.shape(a), fill if fill is not None else fill_value, dtype=np.result_type(a))
@@ -168,6 +199,28 @@ OPS: tuple[Op, ...] = (
         ),
         step=("{g} * (1 - {1})", "0"),
         written=lambda operands, attrs: f"{operands[0]}.masked_fill({operands[1]}, {attrs['value']!r})",
+    ),
+    Op(
+        "masked_select",
+        "x.masked_select(mask) or torch.masked_select(x, mask)",
+        forward=_masked_select,
+        vjp=(_masked_select_grad, lambda g, out, a, mask, count=-1: np.zeros(np.shape(mask))),
+        sympy=lambda sp, a, mask, shapes=(), count=-1: _fn(sp, "masked_select")(a, mask),
+        grad_fn="MaskedSelectBackward0",
+        torch="torch.masked_select",
+        derivative="g back at the True places of the mask, 0 elsewhere; none for the mask",
+        domain="a bool mask that broadcasts with x (its values fix the result's length)",
+        elementwise=False,
+        # the count is read from the mask's values when the graph is built, never written
+        params=(Param("count", -1, "int"),),
+        infer_shape=_masked_select_shape,
+        from_values=_masked_select_count,
+        sym_vjp=(
+            lambda sp, g, a, mask, shapes=(), count=-1: _fn(sp, "masked_scatter")(mask, g),
+            lambda sp, g, a, mask, shapes=(), count=-1: sp.S.Zero,
+        ),
+        step=("masked_scatter({1}, {g})", "0"),
+        written=lambda operands, attrs: f"{operands[0]}.masked_select({operands[1]})",
     ),
     _truth("any", np.any),
     _truth("all", np.all),

@@ -583,6 +583,16 @@ _ALLOWED = (
     ast.cmpop,
     ast.expr_context,
 )
+# Python's own methods of strings and lists that a script may call (no callables, no
+# attribute walks): their results are checked against MAX_SEQUENCE like every value.
+_STR_METHODS = {
+    "upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "swapcase", "casefold",
+    "isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "isnumeric", "isdecimal",
+    "split", "rsplit", "splitlines", "replace", "find", "rfind", "index", "rindex", "count",
+    "startswith", "endswith", "zfill", "center", "ljust", "rjust", "partition", "rpartition",
+    "removeprefix", "removesuffix",
+}  # fmt: skip
+_LIST_METHODS = {"index", "count", "insert", "pop", "remove", "reverse", "copy", "clear", "sort"}
 _FORBIDDEN_CALLS = {
     "eval",
     "exec",
@@ -660,6 +670,11 @@ def check(module: ast.Module) -> None:
         if isinstance(n, ast.Expr) and isinstance(n.value, ast.Yield)
     }
     spread = {id(a) for n in ast.walk(module) if isinstance(n, ast.Call) for a in n.args}  # f(*xs)
+    # `def step(input, hidden)`, `dir = ...`: a name the script binds is its own variable, never
+    # Python's builtin (which gradcli does not have); an unbound use is refused below.
+    bound = {n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {n.arg for n in ast.walk(module) if isinstance(n, ast.arg)}
+    bound |= {n.name for n in ast.walk(module) if isinstance(n, ast.FunctionDef)}
     stack: list[tuple[ast.AST, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
@@ -683,7 +698,7 @@ def check(module: ast.Module) -> None:
         readable = isinstance(node, ast.Attribute) and name == "__name__" and isinstance(node.ctx, ast.Load)
         if isinstance(name, str) and name.startswith("__") and not readable:
             raise ScriptError(f"{_position(node)}: names starting with '__' are not allowed: '{name}'")
-        if isinstance(node, ast.Name) and node.id in _FORBIDDEN_CALLS:
+        if isinstance(node, ast.Name) and node.id in _FORBIDDEN_CALLS and node.id not in bound:
             raise ScriptError(f"{_position(node)}: '{node.id}' is not available in gradcli run scripts")
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -1047,6 +1062,8 @@ class Interpreter:
             return Function("", name)
         if name in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[name]
+        if name in _FORBIDDEN_CALLS:  # a builtin the script shadows elsewhere, used unshadowed here
+            raise ScriptError(f"line {self.line}: '{name}' is not available in gradcli run scripts")
         raise ScriptRuntimeError(f"name '{name}' is not defined", "NameError")
 
     def assign(self, target: ast.expr, value: Any) -> None:
@@ -1405,18 +1422,11 @@ class Interpreter:
             raise ScriptError(
                 f"{_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
             )
-        if isinstance(owner, (list, str, Caught)) and name in (
-            "append",
-            "extend",
-            "format",
-            "join",
-            "args",
-            "upper",
-            "lower",
-            "strip",
-        ):
+        if isinstance(owner, (list, str, Caught)) and name in ("append", "extend", "format", "join", "args"):
             if isinstance(owner, Caught) and name == "args":
                 return (owner.message,)
+            return Method(owner, name)
+        if isinstance(owner, str) and name in _STR_METHODS or isinstance(owner, list) and name in _LIST_METHODS:
             return Method(owner, name)
         if isinstance(owner, dict) and name in ("items", "keys", "values", "get", "update"):
             return Method(owner, name)
@@ -1428,6 +1438,9 @@ class Interpreter:
             return Method(owner, name)
         if isinstance(owner, np.ndarray) and name in ("shape", "ndim", "size", "dtype"):
             return getattr(owner, name)  # what .numpy() gave: NumPy's own tuple and numbers
+        if isinstance(owner, (str, list, dict, tuple, int, float, np.ndarray)) and hasattr(type(owner), name):
+            # Python (or NumPy) has it, gradcli does not: not the script's AttributeError
+            raise ScriptError(f"{_position(node)}: {self.class_name(owner)}.{name} is not supported by gradcli run")
         raise ScriptRuntimeError(
             f"'{self.class_name(owner)}' object has no attribute '{name}'", "AttributeError"
         )
@@ -2058,6 +2071,8 @@ class Interpreter:
             dtype = self.dtype_of(kwargs, fixed or inferred)
             return self.finish(array, dtype, kwargs, name, node)
         if name in ("zeros", "ones", "empty"):  # torch.empty holds whatever memory held: zeros here
+            if not args and "size" in kwargs:  # torch.zeros(size=(2, 1))
+                args = [kwargs.pop("size")]
             shape = self.sizes(args, node)
             dtype = self.dtype_of(kwargs, "float32")
             return self.finish((np.ones if name == "ones" else np.zeros)(shape), dtype, kwargs, name, node)
@@ -2463,6 +2478,12 @@ class Interpreter:
                 receiver.extend(self.sequence_of(args[0]))
                 self.check_length(receiver)
                 return None
+            if name in _LIST_METHODS and not kwargs or name == "sort" and set(kwargs) <= {"reverse"}:
+                if name == "insert":
+                    self.check_length(receiver + [None])
+                if name == "sort" and any(isinstance(v, Tensor) for v in receiver):
+                    raise ScriptError(f"{_position(node)}: sorting a list of tensors is not supported; use torch.sort")
+                return self.python(lambda: getattr(receiver, name)(*args, **kwargs))
         if isinstance(receiver, dict):
             if name in ("items", "keys", "values") and not args and not kwargs:
                 return list(getattr(receiver, name)())  # a list where Python gives a view
@@ -2478,8 +2499,16 @@ class Interpreter:
             if name == "join" and len(args) == 1:
                 items = self.sequence_of(args[0])
                 return self.python(lambda: receiver.join(items))
-            if name in ("upper", "lower", "strip") and not args:
-                return getattr(receiver, name)()
+            if name in _STR_METHODS and not kwargs or name in ("split", "rsplit") and set(kwargs) <= {"sep", "maxsplit"}:
+                if not all(isinstance(a, (str, int, tuple)) and not isinstance(a, bool) or a is None for a in args):
+                    raise ScriptRuntimeError(f"str.{name}() takes strings and integers here", "TypeError")
+                if name == "replace" and len(args) >= 2 and all(isinstance(a, str) for a in args[:2]):
+                    old, new = args[0], args[1]
+                    grows = (receiver.count(old) if old else len(receiver) + 1) * max(len(new) - len(old), 0)
+                    self.check_length(" " * min(len(receiver) + grows, limits.Script.MAX_SEQUENCE + 1))
+                if name in ("center", "ljust", "rjust", "zfill") and args and isinstance(args[0], int):
+                    self.check_length(" " * min(args[0], limits.Script.MAX_SEQUENCE + 1))
+                return self.python(lambda: getattr(receiver, name)(*args, **kwargs))
         if isinstance(receiver, float) and name == "is_integer":
             return receiver.is_integer()
         if isinstance(receiver, HookHandle) and name == "remove" and not args and not kwargs:
@@ -2487,6 +2516,11 @@ class Interpreter:
             return None
         if isinstance(receiver, Tensor):
             return self.tensor_method(receiver, name, args, kwargs, node)
+        if isinstance(receiver, (str, list, dict, tuple, int, float)) and hasattr(type(receiver), name):
+            # Python has it, gradcli does not: not the script's AttributeError
+            raise ScriptError(
+                f"{_position(node)}: {self.type_name(receiver)}.{name}() is not supported by gradcli run"
+            )
         raise ScriptRuntimeError(
             f"'{self.type_name(receiver)}' object has no attribute '{name}'", "AttributeError"
         )
@@ -2782,11 +2816,12 @@ class Interpreter:
                 ("tensors", "grad_tensors", "retain_graph", "create_graph", "inputs"),
             )
             return self.backward(tensors, grads, retain, create, inputs, call="autograd.backward")
-        outputs, inputs, grad_outputs, retain, create, unused = self.signature(
+        # only_inputs: deprecated in torch and ignored (True is its default and its only meaning)
+        outputs, inputs, grad_outputs, retain, create, _, unused = self.signature(
             "grad",
             args,
             kwargs,
-            ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "allow_unused"),
+            ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "only_inputs", "allow_unused"),
         )
         roots = self.tensors_of(outputs, "outputs")
         sources = self.tensors_of(inputs, "inputs")

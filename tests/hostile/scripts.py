@@ -63,8 +63,7 @@ INJECTION = [
     script(
         "run-ndarray-tofile",
         f"import torch\na = torch.ones(2).numpy()\na.tofile('{CANARY}')\n",
-        "AttributeError",
-        "'tofile'",
+        "numpy.ndarray.tofile is not supported by gradcli run",
     ),
     script("run-format-attribute", "print('{0.__class__}'.format(1))\n", "format fields"),
     script("run-lambda", "f = lambda: 1\n", "lambda"),
@@ -87,6 +86,11 @@ INJECTION = [
     script("run-keyword-unpack", "d = {'sep': 1}\nprint(1, **d)\n", "keyword unpacking"),
     script("run-dict-dunder", "d = {'a': 1}\nprint(d.__class__)\n", DUNDER),
     # __name__ is the one dunder a script may read (type(e).__name__), never write or walk from
+    # a forbidden builtin shadowed somewhere is still unavailable where it is not shadowed
+    script("run-shadowed-open", "def f(open):\n    return open\nopen('/etc/passwd')\n", "'open' is not available"),
+    script("run-shadowed-eval", "eval = 1\ndef g():\n    return 2\nprint(g())\ndel eval\n", "del"),
+    script("run-replace-growth", "s = 'a' * 1000000\nt = s.replace('a', 'a' * 1000)\n", "MAX_SEQUENCE"),
+    script("run-center-growth", "s = 'a'.center(10 ** 12)\n", "MAX_SEQUENCE"),
     script("run-name-write", "def f():\n    return 1\nf.__name__ = 'g'\n", DUNDER),
     script("run-name-walk", "print(type(1).__name__.__class__)\n", DUNDER),
     script("run-name-bare", "print(__name__)\n", DUNDER),

@@ -25,3 +25,14 @@ CASES = [
     Case("ones_like", "3", (uniform(-2, 2, (3,)),)),
     Case("full_like", "3, 2.5", (uniform(-2, 2, (3,)),), {"fill_value": 2.5}),
 ]
+
+CASES += [
+    Case("masked_select", "2x3", (uniform(-2, 2, (2, 3)), MASK), {"count": int(np.count_nonzero(MASK))}, masks=(1,)),
+    Case(
+        "masked_select",
+        "x broadcast to the mask",
+        (uniform(-2, 2, (3,)), MASK),
+        {"count": int(np.count_nonzero(MASK))},
+        masks=(1,),
+    ),
+]
