@@ -86,6 +86,13 @@ PROGRAMS = [
         X234,
     ),
     ("torch.constant_pad_nd(x, (-1, 1)).sin().sum()", lambda x: torch.constant_pad_nd(x, (-1, 1)).sin().sum(), X23),
+    ("(x.repeat_interleave(2) ** 2).sum()", lambda x: (x.repeat_interleave(2) ** 2).sum(), X23),
+    (
+        "(torch.repeat_interleave(x, 3, dim=1).cumsum(1)).sum()",
+        lambda x: (torch.repeat_interleave(x, 3, dim=1).cumsum(1)).sum(),
+        X23,
+    ),
+    ("x.t().repeat_interleave(2, dim=-1).exp().sum()", lambda x: x.t().repeat_interleave(2, dim=-1).exp().sum(), X23),
 ]
 
 
@@ -152,6 +159,8 @@ ERRORS = [
     ("x.squeeze(1)", lambda x: x.squeeze(1), 2.0),
     ("x.movedim(0, 5)", lambda x: x.movedim(0, 5), X23),
     ("F.pad(x, (1, 2, 3))", lambda x: F.pad(x, (1, 2, 3)), X23),
+    ("x.repeat_interleave(-1)", lambda x: x.repeat_interleave(-1), X23),
+    ("x.repeat_interleave(2, dim=2)", lambda x: x.repeat_interleave(2, dim=2), X23),
     ("F.pad(x, (1, 1, 1, 1, 1, 1))", lambda x: F.pad(x, (1, 1, 1, 1, 1, 1)), X23),
     ("F.pad(x, (-2, -2))", lambda x: F.pad(x, (-2, -2)), X23),
     ("x.movedim((0, 0), (1, 0))", lambda x: x.movedim((0, 0), (1, 0)), X23),

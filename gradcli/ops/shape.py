@@ -781,7 +781,41 @@ def _movedim(apply, x, source=None, destination=None, shapes=((),), dtypes=(), s
     return apply("permute", x, dims=dims)
 
 
+def _repeat_interleave(apply, x, repeats=None, dim=None, output_size=None, shapes=((),), dtypes=(), strides=(None,)):
+    """x.repeat_interleave(r, dim) with a whole number r, as ATen writes it: (flatten when no
+    dim,) unsqueeze after dim, expand there to r, clone, view: ViewBackward0, CloneBackward0,
+    ExpandBackward0, UnsqueezeBackward0."""
+    if not isinstance(repeats, int) or isinstance(repeats, bool):
+        raise ShapeError("gradcli's repeat_interleave takes a whole number of repeats (a tensor of counts is not supported)")
+    if repeats < 0:
+        raise ShapeError("Repeats must be non-negative")
+    shape = tuple(shapes[0])
+    if dim is None:
+        if len(shape) != 1:
+            x = apply("reshape", x, shape=(-1,))
+        shape, dim = (math.prod(shape),), 0
+    dim = _normalise_dim(dim, len(shape))
+    if not shape:  # a 0-d tensor with a dim: torch views it as one element
+        x, shape = apply("reshape", x, shape=(1,)), (1,)
+    spread = apply("unsqueeze", x, dim=dim + 1)
+    wide = shape[: dim + 1] + (repeats,) + shape[dim + 1 :]
+    copied = apply("clone", apply("expand", spread, size=wide))
+    return apply("view", copied, size=shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1 :])
+
+
 COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "repeat_interleave",
+        arity=1,
+        params=(Param("repeats", None, "int"), Param("dim", None, "dim"), Param("output_size", None, "int")),
+        build=_repeat_interleave,
+        torch="torch.repeat_interleave",
+        derivative=(
+            "x.unsqueeze(dim + 1).expand(..., r, ...).clone().view(...) (flattened first without a dim): "
+            "ViewBackward0, CloneBackward0, ExpandBackward0, UnsqueezeBackward0"
+        ),
+        shaped=True,
+    ),
     Composite(
         "movedim",
         arity=1,

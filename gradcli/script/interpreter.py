@@ -64,7 +64,13 @@ def show(t: Tensor) -> str:
     name = t.grad_fn.name if t.grad_fn is not None else None
     if t.stale_view:
         name = "AsStridedBackward0"
-    return tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
+    text = tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
+    return "Parameter containing:\n" + text if _is_parameter(t) else text
+
+
+def _is_parameter(t: Tensor) -> bool:
+    """Made by torch.nn.Parameter (views, detach() and results of ops are plain tensors)."""
+    return t.__dict__.get("parameter", False)
 
 
 # ---------------------------------------------------------------- values of the language
@@ -339,7 +345,7 @@ _DTYPES = {
     "int": "int32",
     "bool": "bool",
 }
-_PIECES = ("chunk", "split", "unbind", "tensor_split")
+_PIECES = ("chunk", "split", "unbind", "tensor_split", "var_mean", "std_mean")
 _POSITIONS = ("nonzero", "argwhere")  # int64 positions: x.nonzero(), torch.argwhere(x)  # tensor methods and torch functions that return tuples
 _CLASSES = ("int", "float", "bool", "str", "list", "tuple", "dict", "set", "range")
 _TORCH_TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
@@ -540,6 +546,7 @@ _ALLOWED = (
     ast.While,
     ast.If,
     ast.FunctionDef,
+    ast.Lambda,  # a def of one return expression (see Interpreter.expr)
     ast.Return,
     ast.Try,
     ast.ExceptHandler,
@@ -591,6 +598,10 @@ _STR_METHODS = {
     "split", "rsplit", "splitlines", "replace", "find", "rfind", "index", "rindex", "count",
     "startswith", "endswith", "zfill", "center", "ljust", "rjust", "partition", "rpartition",
     "removeprefix", "removesuffix",
+}  # fmt: skip
+_NDARRAY_METHODS = {
+    "tolist", "round", "mean", "sum", "max", "min", "argmax", "argmin", "std", "var", "copy",
+    "flatten", "item", "prod", "cumsum", "all", "any",
 }  # fmt: skip
 _LIST_METHODS = {"index", "count", "insert", "pop", "remove", "reverse", "copy", "clear", "sort"}
 _FORBIDDEN_CALLS = {
@@ -715,11 +726,13 @@ def check(module: ast.Module) -> None:
                 )
             if any(alias.name == "*" for alias in node.names):
                 raise ScriptError(f"{_position(node)}: 'import *' is not supported; name what you import")
-        if isinstance(node, ast.FunctionDef):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
             args = node.args
-            if len(node.decorator_list) > 1 or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            decorated = isinstance(node, ast.FunctionDef) and len(node.decorator_list) > 1
+            if decorated or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
                 raise ScriptError(
-                    f"{_position(node)}: only plain functions (def f(a, b=1):), or one @torch.no_grad(), are supported"
+                    f"{_position(node)}: only plain functions (def f(a, b=1):, lambda t: t ** 2), or one "
+                    "@torch.no_grad(), are supported"
                 )
         if (
             isinstance(node, (ast.For, ast.While))
@@ -1126,6 +1139,14 @@ class Interpreter:
     def expr(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Constant):
             return node.value
+        if isinstance(node, ast.Lambda):  # `lambda t: t ** 2` is `def <lambda>(t): return t ** 2`
+            body = ast.copy_location(ast.Return(value=node.body), node.body)
+            function = ast.copy_location(
+                ast.FunctionDef(name="<lambda>", args=node.args, body=[body], decorator_list=[], returns=None),
+                node,
+            )
+            enclosing = (self.frames[-1], *self.closures[-1]) if self.frames else ()
+            return UserFunction(function, None, False, enclosing)
         if isinstance(node, ast.Name):
             return self.lookup(node)
         if isinstance(node, ast.BinOp):
@@ -1436,6 +1457,8 @@ class Interpreter:
             return Method(owner, name)
         if isinstance(owner, HookHandle) and name == "remove":
             return Method(owner, name)
+        if isinstance(owner, np.ndarray) and name in _NDARRAY_METHODS:
+            return Method(owner, name)
         if isinstance(owner, np.ndarray) and name in ("shape", "ndim", "size", "dtype"):
             return getattr(owner, name)  # what .numpy() gave: NumPy's own tuple and numbers
         if isinstance(owner, (str, list, dict, tuple, int, float, np.ndarray)) and hasattr(type(owner), name):
@@ -1484,8 +1507,10 @@ class Interpreter:
         elif module.name == "torch.autograd":
             if name in ("grad", "backward"):
                 return Function("torch.autograd", name)
+        elif module.name == "torch.nn" and name == "Parameter":
+            return Function("torch.nn", name)
         elif module.name == "torch.autograd.functional":
-            if name in ("jacobian", "hessian"):
+            if name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)
         elif module.name == "torch.nn.functional" and name in MODULES["F"]:
             return Function("torch.nn.functional", name)
@@ -1579,6 +1604,8 @@ class Interpreter:
                 return self.python(lambda: _MATH[func.name](*values, **kwargs))
             if func.module == "torch.autograd":
                 return self.autograd_call(func.name, args, kwargs, node)
+            if func.module == "torch.nn" and func.name == "Parameter":
+                return self.parameter(args, kwargs)
             if func.module == "torch.autograd.functional":
                 return self.functional(func.name, args, kwargs, node)
             if func.module == "torch" and func.name in _CONSTRUCTORS:
@@ -1747,8 +1774,9 @@ class Interpreter:
                 raise ScriptRuntimeError("isinstance expected 2 arguments", "TypeError")
             classes = args[1] if isinstance(args[1], tuple) else (args[1],)
             mine = self.class_name(args[0])
-            # bool is an int subclass, as in Python
-            return any(self.named_class(c) in (mine, "int" if mine == "bool" else mine) for c in classes)
+            # bool is an int subclass, as in Python, and a Parameter a Tensor
+            bases = {"bool": "int", "torch.nn.parameter.Parameter": "torch.Tensor"}
+            return any(self.named_class(c) in (mine, bases.get(mine, mine)) for c in classes)
         impl = {"float": float, "int": int, "bool": bool, "round": round, "abs": abs, "min": min, "max": max}[
             name
         ]
@@ -1756,10 +1784,42 @@ class Interpreter:
             raise ScriptError(f"{_position(node)}: {name}() of a tensor is not supported here")
         return self.python(lambda: impl(*args, **kwargs))
 
+    def moments(self, name: str, t: Tensor, args: list, kwargs: dict) -> tuple:
+        """torch.var_mean / std_mean: (var or std, mean) over the same dims, each named as the
+        one node torch records for both (VarMeanBackward0, StdMeanBackward0)."""
+        node = ast.Constant(value=None, lineno=self.line, col_offset=0, end_lineno=self.line, end_col_offset=0)
+        rest = args
+        dim = kwargs.get("dim", rest[0] if rest and not isinstance(rest[0], bool) else None)
+        keepdim = kwargs.get("keepdim", rest[2] if len(rest) >= 3 else False)
+        spread = self.registry("torch", name[:3], None, [t, *args], kwargs, node)
+        given = {"keepdim": keepdim} | ({} if dim is None else {"dim": dim})
+        mean = self.registry("torch", "mean", None, [t], given, node)
+        return self._named([spread, mean], f"{name[:3].capitalize()}MeanBackward0")
+
+    def parameter(self, args: list, kwargs: dict) -> Tensor:
+        """torch.nn.Parameter(data, requires_grad=True): a leaf on data's elements (and version
+        counter, as torch's detach() shares it) that prints as 'Parameter containing:'."""
+        data, requires_grad = self.signature("Parameter", args, kwargs, ("data", "requires_grad"))
+        if data is None:
+            data = Tensor(np.zeros(0, dtype=np.float32))
+        if not isinstance(data, Tensor):
+            raise ScriptRuntimeError(
+                f"Parameter(): argument 'data' must be Tensor, not {self.type_name(data)}", "TypeError"
+            )
+        wants = True if requires_grad is None else self.truth(requires_grad)
+        if wants and data.dtype not in ("float32", "float64"):
+            raise ScriptRuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        made = Tensor.alias(data)
+        made.requires_grad, made.grad_fn = wants, None
+        made.parameter = True
+        return made
+
     def pieces(self, name: str, t: Tensor, args: list, kwargs: dict) -> tuple:
         """x.chunk(n, dim), x.split(size or sizes, dim), x.unbind(dim): a tuple of views, each
         with the grad_fn torch names for the call (SplitBackward0, SplitWithSizesBackward0,
         UnbindBackward0); their gradients go back through the slices they are."""
+        if name in ("var_mean", "std_mean"):
+            return self.moments(name, t, args, kwargs)
         names = {
             "chunk": ("chunks", "dim"),
             "split": ("split_size_or_sections", "dim"),
@@ -1864,7 +1924,7 @@ class Interpreter:
     def class_name(self, value: Any) -> str:
         """type(value)'s name as Python prints it for the torch object it stands for."""
         if isinstance(value, Tensor):
-            return "torch.Tensor"
+            return "torch.nn.parameter.Parameter" if _is_parameter(value) else "torch.Tensor"
         if isinstance(value, Size):
             return "torch.Size"
         if isinstance(value, Picked):
@@ -2437,6 +2497,41 @@ class Interpreter:
             other = self.apply("mul", [other, alpha], {}) if isinstance(other, Tensor) else other * alpha
         return self.write_in_place(t, self.apply(name, [t, other], {}))
 
+    def scatter(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Tensor:
+        """x.scatter_(dim, index, src or value), as one-hot targets are built: values written
+        at index along dim. Only where no gradient is involved (ScatterBackward is not here)."""
+        given = dict(zip(("dim", "index", "src"), args)) | kwargs
+        if len(args) > 3 or any(k not in ("dim", "index", "src", "value") for k in given):
+            raise ScriptRuntimeError(f"{name}() got an unexpected argument (reduce= is not supported)", "TypeError")
+        dim, index, src = given.get("dim"), given.get("index"), given.get("src", given.get("value"))
+        tensors = [v for v in (t, src) if isinstance(v, Tensor)]
+        if name == "scatter_":
+            self.check_in_place(t, self.grad_enabled and t.requires_grad)
+        if self.grad_enabled and any(v.requires_grad for v in tensors):
+            raise ScriptError(f"{_position(node)}: {name}() of a tensor that requires grad is not supported yet")
+        if not isinstance(dim, int) or not isinstance(index, Tensor):
+            raise ScriptRuntimeError(f"{name}() takes (dim, index, src or value)", "TypeError")
+        if index.dtype not in ("int64", "int32"):
+            raise ScriptRuntimeError("scatter(): Expected dtype int32/int64 for index")
+        if index.value.ndim != max(t.value.ndim, 1):
+            raise ScriptRuntimeError("Index tensor must have the same number of dimensions as self tensor")
+        axis = _dim_index(dim, max(t.value.ndim, 1))
+        positions = index.value.astype(np.int64)
+        size = t.shape[axis] if t.shape else 1
+        outside = positions[(positions < 0) | (positions >= size)]
+        if outside.size:
+            raise ScriptRuntimeError(f"index {int(outside.flat[0])} is out of bounds for dimension {axis} with size {size}")
+        array = t.value.copy()
+        if isinstance(src, Tensor):
+            values = src.value[tuple(slice(0, n) for n in positions.shape)].astype(array.dtype)
+        else:
+            values = np.asarray(src).astype(array.dtype)
+        self.python(lambda: np.put_along_axis(array, positions, values, axis=axis))
+        if name == "scatter":
+            return Tensor(array, dtype=t.dtype)
+        self.python(lambda: t.write(array))
+        return t
+
     def write_in_place(self, t: Tensor, result: Tensor) -> Tensor:
         """An in-place op's result written into t, with the node torch records for it."""
         if result.shape != t.shape:
@@ -2509,6 +2604,13 @@ class Interpreter:
                 if name in ("center", "ljust", "rjust", "zfill") and args and isinstance(args[0], int):
                     self.check_length(" " * min(args[0], limits.Script.MAX_SEQUENCE + 1))
                 return self.python(lambda: getattr(receiver, name)(*args, **kwargs))
+        if isinstance(receiver, np.ndarray) and name in _NDARRAY_METHODS:
+            # what .numpy() gave: NumPy's own results, from numbers and ints only
+            if not all(isinstance(a, (int, float)) or a is None for a in [*args, *kwargs.values()]):
+                raise ScriptRuntimeError(f"ndarray.{name}() takes numbers here", "TypeError")
+            if set(kwargs) - {"axis", "decimals", "keepdims", "ddof"}:
+                raise ScriptRuntimeError(f"ndarray.{name}() got an unexpected keyword argument", "TypeError")
+            return self.python(lambda: getattr(receiver, name)(*args, **kwargs))
         if isinstance(receiver, float) and name == "is_integer":
             return receiver.is_integer()
         if isinstance(receiver, HookHandle) and name == "remove" and not args and not kwargs:
@@ -2604,6 +2706,8 @@ class Interpreter:
                     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
                 )
             return t.value
+        if name in ("scatter_", "scatter"):
+            return self.scatter(t, name, args, kwargs, node)
         if name in ("zero_", "fill_"):
             fill = 0 if name == "zero_" else args[0]
             if isinstance(fill, Tensor):
@@ -2852,6 +2956,8 @@ class Interpreter:
         """torch.autograd.functional.jacobian(f, inputs) and .hessian(f, inputs), as torch's
         reverse mode computes them: the inputs detached and made to require grad, f called
         once, then one torch.autograd.grad per output element (the gradient's, for hessian)."""
+        if name in ("vjp", "vhp", "hvp"):
+            return self.functional_product(name, args, kwargs, node)
         names = ("func", "inputs", "create_graph", "strict", "vectorize", "strategy")
         if name == "hessian":
             names = ("func", "inputs", "create_graph", "strict", "vectorize", "outer_jacobian_strategy")
@@ -2896,6 +3002,61 @@ class Interpreter:
         if isinstance(out, Tensor):
             return blocks[0][0] if single else tuple(blocks[0])
         return tuple(b[0] for b in blocks) if single else tuple(tuple(b) for b in blocks)
+
+    def functional_product(self, name: str, args: list, kwargs: dict, node: ast.AST) -> tuple:
+        """torch.autograd.functional.vjp(f, inputs, v) -> (f(inputs), v^T J), and vhp / hvp
+        -> (f(inputs), v^T H / H v) of a scalar f: one backward, or a backward of the
+        create_graph gradient (H v is v^T H for the symmetric Hessians of these functions)."""
+        names = ("func", "inputs", "v", "create_graph", "strict")
+        given = dict(zip(names, args)) | kwargs
+        if len(args) > len(names) or any(k not in names for k in given):
+            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
+        func, inputs, v = given.get("func"), given.get("inputs"), given.get("v")
+        if not isinstance(func, UserFunction):
+            raise ScriptError(f"{_position(node)}: {name}() takes a function defined in the script")
+        if given.get("create_graph") or given.get("strict"):
+            raise ScriptError(f"{_position(node)}: {name}() with create_graph or strict is not supported")
+        single = isinstance(inputs, Tensor)
+        sources = [inputs] if single else list(inputs) if isinstance(inputs, (list, tuple)) else None
+        if not sources or not all(isinstance(x, Tensor) for x in sources):
+            raise ScriptRuntimeError(f"The inputs given to {name} must be either a Tensor or a tuple of Tensors", "TypeError")
+        vectors = None if v is None else [v] if isinstance(v, Tensor) else list(v)
+        leaves = [Tensor(np.array(x.value), dtype=x.dtype, requires_grad=True) for x in sources]
+        previous, self.grad_enabled = self.grad_enabled, True
+        try:
+            out = self.call_user(func, leaves, {}, node)
+            outputs = [out] if isinstance(out, Tensor) else list(out) if isinstance(out, (list, tuple)) else []
+            if name != "vjp":
+                if not isinstance(out, Tensor):
+                    raise ScriptRuntimeError(f"The function given to {name} should return a single Tensor")
+                if out.value.size != 1:
+                    raise ScriptRuntimeError(
+                        f"The Tensor returned by the function given to {name} should contain a single element"
+                    )
+                if vectors is None and (len(leaves) != 1 or leaves[0].value.size != 1):
+                    raise ScriptRuntimeError(
+                        "The vector v can only be None if the input to the user-provided function is a single "
+                        "Tensor with a single element."
+                    )
+                first = self.autograd_call("grad", [out, leaves], {"create_graph": True}, node)
+                grads = self.autograd_call(
+                    "grad", [list(first), leaves], {"grad_outputs": vectors, "allow_unused": True}, node
+                )
+            else:
+                if vectors is None and (len(outputs) != 1 or outputs[0].value.size != 1):
+                    raise ScriptRuntimeError(
+                        "The vector v can only be None if the user-provided function returns a single Tensor "
+                        "with a single element."
+                    )
+                grads = self.autograd_call("grad", [outputs, leaves], {"grad_outputs": vectors, "allow_unused": True}, node)
+        finally:
+            self.grad_enabled = previous
+        filled = [g if g is not None else Tensor(np.zeros(x.shape, x.value.dtype), dtype=x.dtype) for g, x in zip(grads, leaves)]
+        plain = [Tensor.alias(o) for o in outputs]  # torch returns the outputs detached
+        for o in plain:
+            o.requires_grad, o.grad_fn = False, None
+        result = plain[0] if isinstance(out, Tensor) else tuple(plain)
+        return result, filled[0] if single else tuple(filled)
 
     def _jacobian_rows(self, output: Tensor, leaves: list, node: ast.AST) -> list:
         """d output / d leaf for each leaf: one backward per element of output, stacked."""

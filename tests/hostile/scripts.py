@@ -66,7 +66,10 @@ INJECTION = [
         "numpy.ndarray.tofile is not supported by gradcli run",
     ),
     script("run-format-attribute", "print('{0.__class__}'.format(1))\n", "format fields"),
-    script("run-lambda", "f = lambda: 1\n", "lambda"),
+    # a lambda is a def of one expression: plain arguments only, and the call-depth cap holds
+    script("run-lambda-varargs", "f = lambda *a: a\n", "only plain functions"),
+    script("run-lambda-recursion", "f = lambda n: f(n + 1)\nf(0)\n", "MAX_CALL_DEPTH"),
+    script("run-lambda-dunder", "f = lambda: ().__class__\nf()\n", DUNDER),
     script("run-class", "class A:\n    pass\n", "class definitions"),
     script("run-while", "while True:\n    pass\n", "MAX_LOOP"),
     # a generator runs through at the call: an endless one meets the loop cap there
