@@ -30,6 +30,7 @@ from .ops import (
     MODULES,
     NOT_IN_TORCH,
     NOT_METHODS,
+    OTHER_ORDER,
     PYTHON_BUILTINS,
     REGISTRY,
     SIGNATURES,
@@ -201,6 +202,8 @@ def _torch_refuses(name: str, written: str, module: str | None, method: bool) ->
         return f"unknown method '{written}'", f"torch has no Tensor.{name}; write {fix}"
     if module in FUNCTIONAL_MODULES and name not in FUNCTIONAL:
         return f"unknown function '{written}'", f"torch.nn.functional has no {name}; write torch.{name}(x)"
+    if module == "torch" and name in OTHER_ORDER:
+        return f"'{written}' takes its arguments in another order", f"write {OTHER_ORDER[name]}"
     if module == "torch" and name in NOT_IN_TORCH:
         fix = (
             f"F.{name}(x)"

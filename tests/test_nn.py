@@ -338,6 +338,23 @@ PROGRAMS = [
         G2,
     ),
     ("(x3.mT * 2).sum()", lambda x3: (x3.mT * 2).sum(), {"x3": X3}, {}, (), None),
+    # F.embedding: rows of W; repeated rows add up, and padding_idx's row gets no gradient
+    (
+        "(F.embedding(y, W) ** 2).sum()",
+        lambda y, W: (F.embedding(y, W) ** 2).sum(),
+        {"W": Y},
+        {"y": [[0, 1], [1, 1]]},
+        ("y",),
+        None,
+    ),
+    (
+        "F.embedding(y, W, padding_idx=1).exp().sum()",
+        lambda y, W: F.embedding(y, W, padding_idx=1).exp().sum(),
+        {"W": Y},
+        {"y": [0, 1, 1]},
+        ("y",),
+        None,
+    ),
 ]
 IDS = [p[0] for p in PROGRAMS]
 # Where gradcli records other nodes than torch: a beta=0 dispatch is missing.

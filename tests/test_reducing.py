@@ -53,6 +53,11 @@ SPELLINGS = [
     ("torch.norm(x, p=inf, dim=1)", lambda x: torch.norm(x, p=INF, dim=1)),
     ("torch.norm(x, -inf)", lambda x: torch.norm(x, -INF)),
     ("x.norm(dim=0, keepdim=True)", lambda x: x.norm(dim=0, keepdim=True)),
+    ("torch.linalg.norm(x)", lambda x: torch.linalg.norm(x)),
+    ("torch.linalg.norm(x, dim=1)", lambda x: torch.linalg.norm(x, dim=1)),
+    ("torch.linalg.norm(x, 3, dim=0, keepdim=True)", lambda x: torch.linalg.norm(x, 3, dim=0, keepdim=True)),
+    ("torch.linalg.vector_norm(x, ord=1)", lambda x: torch.linalg.vector_norm(x, ord=1)),
+    ("torch.linalg.vector_norm(x, inf, dim=(0, 1))", lambda x: torch.linalg.vector_norm(x, INF, dim=(0, 1))),
     ("torch.norm(x, 3, 1)", lambda x: torch.norm(x, 3, 1)),
     ("x.norm(p=0.5)", lambda x: x.norm(p=0.5)),
     ("torch.cumsum(x, 1)", lambda x: torch.cumsum(x, 1)),
@@ -198,6 +203,7 @@ def test_empty_reductions_fail_as_torch_does():
         ("torch.var(x, unbiased=True, correction=0)", "invalid combination of arguments"),
         ("torch.prod(x, keepdim=True)", "invalid combination of arguments"),
         ("np.var(x, ddof=True)", "ddof must be a number literal"),
+        ("torch.linalg.norm(x, ord=2)", "gradcli has no matrix norms"),
     ],
 )
 def test_what_gradcli_refuses_is_a_clear_error(program, fragment):

@@ -205,6 +205,12 @@ MODULES: dict[str, dict[str, Spelling]] = {
 # torch.special.sin is refused, as torch has no such function.
 _SPECIAL = ("erf", "exp2", "expm1", "log1p", "log_softmax", "logsumexp", "round", "softmax")
 MODULES["torch.special"] = {name: TORCH_SPELLINGS[name] for name in _SPECIAL} | {"expit": TORCH_SPELLINGS["sigmoid"]}
+# torch.linalg: the vector norms (ord is p); linalg.norm is vector_norm wherever it means a
+# vector norm (ord=None, or a 1-D reduction), and refused where it means a matrix norm.
+MODULES["torch.linalg"] = {
+    "vector_norm": Spelling("norm", renames=(("ord", "p"),)),
+    "norm": Spelling("linalg_norm"),
+}
 # torch.ops.aten.mul.Scalar and friends: records Python's torch.mul never makes (MulBackward1).
 for _family in _FAMILIES:
     for _prefix, _names in getattr(_family, "ATEN_MODULES", {}).items():
@@ -219,6 +225,7 @@ FUNCTIONAL = frozenset(
         "binary_cross_entropy_with_logits",
         "cross_entropy",
         "elu",
+        "embedding",
         "gelu",
         "hardtanh",
         "huber_loss",
@@ -264,6 +271,7 @@ NOT_IN_TORCH = frozenset(
         "l1_loss",
         "leaky_relu",
         "len",
+        "linalg_norm",
         "linear",
         "logsigmoid",
         "long",
@@ -286,6 +294,9 @@ NOT_IN_TORCH = frozenset(
         "view",
     ]
 )
+# torch functions whose arguments come in another order than the F. function gradcli records:
+# torch.embedding(weight, input) is refused with the spelling to use.
+OTHER_ORDER = {"embedding": "F.embedding(input, weight)"}
 NOT_METHODS = frozenset(
     [
         "binary_cross_entropy",
@@ -297,6 +308,7 @@ NOT_METHODS = frozenset(
         "cross_entropy",
         "arange",
         "elu",
+        "embedding",
         "eye",
         "full",
         "full_like",
@@ -306,6 +318,7 @@ NOT_METHODS = frozenset(
         "l1_loss",
         "leaky_relu",
         "len",
+        "linalg_norm",
         "linear",
         "linspace",
         "logsigmoid",
@@ -363,6 +376,7 @@ __all__ = [
     "FUNCTIONS",
     "NOT_IN_TORCH",
     "NOT_METHODS",
+    "OTHER_ORDER",
     "PYTHON_BUILTINS",
     "LISTED",
     "LISTED_EMPTY",

@@ -118,6 +118,8 @@ def result_dtype(
     name = op.name.rstrip("0123456789") if op.name.startswith(("cat", "stack")) else op.name
     if name in ("cat", "stack"):
         return _promote(tensors)
+    if name == "embedding":  # rows of the weight (the second operand), in its dtype
+        return tensors[1]
     if name in _SAME:
         return tensors[0] if tensors else FLOAT
     if name in _SUMS:
@@ -160,6 +162,12 @@ def check(
         raise ShapeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{torch_names[operands[0]]}"
+        )
+    if name == "embedding" and operands[0] not in (INT64, None):
+        found = f"torch.{torch_names[operands[0]]}Tensor"
+        raise ShapeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got {found} instead (while checking arguments for embedding)"
         )
     if name == "masked_select" and operands[1] != BOOL:
         raise ShapeError("masked_select: expected BoolTensor for mask")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import IndexOutOfRange, ShapeError
 from .core import Composite, Op, Param, Shape, _fn, _normalise_dim, call
 
 
@@ -104,7 +104,64 @@ def _one_hot(a, num_classes: int = -1):
     return (a[..., None] == np.arange(num_classes)).astype(np.result_type(a, np.float32))
 
 
+def _embedding_shape(indices: Shape, weight: Shape, padding_idx=None) -> Shape:
+    if len(weight) != 2:
+        raise ShapeError("'weight' must be 2-D")
+    if padding_idx is not None and not -weight[0] <= padding_idx < weight[0]:
+        raise ShapeError("Padding_idx must be within num_embeddings")
+    return tuple(indices) + (weight[1],)
+
+
+def _embedding_rows(indices, count: int) -> np.ndarray:
+    rows = np.asarray(indices)
+    if rows.size and (rows.min() < 0 or rows.max() >= count):
+        raise IndexOutOfRange("index out of range in self")
+    return rows.astype(np.int64)
+
+
+def _embedding(indices, weight, padding_idx=None):
+    """F.embedding(input, weight): the rows of weight that input names (weight[input])."""
+    weight = np.asarray(weight)
+    return weight[_embedding_rows(indices, weight.shape[0])]
+
+
+def _embedding_grad(g, out, indices, weight, padding_idx=None):
+    """embedding_dense_backward: each looked-up row's gradient added into its row of zeros;
+    the padding_idx row gets none."""
+    weight = np.asarray(weight)
+    rows = _embedding_rows(indices, weight.shape[0]).reshape(-1)
+    grad = np.zeros(weight.shape, dtype=np.result_type(g))
+    np.add.at(grad, rows, np.reshape(g, (-1, weight.shape[1])))
+    if padding_idx is not None:
+        grad[padding_idx % weight.shape[0]] = 0
+    return grad
+
+
 OPS: tuple[Op, ...] = (
+    Op(
+        "embedding",
+        "F.embedding(index, W) or F.embedding(y, W, padding_idx=0)",
+        forward=_embedding,
+        vjp=(lambda g, out, indices, weight, padding_idx=None: np.zeros(np.shape(indices)), _embedding_grad),
+        sympy=lambda sp, indices, weight, shapes=(), padding_idx=None: _fn(sp, "embedding")(indices, weight),
+        grad_fn="EmbeddingBackward0",
+        torch="torch.nn.functional.embedding",
+        derivative="each looked-up row's gradient added into that row of W (none for padding_idx); none for the indices",
+        domain="int64 indices within W's rows; W 2-D",
+        saves_tensors=True,
+        elementwise=False,
+        method=False,
+        params=(Param("padding_idx", None, "int"),),
+        infer_shape=_embedding_shape,
+        sym_vjp=(
+            lambda sp, g, indices, weight, shapes=(), padding_idx=None: sp.S.Zero,
+            lambda sp, g, indices, weight, shapes=(), padding_idx=None: _fn(sp, "embedding_backward")(g, indices),
+        ),
+        step=("0", "embedding_backward({g}, {0})"),
+        written=lambda texts, attrs: f"F.embedding({texts[0]}, {texts[1]}"
+        + ("" if attrs.get("padding_idx") is None else f", padding_idx={attrs['padding_idx']}")
+        + ")",
+    ),
     Op(
         "gather",
         "x.gather(dim, index) or torch.gather(x, dim, index)",

@@ -861,7 +861,35 @@ def _numpy_moment(op: str):
     )
 
 
-COMPOSITES: tuple[Composite, ...] = (_numpy_moment("var"), _numpy_moment("std"))
+def _linalg_norm(apply, x, ord=None, dim=None, keepdim=False, shapes=((),), dtypes=(), strides=(None,)):  # noqa: A002
+    """torch.linalg.norm: vector_norm (LinalgVectorNormBackward0) where it is a vector norm
+    (ord None, or one dim); the matrix norms (ord=1, 2, inf of a matrix) are refused."""
+    ndim = len(shapes[0])
+    dims = dim if isinstance(dim, tuple) else None if dim is None else (dim,)
+    if ord is not None and dims is None and ndim not in (1, 2):
+        raise ShapeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {ndim}D.")
+    matrix = (dims is None and ndim == 2) or (dims is not None and len(dims) == 2)
+    if ord is not None and matrix:
+        raise ShapeError(
+            f"gradcli has no matrix norms: linalg.norm(A, ord={ord!r}) of a matrix is not supported "
+            "(torch.linalg.vector_norm(A, ord) is the vector norm of its elements)"
+        )
+    return apply("norm", x, p=2.0 if ord is None else float(ord), dim=dim, keepdim=keepdim)
+
+
+COMPOSITES: tuple[Composite, ...] = (
+    _numpy_moment("var"),
+    _numpy_moment("std"),
+    Composite(
+        "linalg_norm",
+        arity=1,
+        params=(Param("ord", None, "number"), DIMS, KEEPDIM),
+        build=_linalg_norm,
+        torch="torch.linalg.norm",
+        derivative="a vector norm: LinalgVectorNormBackward0 (matrix norms are not supported)",
+        shaped=True,
+    ),
+)
 
 # NumPy's max/min with axis= are torch's amax/amin; its var/std mean ddof=0.
 NUMPY_ALIASES: dict[str, Spelling] = {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
+from . import stl_order
 from .core import Op, Param, Shape, _fn, _normalise_dim, call
 
 _DIM = Param("dim", -1, "int")
@@ -70,12 +71,30 @@ def _topk_shape(shape: Shape, k: int | None = None, dim: int = -1, largest: bool
     return tuple(k if i == d else n for i, n in enumerate(shape))
 
 
+# Rows whose elements tie (or sorted=False) take libstdc++'s steps in Python, as torch's CPU
+# topk does (ops/stl_order.py); past this many elements of such rows, the stable order.
+_EMULATED_ELEMENTS = 200_000
+
+
 def _topk_indices(a, k: int | None = None, dim: int = -1, largest: bool = True, sorted: bool = True) -> np.ndarray:
     a = np.asarray(a)
     if a.ndim == 0:
         return np.zeros((), dtype=np.int64)
     d = _normalise_dim(dim, a.ndim)
-    return np.take(_order(a, d, descending=largest), np.arange(k), axis=d)
+    indices = np.take(_order(a, d, descending=largest), np.arange(k), axis=d)
+    rows = np.moveaxis(a, d, -1).reshape(-1, a.shape[d])
+    if not rows.size or not k:
+        return indices
+    ordered = np.sort(rows, axis=1)  # nan last: a tie is an equal neighbour, or two nans
+    tied = np.any(ordered[:, 1:] == ordered[:, :-1], axis=1) | (np.isnan(ordered).sum(axis=1) > 1)
+    chosen = np.arange(len(rows)) if not sorted else np.flatnonzero(tied)
+    if not chosen.size or chosen.size * rows.shape[1] > _EMULATED_ELEMENTS:
+        return indices
+    picked = np.moveaxis(indices, d, -1).reshape(-1, k).copy()
+    for r in chosen:
+        picked[r] = stl_order.topk_order(rows[r], k, largest, sorted)
+    shape = tuple(np.delete(a.shape, d)) + (k,)
+    return np.moveaxis(picked.reshape(shape), -1, d)
 
 
 def _topk(a, k: int | None = None, dim: int = -1, largest: bool = True, sorted: bool = True) -> np.ndarray:

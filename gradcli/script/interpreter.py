@@ -1478,6 +1478,7 @@ class Interpreter:
             "torch.backends",
             "torch.autograd.functional",
             "torch.special",
+            "torch.linalg",
         ):
             return Module(full)
         if full == "torch.backends.mps":
@@ -1514,8 +1515,8 @@ class Interpreter:
                 return Function("torch.autograd.functional", name)
         elif module.name == "torch.nn.functional" and name in MODULES["F"]:
             return Function("torch.nn.functional", name)
-        elif module.name == "torch.special" and name in MODULES["torch.special"]:
-            return Function("torch.special", name)
+        elif module.name in ("torch.special", "torch.linalg") and name in MODULES[module.name]:
+            return Function(module.name, name)
         raise ScriptError(f"{_position(node)}: '{full}' is not supported by gradcli run (see 'gradcli ops')")
 
     def tensor_attribute(self, t: Tensor, name: str, node: ast.AST) -> Any:

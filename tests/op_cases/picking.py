@@ -34,3 +34,15 @@ CASES = [
         integers=(1,),
     ),
 ]
+
+CASES += [
+    Case(
+        "embedding",
+        "rows of W, one repeated",
+        (np.array([[0.0, 2.0], [2.0, 3.0]]), uniform(-2, 2, (4, 3))),
+        integers=(0,),
+    ),
+    # padding_idx (no gradient for that row, though it is used: not a derivative finite
+    # differences can see) is checked against torch in tests/test_nn.py and tut_embeddings.py
+    Case("embedding", "a 1-D lookup", (np.array([1.0, 0.0, 1.0]), uniform(-2, 2, (3, 2))), integers=(0,)),
+]
