@@ -843,6 +843,11 @@ class _Parser:
             elif name not in bound:
                 if name in optional and not any(later in bound for later in optional[optional.index(name) :]):
                     continue  # left out: the trailing optional operands are None
+                if name in optional:  # F.layer_norm(x, shape, bias=b): a gap before a given operand
+                    raise self.error(
+                        f"{shown} without '{name}' but with a later tensor is not supported; give {name}= too",
+                        node,
+                    )
                 raise self.error(f"{shown} missing 1 required argument: '{name}'", node)
             else:
                 operands.append(bound[name])

@@ -20,6 +20,7 @@ from gradcli import GradcliError, grad, hessian  # noqa: E402
 
 RNG = np.random.default_rng(13)
 X = RNG.uniform(-2, 2, (3, 4)).round(3).tolist()
+G3x4 = [[1.0, -2.0, 0.5, 3.0], [0.25, 1.5, -1.0, 2.0], [0.5, -1.0, 2.0, 0.0]]
 Y = RNG.uniform(-2, 2, (3, 4)).round(3).tolist()
 P = RNG.uniform(0.05, 0.95, (3, 4)).round(3).tolist()
 Y01 = RNG.uniform(0, 1, (3, 4)).round(3).tolist()
@@ -338,6 +339,27 @@ PROGRAMS = [
         G2,
     ),
     ("(x3.mT * 2).sum()", lambda x3: (x3.mT * 2).sum(), {"x3": X3}, {}, (), None),
+    # F.cosine_similarity: norms cloned and clamped under no_grad, as ATen's Distance.cpp
+    ("F.cosine_similarity(x, y)", lambda x, y: F.cosine_similarity(x, y), {"x": X, "y": Y}, {}, (), [1.0, -2.0, 0.5]),
+    (
+        "(1 - torch.cosine_similarity(x, v, dim=-1)).mean()",
+        lambda x, v: (1 - torch.cosine_similarity(x, v, dim=-1)).mean(),
+        {"x": X, "v": Y[0]},
+        {},
+        (),
+        None,
+    ),
+    # F.layer_norm: one NativeLayerNormBackward0 over x, weight and bias
+    (
+        "F.layer_norm(x, (4,), w, b)",
+        lambda x, w, b: F.layer_norm(x, (4,), w, b),
+        {"x": X, "w": Y[0], "b": Y[1]},
+        {},
+        (),
+        G3x4,
+    ),
+    ("F.layer_norm(x, [3, 4], eps=1e-3)", lambda x: F.layer_norm(x, [3, 4], eps=1e-3), {"x": X}, {}, (), G3x4),
+    ("F.layer_norm(x, (4,), weight=w).exp().sum()", lambda x, w: F.layer_norm(x, (4,), weight=w).exp().sum(), {"x": X, "w": Y[1]}, {}, (), None),
     # F.embedding: rows of W; repeated rows add up, and padding_idx's row gets no gradient
     (
         "(F.embedding(y, W) ** 2).sum()",

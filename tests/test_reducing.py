@@ -54,6 +54,9 @@ SPELLINGS = [
     ("torch.norm(x, -inf)", lambda x: torch.norm(x, -INF)),
     ("x.norm(dim=0, keepdim=True)", lambda x: x.norm(dim=0, keepdim=True)),
     ("torch.linalg.norm(x)", lambda x: torch.linalg.norm(x)),
+    # an empty list of dims is every dim (SumBackward1 / MeanBackward1, the dim overload)
+    ("x.sum(dim=()) * x.mean(dim=[])", lambda x: x.sum(dim=()) * x.mean(dim=[])),
+    ("x.sum(dim=(), keepdim=True)", lambda x: x.sum(dim=(), keepdim=True)),
     ("torch.linalg.norm(x, dim=1)", lambda x: torch.linalg.norm(x, dim=1)),
     ("torch.linalg.norm(x, 3, dim=0, keepdim=True)", lambda x: torch.linalg.norm(x, 3, dim=0, keepdim=True)),
     ("torch.linalg.vector_norm(x, ord=1)", lambda x: torch.linalg.vector_norm(x, ord=1)),

@@ -93,6 +93,8 @@ PROGRAMS = [
         X23,
     ),
     ("x.t().repeat_interleave(2, dim=-1).exp().sum()", lambda x: x.t().repeat_interleave(2, dim=-1).exp().sum(), X23),
+    ("(x.narrow(1, 1, 2) ** 2).sum()", lambda x: (x.narrow(1, 1, 2) ** 2).sum(), X23),
+    ("torch.narrow(x, 0, -1, 1).exp().sum()", lambda x: torch.narrow(x, 0, -1, 1).exp().sum(), X23),
 ]
 
 
@@ -160,6 +162,8 @@ ERRORS = [
     ("x.movedim(0, 5)", lambda x: x.movedim(0, 5), X23),
     ("F.pad(x, (1, 2, 3))", lambda x: F.pad(x, (1, 2, 3)), X23),
     ("x.repeat_interleave(-1)", lambda x: x.repeat_interleave(-1), X23),
+    ("x.narrow(1, 5, 1)", lambda x: x.narrow(1, 5, 1), X23),
+    ("x.narrow(1, 1, 5)", lambda x: x.narrow(1, 1, 5), X23),
     ("x.repeat_interleave(2, dim=2)", lambda x: x.repeat_interleave(2, dim=2), X23),
     ("F.pad(x, (1, 1, 1, 1, 1, 1))", lambda x: F.pad(x, (1, 1, 1, 1, 1, 1)), X23),
     ("F.pad(x, (-2, -2))", lambda x: F.pad(x, (-2, -2)), X23),

@@ -253,7 +253,10 @@ def _axes(dim: int | tuple[int, ...] | None, ndim: int) -> int | tuple[int, ...]
     """A reduction's dim, normalised: an int, None (every dim), or a sorted tuple of ints.
 
     Programs give one dim; rules written in registry ops may pass several, as PyTorch's C++
-    sum(dims) does (one SumBackward1 node for all of them)."""
+    sum(dims) does (one SumBackward1 node for all of them). An empty list of dims is every
+    dim, as torch reads `x.sum(dim=())`."""
+    if dim == ():
+        return None
     if not isinstance(dim, tuple):
         return _normalise_dim(dim, ndim)
     dims = [_normalise_dim(d, ndim) for d in dim]
@@ -375,8 +378,8 @@ def _expand_reduced(g, a, dim, keepdim):
     """Undo a reduction's shape change so `g` broadcasts against the operand (as PyTorch:
     unsqueeze the reduced dims, then expand)."""
     shape = tuple(np.shape(a))
-    if dim is not None and not keepdim and shape:
-        d = _axes(dim, len(shape))
+    d = _axes(dim, len(shape)) if shape else None
+    if d is not None and not keepdim:
         g = _unsqueeze_multiple(g, d if isinstance(d, tuple) else (d,))
     return np.broadcast_to(g, shape)
 

@@ -1,4 +1,4 @@
-"""`F.normalize` as torch records it, and the one-sided clamps it is made of.
+"""`F.normalize` and `F.cosine_similarity` as torch records them, and the clamps they use.
 
 torch.nn.functional.normalize is Python: `input / input.norm(p, dim, keepdim=True)
 .clamp_min(eps).expand_as(input)`, so torch 2.13 records LinalgVectorNormBackward0,
@@ -6,6 +6,11 @@ ClampMinBackward0, ExpandBackward0 and DivBackward0, and gradcli records the sam
 `x.clamp_min(m)` is a record of its own (ClampMinBackward0, not clamp's ClampBackward1);
 its gradient passes where x >= min (the bound included, nan gets 0), as derivatives.yaml's
 `where(self >= min, grad, 0)`; clamp_max mirrors it.
+
+cosine_similarity is ATen's (Distance.cpp): both norms are cloned and, under no_grad,
+clamped to eps in place, then `((x1 / n1) * (x2 / n2)).sum(dim)`. The clamp records nothing,
+so its node is the clone's: `_clone_clamped`, CloneBackward0, whose value is clamped and
+whose gradient passes unchanged, as torch's does.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Composite, Op, Param, Shape
+from .core import Composite, Op, Param, Shape, broadcast_shapes
 from .elementwise_math import _text
 
 
@@ -63,13 +68,61 @@ OPS: tuple[Op, ...] = (
     _one_sided("clamp_max", np.less_equal, np.minimum, "<=", "ClampMaxBackward0"),
 )
 
+# cosine_similarity's norm: cloned, then clamped in place under no_grad (no node of its own)
+INTERNAL: tuple[Op, ...] = (
+    Op(
+        "_clone_clamped",
+        "(internal) n.clone() then, under no_grad, n.clamp_min_(eps)",
+        forward=lambda a, min=0.0: np.maximum(a, min),  # noqa: A006
+        vjp=(lambda g, out, a, min=0.0: g,),  # noqa: A006
+        sympy=lambda sp, a, shapes=((),), min=0.0: sp.Max(a, sp.Float(min)),  # noqa: A006
+        grad_fn="CloneBackward0",
+        torch="torch.clone",
+        derivative="g unchanged: the clamp ran under no_grad, so only the clone is recorded",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        params=(Param("min", 0.0, "number"),),
+        infer_shape=lambda a, **attrs: tuple(a),
+        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: g,),
+        step=("{g}",),
+        written=lambda texts, attrs: f"{texts[0]}.clone().clamp_min_({attrs.get('min', 0.0)!r})",
+    ),
+)
+
 
 def _normalize(apply, x, p=2.0, dim=1, eps=1e-12, shapes=(), **_):
     norm = apply("norm", x, p=p, dim=(dim,), keepdim=True)
     return apply("div", x, apply("expand", apply("clamp_min", norm, min=eps), size=tuple(shapes[0])))
 
 
+def _cosine_similarity(apply, x1, x2, dim=1, eps=1e-8, shapes=((), ()), **_):
+    shape = broadcast_shapes(tuple(shapes[0]), tuple(shapes[1]))  # torch's expand_outplace
+    # nodes in the order grad_fn.next_functions visits them: x1's side, then x2's; where the
+    # shapes differ, expand_outplace expands both (ExpandBackward0 each)
+    differ = tuple(shapes[0]) != tuple(shapes[1])
+    sides = []
+    for x in (x1, x2):
+        x = apply("expand", x, size=shape) if differ else x
+        norm = apply("_clone_clamped", apply("norm", x, p=2.0, dim=(dim,), keepdim=True), min=eps)
+        sides.append(apply("div", x, norm))
+    return apply("sum", apply("mul", *sides), dim=dim)
+
+
 COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "cosine_similarity",
+        2,
+        (Param("dim", 1, "dim"), Param("eps", 1e-8, "number")),
+        _cosine_similarity,
+        torch="torch.nn.functional.cosine_similarity",
+        derivative=(
+            "((x1 / n1) * (x2 / n2)).sum(dim) with n = norm(x, dim, keepdim=True).clone() clamped to eps "
+            "under no_grad (LinalgVectorNormBackward0, CloneBackward0, DivBackward0, MulBackward0, SumBackward1)"
+        ),
+        shaped=True,
+    ),
     Composite(
         "normalize",
         1,

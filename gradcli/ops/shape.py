@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import IndexOutOfRange, ShapeError
 from .core import (
     Composite,
     Op,
@@ -803,7 +803,36 @@ def _repeat_interleave(apply, x, repeats=None, dim=None, output_size=None, shape
     return apply("view", copied, size=shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1 :])
 
 
+def _narrow(apply, x, dim=None, start=None, length=None, shapes=((),), dtypes=(), strides=(None,)):
+    """x.narrow(dim, start, length) is the slice x[..., start:start + length] along dim:
+    SliceBackward0, with narrow's own checks."""
+    if dim is None or start is None or length is None:
+        raise ShapeError("narrow() missing required arguments: dim, start and length")
+    shape = tuple(shapes[0])
+    if not shape:
+        raise ShapeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _normalise_dim(dim, len(shape))
+    size = shape[d]
+    if not -size <= start <= size:
+        raise IndexOutOfRange(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start + size if start < 0 else start
+    if length < 0:
+        raise ShapeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise ShapeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return apply("slice", x, dim=d, start=start, end=start + length, step=1)
+
+
 COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "narrow",
+        arity=1,
+        params=(Param("dim", None, "dim"), Param("start", None, "int"), Param("length", None, "int")),
+        build=_narrow,
+        torch="torch.narrow",
+        derivative="x[..., start:start + length] along dim: SliceBackward0",
+        shaped=True,
+    ),
     Composite(
         "repeat_interleave",
         arity=1,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import itertools
 import math
 import os
@@ -31,7 +32,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
-from ..ops import MODULES, REWRITES, strides
+from ..ops import MODULES, NOT_METHODS, REWRITES, strides
 from ..ops.constructors import arange_values, linspace_values
 from ..ops.indexing import check_subscript, index_place
 from ..parse import Apply, Num, _Parser, returns_pair
@@ -603,6 +604,31 @@ _NDARRAY_METHODS = {
     "tolist", "round", "mean", "sum", "max", "min", "argmax", "argmin", "std", "var", "copy",
     "flatten", "item", "prod", "cumsum", "all", "any",
 }  # fmt: skip
+_FALSE_PROPERTIES = {"is_cuda", "is_sparse", "is_quantized", "is_meta", "is_mps", "is_nested", "is_mkldnn", "is_complex"}
+# Tensor methods the interpreter handles itself (the rest go to the registry's spellings)
+_OWN_TENSOR_METHODS = {
+    "backward", "copy_", "detach", "detach_", "is_contiguous", "item", "numpy", "register_hook",
+    "register_post_accumulate_grad_hook", "requires_grad_", "retain_grad", "size", "stride", "to",
+    "tolist", "zero_", "fill_", "cpu", "cuda", "dim", "ndimension", "float", "double", "long", "int",
+    "bool", "type", "numel", "nelement", "scatter_", "scatter", "is_floating_point", "element_size",
+}  # fmt: skip
+
+
+@functools.cache
+def _tensor_methods() -> frozenset[str]:
+    """Every name x.NAME(...) may call: the interpreter's own and the registry's methods."""
+    from ..ops import TORCH_SPELLINGS
+
+    return frozenset(
+        _OWN_TENSOR_METHODS
+        | set(_IN_PLACE_CALLS)
+        | set(_IN_PLACE_METHODS)
+        | set(_PIECES)
+        | set(_POSITIONS)
+        | {name for name in TORCH_SPELLINGS if name not in NOT_METHODS}
+    )
+
+
 _LIST_METHODS = {"index", "count", "insert", "pop", "remove", "reverse", "copy", "clear", "sort"}
 _FORBIDDEN_CALLS = {
     "eval",
@@ -1548,6 +1574,17 @@ class Interpreter:
             return self.apply("transpose", [t], {"dim0": -2, "dim1": -1})
         if name == "_version":  # the version counter: in-place writes to this tensor or its views
             return t.version.value
+        if name in _FALSE_PROPERTIES:  # a CPU tensor, dense, not quantized
+            return False
+        if name == "itemsize":
+            return t.value.itemsize
+        if name == "nbytes":
+            return t.value.nbytes
+        if name == "_base":  # the tensor a view was taken of (None for detach() and .data)
+            return t.view_of
+        if name not in _tensor_methods():
+            # never a bound method to print or test for truth: x.is_cuda must not read as True
+            raise ScriptError(f"{_position(node)}: tensor attribute '.{name}' is not supported by gradcli run")
         return Method(t, name)
 
     def set_attribute(self, owner: Any, name: str, value: Any, node: ast.AST) -> None:
