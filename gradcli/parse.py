@@ -1083,6 +1083,8 @@ class _Parser:
             if isinstance(node, ast.Constant) and node.value in param.choices:
                 return node.value
             allowed = ", ".join(repr(c) for c in param.choices)
+            if param.refusal and isinstance(node, ast.Constant):
+                raise self.error(param.refusal.format(value=node.value), node, hint=f"{param.name} is one of {allowed}")
             raise self.error(f"{written}: {param.name} must be one of {allowed}", node)
         if param.kind == "data":
             return self.data_literal(node, written)

@@ -155,6 +155,8 @@ ERRORS = [
     ("x.transpose(0, 2)", lambda x: x.transpose(0, 2), X23),
     ("x.expand(3)", lambda x: x.expand(3), X23),
     ("x.expand(2, 4)", lambda x: x.expand(2, 4), X23),
+    ("x.expand(3, 2)", lambda x: x.expand(3, 2), X23),  # torch checks the last dim first
+    ("x.expand(-1, 4, 3)", lambda x: x.expand(-1, 4, 3), X23),
     ("x.expand(-1, 2, 3)", lambda x: x.expand(-1, 2, 3), X23),
     ("x.repeat(2)", lambda x: x.repeat(2), X23),
     ("x.repeat(2, -2)", lambda x: x.repeat(2, -2), X23),

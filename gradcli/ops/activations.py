@@ -324,7 +324,12 @@ OPS: tuple[Op, ...] = (
         derivative="Phi(x) + x*phi(x) (normal cdf and pdf); approximate='tanh' differentiates the tanh form",
         method=False,
         elementwise=False,
-        params=(Param("approximate", "none", "choice", ("none", "tanh"), keyword_only=True),),
+        params=(
+            Param(
+                "approximate", "none", "choice", ("none", "tanh"), keyword_only=True,
+                refusal="approximate argument must be either none or tanh.",
+            ),
+        ),
         infer_shape=_same_shape,
         sym_vjp=(_sym_local(_gelu_form),),
         step=(_gelu_step,),

@@ -37,6 +37,8 @@ class Param:
     # Only by keyword: where torch's positional slot is another argument (F.mse_loss's third
     # is the legacy size_average, cross_entropy's is weight), a position must not bind here.
     keyword_only: bool = False
+    # torch's words for a value outside `choices` ({value} is the value given), if it has its own
+    refusal: str = ""
 
 
 DIM = Param("dim", None, "dim")

@@ -34,7 +34,10 @@ from .core import (
 from .kernels import kernel
 from .summation import nll_total, torch_mean, torch_sum
 
-REDUCTION = Param("reduction", "mean", "choice", ("mean", "sum", "none"), keyword_only=True)
+REDUCTION = Param(
+    "reduction", "mean", "choice", ("mean", "sum", "none"), keyword_only=True,
+    refusal="{value} is not a valid value for reduction",
+)  # fmt: skip
 IGNORE_INDEX = Param("ignore_index", -100, "int", keyword_only=True)
 SOFTMAX_DIM = Param("dim", None, "dim")
 _SUM = "sum_over"  # symbolic.SUM: the opaque tensor sum

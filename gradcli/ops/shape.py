@@ -165,15 +165,17 @@ def _expand_shape(a: Shape, size: Shape | None = None) -> Shape:
             f"tensor ({len(a)})"
         )
     extra = len(size) - len(a)
-    result = []
-    for index, target in enumerate(size):
+    result: list[int] = []
+    # torch checks from the last dim to the first, so its message names the last mismatch
+    for index in reversed(range(len(size))):
+        target = size[index]
         if index < extra:
             if target < 0:
                 raise ShapeError(
                     f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
                     f"non-existing dimension {index}"
                 )
-            result.append(target)
+            result.insert(0, target)
             continue
         current = a[index - extra]
         if target == -1:
@@ -184,7 +186,7 @@ def _expand_shape(a: Shape, size: Shape | None = None) -> Shape:
                 f"at non-singleton dimension {index}.  Target sizes: {_listed(size)}.  "
                 f"Tensor sizes: {_listed(a)}"
             )
-        result.append(target)
+        result.insert(0, target)
     return tuple(result)
 
 
@@ -677,7 +679,10 @@ OPS: tuple[Op, ...] = (
         method=False,
         params=(
             Param("pad", None, "ints"),
-            Param("mode", "constant", "choice", ("constant", "reflect", "replicate", "circular")),
+            Param(
+                "mode", "constant", "choice", ("constant", "reflect", "replicate", "circular"),
+                refusal="Unrecognised padding mode {value}",
+            ),
             Param("value", None, "number"),
         ),
         infer_shape=_pad_shape,

@@ -2317,6 +2317,8 @@ class Interpreter:
     def registry(
         self, module: str, name: str, receiver: Tensor | None, args: list, kwargs: dict, node: ast.AST
     ) -> Any:
+        if "out" in kwargs and receiver is None:  # torch.matmul(a, b, out=c): the result into c
+            return self.into_out(name, kwargs.pop("out"), self.registry(module, name, None, args, kwargs, node), node)
         mapping: dict[int, Any] = {}
         if receiver is not None:
             func: ast.expr = ast.Attribute(
@@ -2569,6 +2571,27 @@ class Interpreter:
             return Tensor(array, dtype=t.dtype)
         self.python(lambda: t.write(array))
         return t
+
+    def into_out(self, name: str, out: Any, result: Any, node: ast.AST) -> Tensor:
+        """out=: the result's values written into `out`, which torch returns; no autograd."""
+        if not isinstance(out, Tensor) or not isinstance(result, Tensor):
+            raise ScriptRuntimeError(f"{name}(): argument 'out' must be Tensor", "TypeError")
+        if self.grad_enabled and (result.requires_grad or out.requires_grad):
+            raise ScriptRuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                "but one of the arguments requires grad."
+            )
+        rank = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+        if rank[result.dtype] > rank[out.dtype]:
+            names = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+            raise ScriptRuntimeError(
+                f"result type {names[result.dtype]} can't be cast to the desired output type {names[out.dtype]}"
+            )
+        if out.shape != result.shape:
+            raise ScriptError(f"{_position(node)}: out= of another shape than the result is not supported")
+        self.check_in_place(out, False)
+        self.python(lambda: out.write(result.value.astype(out.dtype)))
+        return out
 
     def write_in_place(self, t: Tensor, result: Tensor) -> Tensor:
         """An in-place op's result written into t, with the node torch records for it."""
