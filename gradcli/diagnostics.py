@@ -72,9 +72,11 @@ def forward_warnings(graph: Graph, values: list[np.ndarray]) -> list[str]:
         if any(not np.isfinite(o.value) for o in node.operands if not isinstance(o, int)):
             continue
         value = float(np.asarray(values[node.index])[index]) if index else float(values[node.index])
+        # an internal record by the torch function it stands for (_div_rounded is torch.div)
+        name = node.op.torch.rsplit(".", 1)[-1] if node.op.name.startswith("_") else node.op.name
         return [
             f"value of {node.name} is {_describe(value)}{_where(index)}: "
-            f"{node.op.name}({_operand_text(graph, node, values, index)}) from finite inputs"
+            f"{name}({_operand_text(graph, node, values, index)}) from finite inputs"
         ]
     return []
 
