@@ -610,7 +610,7 @@ _OWN_TENSOR_METHODS = {
     "backward", "copy_", "detach", "detach_", "is_contiguous", "item", "numpy", "register_hook",
     "register_post_accumulate_grad_hook", "requires_grad_", "retain_grad", "size", "stride", "to",
     "tolist", "zero_", "fill_", "cpu", "cuda", "dim", "ndimension", "float", "double", "long", "int",
-    "bool", "type", "numel", "nelement", "scatter_", "scatter", "is_floating_point", "element_size",
+    "bool", "type", "numel", "nelement", "scatter_", "scatter",
 }  # fmt: skip
 
 
@@ -1584,7 +1584,7 @@ class Interpreter:
             return t.view_of
         if name not in _tensor_methods():
             # never a bound method to print or test for truth: x.is_cuda must not read as True
-            raise ScriptError(f"{_position(node)}: tensor attribute '.{name}' is not supported by gradcli run")
+            raise ScriptError(f"{_position(node)}: x.{name} is not supported by gradcli run (see 'gradcli ops')")
         return Method(t, name)
 
     def set_attribute(self, owner: Any, name: str, value: Any, node: ast.AST) -> None:
