@@ -19,13 +19,10 @@ import numpy as np
 
 from ..errors import ShapeError
 from .core import Composite, Op, Param, Shape, _fn
+from .shape import _listed
 
 _SHAPE = Param("normalized_shape", None, "ints")
 _EPS = Param("eps", 1e-5, "number")
-
-
-def _listed(shape) -> str:
-    return "[" + ", ".join(str(n) for n in shape) + "]"
 
 
 def _check(x: Shape, normalized_shape) -> tuple[int, ...]:

@@ -2583,9 +2583,9 @@ class Interpreter:
             )
         rank = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
         if rank[result.dtype] > rank[out.dtype]:
-            names = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
             raise ScriptRuntimeError(
-                f"result type {names[result.dtype]} can't be cast to the desired output type {names[out.dtype]}"
+                f"result type {_TORCH_TYPE[result.dtype]} can't be cast to the desired output type "
+                f"{_TORCH_TYPE[out.dtype]}"
             )
         if out.shape != result.shape:
             raise ScriptError(f"{_position(node)}: out= of another shape than the result is not supported")
@@ -3022,19 +3022,7 @@ class Interpreter:
         names = ("func", "inputs", "create_graph", "strict", "vectorize", "strategy")
         if name == "hessian":
             names = ("func", "inputs", "create_graph", "strict", "vectorize", "outer_jacobian_strategy")
-        given = dict(zip(names, args)) | kwargs
-        if len(args) > len(names) or any(k not in names for k in given):
-            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
-        func, inputs = given.get("func"), given.get("inputs")
-        if not isinstance(func, UserFunction):
-            raise ScriptError(f"{_position(node)}: {name}() takes a function defined in the script")
-        if given.get("create_graph") or given.get("strict") or given.get("vectorize"):
-            raise ScriptError(f"{_position(node)}: {name}() with create_graph, strict or vectorize is not supported")
-        single = isinstance(inputs, Tensor)
-        sources = [inputs] if single else list(inputs) if isinstance(inputs, (list, tuple)) else None
-        if not sources or not all(isinstance(x, Tensor) for x in sources):
-            raise ScriptRuntimeError(f"The inputs given to {name} must be either a Tensor or a tuple of Tensors", "TypeError")
-        leaves = [Tensor(np.array(x.value), dtype=x.dtype, requires_grad=True) for x in sources]
+        func, given, single, leaves = self.functional_inputs(name, names, args, kwargs, node)
         previous, self.grad_enabled = self.grad_enabled, True
         try:
             out = self.call_user(func, leaves, {}, node)
@@ -3064,25 +3052,34 @@ class Interpreter:
             return blocks[0][0] if single else tuple(blocks[0])
         return tuple(b[0] for b in blocks) if single else tuple(tuple(b) for b in blocks)
 
+    def functional_inputs(
+        self, name: str, names: tuple[str, ...], args: list, kwargs: dict, node: ast.AST
+    ) -> tuple[UserFunction, dict, bool, list[Tensor]]:
+        """torch.autograd.functional's arguments: the function, every argument by name, whether
+        `inputs` is one tensor, and the inputs detached and made to require grad."""
+        given = dict(zip(names, args)) | kwargs
+        if len(args) > len(names) or any(k not in names for k in given):
+            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
+        func, inputs = given.get("func"), given.get("inputs")
+        if not isinstance(func, UserFunction):
+            raise ScriptError(f"{_position(node)}: {name}() takes a function defined in the script")
+        unsupported = [k for k in ("create_graph", "strict", "vectorize") if k in names]
+        if any(given.get(k) for k in unsupported):
+            raise ScriptError(f"{_position(node)}: {name}() with {', '.join(unsupported)} is not supported")
+        single = isinstance(inputs, Tensor)
+        sources = [inputs] if single else list(inputs) if isinstance(inputs, (list, tuple)) else None
+        if not sources or not all(isinstance(x, Tensor) for x in sources):
+            raise ScriptRuntimeError(f"The inputs given to {name} must be either a Tensor or a tuple of Tensors", "TypeError")
+        return func, given, single, [Tensor(np.array(x.value), dtype=x.dtype, requires_grad=True) for x in sources]
+
     def functional_product(self, name: str, args: list, kwargs: dict, node: ast.AST) -> tuple:
         """torch.autograd.functional.vjp(f, inputs, v) -> (f(inputs), v^T J), and vhp / hvp
         -> (f(inputs), v^T H / H v) of a scalar f: one backward, or a backward of the
         create_graph gradient (H v is v^T H for the symmetric Hessians of these functions)."""
         names = ("func", "inputs", "v", "create_graph", "strict")
-        given = dict(zip(names, args)) | kwargs
-        if len(args) > len(names) or any(k not in names for k in given):
-            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
-        func, inputs, v = given.get("func"), given.get("inputs"), given.get("v")
-        if not isinstance(func, UserFunction):
-            raise ScriptError(f"{_position(node)}: {name}() takes a function defined in the script")
-        if given.get("create_graph") or given.get("strict"):
-            raise ScriptError(f"{_position(node)}: {name}() with create_graph or strict is not supported")
-        single = isinstance(inputs, Tensor)
-        sources = [inputs] if single else list(inputs) if isinstance(inputs, (list, tuple)) else None
-        if not sources or not all(isinstance(x, Tensor) for x in sources):
-            raise ScriptRuntimeError(f"The inputs given to {name} must be either a Tensor or a tuple of Tensors", "TypeError")
+        func, given, single, leaves = self.functional_inputs(name, names, args, kwargs, node)
+        v = given.get("v")
         vectors = None if v is None else [v] if isinstance(v, Tensor) else list(v)
-        leaves = [Tensor(np.array(x.value), dtype=x.dtype, requires_grad=True) for x in sources]
         previous, self.grad_enabled = self.grad_enabled, True
         try:
             out = self.call_user(func, leaves, {}, node)
