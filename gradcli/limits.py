@@ -37,10 +37,13 @@ class Script:
     MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
     MAX_EXPR_DEPTH = 100  # operators nested in one expression
     MAX_OUTPUT_CHARS = 10_000_000  # characters printed
-    MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string
+    MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string (measured before they are built)
+    MAX_VALUE_NESTING = 100  # lists, tuples and dicts nested in one another (str, ==, torch.tensor walk them)
     MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
     MAX_SCRIPT_BYTES = 2_000_000_000  # how much memory a running script may add (tensors and lists it keeps)
-    MAX_SCRIPT_WORK = 1_000_000_000  # elements computed by ops, forward and backward (~1 s of NumPy)
+    # element operations of ops, forward and backward, about a nanosecond each; recording an op
+    # counts 100,000 more, a backward call 300,000 and 50,000 a node (script/runtime.py): ~2 s
+    MAX_SCRIPT_WORK = 2_000_000_000
     MAX_RECORDED_BACKWARD_CALLS = 1_000  # backward calls kept whole for --format json (then the line only)
 
 

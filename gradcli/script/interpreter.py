@@ -24,6 +24,8 @@ import math
 import os
 import re
 import string
+import sys
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +38,7 @@ from ..ops import MODULES, NOT_METHODS, REWRITES, strides
 from ..ops.constructors import arange_values, linspace_values
 from ..ops.indexing import check_subscript, index_place
 from ..parse import Apply, Num, _Parser, returns_pair
-from . import runtime
+from . import bounds, runtime
 from .runtime import (
     LEAF_IN_PLACE,
     NO_GRAD_VIEW,
@@ -192,6 +194,7 @@ class Iterator:
 class NoGrad:
     enabled: bool = False  # torch.no_grad() -> False, torch.enable_grad() -> True
     before: bool | None = None  # set_grad_enabled(b) switched at the call: the mode to restore
+    inference: bool = False  # torch.inference_mode(): tensors made inside keep no version counter
 
 
 @dataclass
@@ -481,6 +484,10 @@ _BIN = {
 # a & b, a | b, a ^ b of tensors: torch's bitwise functions, which the registry's composites
 # take as the program language does (bool tensors: logical ops; float ones: torch's error)
 _BITWISE = {ast.BitAnd: "bitwise_and", ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
+# Builtins that walk their argument whole: a range is checked against MAX_SEQUENCE first.
+_WALKING_BUILTINS = frozenset(
+    {"min", "max", "sum", "sorted", "list", "tuple", "set", "any", "all", "enumerate", "zip", "reversed"}
+)
 _PY_BIN = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -490,6 +497,10 @@ _PY_BIN = {
     ast.Mod: lambda a, b: a % b,
     ast.Pow: lambda a, b: a**b,
 }
+_CONTAINERS = (list, tuple, dict, set)
+# Work (MAX_SCRIPT_WORK's element operations) of one Python object made from a tensor element:
+# tolist() takes ~30 ns an element where NumPy takes ~1.
+_PYTHON_ITEM_WORK = 30
 _CMP = {ast.Gt: "gt", ast.Lt: "lt", ast.GtE: "ge", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
 _PY_CMP = {
     ast.Gt: lambda a, b: a > b,
@@ -831,7 +842,7 @@ class Interpreter:
     def run(self) -> RunResult:
         reset_print_options()  # torch.set_printoptions lasts one run
         try:
-            return self._run()
+            return _with_deep_stack(self._run)
         finally:
             reset_print_options()
 
@@ -842,7 +853,7 @@ class Interpreter:
             # NumPy's warnings on script values (np.float64(1) / 0) are not the script's output;
             # turned off once here rather than around each operation (they cost 3 µs each).
             runtime.reset_work()
-            with _Memory() as self.memory, warnings.catch_warnings():
+            with _Memory(lambda: self.line) as self.memory, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 self.block(module.body)
         except ScriptRuntimeError as exc:
@@ -1078,10 +1089,12 @@ class Interpreter:
             raise ScriptError(f"{_position(node)}: only 'with torch.no_grad():' is supported")
         previous = self.grad_enabled if manager.before is None else manager.before
         self.grad_enabled = manager.enabled
+        inference, runtime.INFERENCE[0] = runtime.INFERENCE[0], manager.inference or runtime.INFERENCE[0]
         try:
             self.block(node.body)
         finally:
             self.grad_enabled = previous
+            runtime.INFERENCE[0] = inference
 
     # -- names and assignment ---------------------------------------------------
 
@@ -1222,7 +1235,12 @@ class Interpreter:
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)):  # a generator is consumed at once
             return self.list_comp(node)
         if isinstance(node, ast.JoinedStr):
-            return self.check_length("".join(self.fstring_part(v) for v in node.values))
+            parts, length = [], 0
+            for v in node.values:
+                parts.append(self.fstring_part(v))
+                length += len(parts[-1])
+                bounds.check_text_length(length, self.line)
+            return "".join(parts)
         raise ScriptError(f"{_position(node)}: {type(node).__name__} not supported")
 
     def fstring_part(self, node: ast.expr) -> str:
@@ -1305,17 +1323,28 @@ class Interpreter:
         if (
             op is ast.Mult
             and isinstance(left, (str, list, tuple))
-            and isinstance(right, int)
-            or (op is ast.Mult and isinstance(right, (str, list, tuple)) and isinstance(left, int))
+            and isinstance(right, (int, np.integer))
+            or (op is ast.Mult and isinstance(right, (str, list, tuple)) and isinstance(left, (int, np.integer)))
         ):
-            seq, count = (left, right) if isinstance(right, int) else (right, left)
-            if len(seq) * count > limits.Script.MAX_SEQUENCE:
+            seq, count = (left, right) if isinstance(right, (int, np.integer)) else (right, left)
+            if len(seq) * int(count) > limits.Script.MAX_SEQUENCE:
                 raise ScriptError(
                     f"{_position(node)}: a string or list longer than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,}"
                 )
         if op not in _PY_BIN:
             raise ScriptError(f"{_position(node)}: operator {op.__name__} is not supported")
+        if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+            self.check_array_result(left, right)
         return self.python(lambda: _PY_BIN[op](left, right))
+
+    def check_array_result(self, *operands: Any) -> None:
+        """NumPy arithmetic on what .numpy() gave: the broadcast result is weighed against
+        MAX_ELEMENTS, MAX_SCRIPT_WORK and MAX_SCRIPT_BYTES before NumPy makes it."""
+        try:
+            shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
+        except ValueError:
+            return  # NumPy's own error follows
+        runtime.check_op_size("numpy", [], shape)
 
     def percent_format(self, template: str, args: Any, node: ast.AST) -> str:
         """'%.4f' % loss.item(), '%s' % tensor: Python's printf-style formatting of script values.
@@ -1354,6 +1383,15 @@ class Interpreter:
             if (isinstance(left, Tensor) or isinstance(right, Tensor)) and kind in _CMP:
                 value = self.apply(_CMP[kind], [left, right], {})
             else:
+                if kind in (ast.In, ast.NotIn) and not isinstance(left, int):
+                    bounds.check_range(right, self.line)  # 1.5 in range(n) walks the range
+                if kind in (ast.In, ast.NotIn) and isinstance(right, (dict, set)):
+                    if isinstance(left, _CONTAINERS):  # a key is hashed, not compared item by item
+                        bounds.measure(left, self.line)
+                elif isinstance(left, _CONTAINERS) or isinstance(right, _CONTAINERS):
+                    bounds.measure([left, right], self.line)
+                if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+                    self.check_array_result(left, right)
                 value = self.python(lambda kind=kind, left=left, right=right: _PY_CMP[kind](left, right))
             if len(node.ops) == 1:
                 return value
@@ -1387,6 +1425,17 @@ class Interpreter:
         return self.repr(value)
 
     def repr(self, value: Any) -> str:
+        if isinstance(value, _CONTAINERS):
+            bounds.measure(value, self.line)  # the text's length and nesting, before building it
+        return self.shown(value, set())
+
+    def shown(self, value: Any, path: set[int]) -> str:
+        """repr of a script value; `path` holds the containers being printed (a list that
+        holds itself prints as [...], as in Python)."""
+        if isinstance(value, _CONTAINERS):
+            if id(value) in path:
+                return "[...]" if isinstance(value, list) else "{...}" if isinstance(value, (dict, set)) else "(...)"
+            path = path | {id(value)}
         if isinstance(value, Tensor):
             return show(value)
         if isinstance(value, Generated):
@@ -1394,20 +1443,20 @@ class Interpreter:
         if isinstance(value, Iterator):
             return "<list_iterator object at 0x7f0000000000>"
         if isinstance(value, list):
-            return "[" + ", ".join(self.repr(v) for v in value) + "]"
+            return "[" + ", ".join(self.shown(v, path) for v in value) + "]"
         if isinstance(value, dict):
-            return "{" + ", ".join(f"{self.repr(k)}: {self.repr(v)}" for k, v in value.items()) + "}"
+            return "{" + ", ".join(f"{self.shown(k, path)}: {self.shown(v, path)}" for k, v in value.items()) + "}"
         if isinstance(value, set):
-            return "{" + ", ".join(self.repr(v) for v in value) + "}" if value else "set()"
+            return "{" + ", ".join(self.shown(v, path) for v in value) + "}" if value else "set()"
         if isinstance(value, Size):
             return repr(value)
         if isinstance(value, Picked):
             return (
-                f"torch.return_types.{value.kind}(\nvalues={self.repr(value.values)},\n"
-                f"indices={self.repr(value.indices)})"
+                f"torch.return_types.{value.kind}(\nvalues={self.shown(value.values, path)},\n"
+                f"indices={self.shown(value.indices, path)})"
             )
         if isinstance(value, tuple):
-            inner = ", ".join(self.repr(v) for v in value)
+            inner = ", ".join(self.shown(v, path) for v in value)
             return f"({inner},)" if len(value) == 1 else f"({inner})"
         if isinstance(value, runtime.Fn):
             return grad_fn_repr(value.name)
@@ -1573,6 +1622,8 @@ class Interpreter:
         if name == "mT":  # the last two dims of a batch: transpose(-2, -1)
             return self.apply("transpose", [t], {"dim0": -2, "dim1": -1})
         if name == "_version":  # the version counter: in-place writes to this tensor or its views
+            if t.inference:
+                raise ScriptRuntimeError("Inference tensors do not track version counter.")
             return t.version.value
         if name in _FALSE_PROPERTIES:  # a CPU tensor, dense, not quantized
             return False
@@ -1726,10 +1777,29 @@ class Interpreter:
                 raise ScriptError(f"{_position(node)}: print() takes only sep= and end= here")
             sep = " " if sep is None else sep
             end = "\n" if end is None else end
-            self.write(sep.join(self.text(a) for a in args) + end)
+            if not isinstance(sep, str) or not isinstance(end, str):
+                raise ScriptRuntimeError("sep and end must be None or a string", "TypeError")
+            parts, length = [], len(end)
+            for a in args:  # print(*xs): the line is refused before it is built
+                length += len(sep) if parts else 0
+                parts.append(self.text(a))
+                length += len(parts[-1])
+                if self.printed + length > limits.Script.MAX_OUTPUT_CHARS:
+                    self.write(" " * (length + 1))  # names the cap
+            self.write(sep.join(parts) + end)
             return None
         if kwargs and name not in ("round", "sorted", "min", "max", "enumerate"):
             raise ScriptRuntimeError(f"{name}() takes no keyword arguments", "TypeError")
+        if name in _WALKING_BUILTINS:  # Python would walk a range item by item, or compare items
+            for a in args:
+                bounds.check_range(a, self.line)
+            if name in ("min", "max", "sorted", "set"):
+                bounds.check_sort(args[0] if len(args) == 1 and isinstance(args[0], list) else list(args), self.line)
+        if name == "round" and len(args) == 2 and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            number, digits = args
+            if digits < -(number.bit_length() * 10 // 33 + 2):  # fewer digits than the number has
+                return 0  # Python's answer, without building 10**-digits
+
         if name == "str":
             return self.text(args[0]) if args else ""
         if name == "repr":
@@ -2053,6 +2123,7 @@ class Interpreter:
 
     def data_of(self, data: Any, node: ast.AST) -> np.ndarray:
         """torch.tensor's data: numbers, nested lists of numbers (or one-element tensors)."""
+        bounds.measure(data, self.line)  # nesting and size before the recursive walk
 
         def plain(v):
             if isinstance(v, Tensor):
@@ -2129,7 +2200,7 @@ class Interpreter:
         if name == "inference_mode":  # for what a script can see, no_grad
             if args and not self.truth(args[0]) or kwargs.get("mode") is False:
                 return NoGrad(self.grad_enabled)
-            return NoGrad(False)
+            return NoGrad(False, inference=True)
         if name == "Size":
             if len(args) > 1 or kwargs:
                 raise ScriptRuntimeError("Size() takes at most 1 argument", "TypeError")
@@ -2428,6 +2499,8 @@ class Interpreter:
     def set_item(self, owner: Any, target: ast.Subscript, value: Any) -> None:
         key = self.index_value(target.slice)
         if isinstance(owner, (list, dict)):
+            if isinstance(key, slice):  # a[0:1] = range(10**9) would build the list first
+                bounds.check_range(value, self.line)
             self.python(lambda: owner.__setitem__(key, value))
             self.check_length(owner)
             return
@@ -2639,6 +2712,10 @@ class Interpreter:
                     self.check_length(receiver + [None])
                 if name == "sort" and any(isinstance(v, Tensor) for v in receiver):
                     raise ScriptError(f"{_position(node)}: sorting a list of tensors is not supported; use torch.sort")
+                if name == "sort":
+                    bounds.check_sort(receiver, self.line)
+                elif name in ("index", "count", "remove"):  # each compares its argument with every item
+                    bounds.measure([receiver, *args], self.line)
                 return self.python(lambda: getattr(receiver, name)(*args, **kwargs))
         if isinstance(receiver, dict):
             if name in ("items", "keys", "values") and not args and not kwargs:
@@ -2654,6 +2731,8 @@ class Interpreter:
                 return self.str_format(receiver, args, kwargs)
             if name == "join" and len(args) == 1:
                 items = self.sequence_of(args[0])
+                length = sum(len(i) if isinstance(i, str) else 0 for i in items)
+                bounds.check_text_length(length + len(receiver) * max(len(items) - 1, 0), self.line)
                 return self.python(lambda: receiver.join(items))
             if name in _STR_METHODS and not kwargs or name in ("split", "rsplit") and set(kwargs) <= {"sep", "maxsplit"}:
                 if not all(isinstance(a, (str, int, tuple)) and not isinstance(a, bool) or a is None for a in args):
@@ -2691,7 +2770,7 @@ class Interpreter:
     def str_format(self, template: str, args: list, kwargs: dict) -> str:
         """str.format without attribute or item lookups: fields are positions or keywords."""
         pieces = []
-        position = 0
+        position = total = 0
         try:
             parsed = list(string.Formatter().parse(template))
         except ValueError as exc:
@@ -2721,6 +2800,8 @@ class Interpreter:
             elif conversion in ("s", "a"):
                 value = self.text(value)
             pieces.append(self.format(value, spec or ""))
+            total += len(literal) + len(pieces[-1])
+            bounds.check_text_length(total, self.line)
         return self.check_length("".join(pieces))
 
     def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -2731,6 +2812,8 @@ class Interpreter:
         if name == "item" and not args:
             return self.item(t)
         if name == "tolist" and not args:
+            bounds.check_text_length(t.value.size, self.line)  # a list of MAX_SEQUENCE numbers at most
+            runtime.spend(t.value.size * _PYTHON_ITEM_WORK)
             return t.value.tolist()
         if name == "size":
             if args or kwargs:
@@ -2771,11 +2854,13 @@ class Interpreter:
             return self.scatter(t, name, args, kwargs, node)
         if name in ("zero_", "fill_"):
             fill = 0 if name == "zero_" else args[0]
+            # torch's node: ZeroBackward0, FillBackward2 for a number, FillBackward3 for a tensor
+            kind = "ZeroBackward0" if name == "zero_" else f"FillBackward{3 if isinstance(fill, Tensor) else 2}"
             if isinstance(fill, Tensor):
                 fill = self.item(fill)
             self.check_in_place(t, self.grad_enabled and t.requires_grad)
             if self.grad_enabled and t.requires_grad:
-                kind = "CopySlices" if t.view_of is not None else f"{name[:-1].title()}Backward0"
+                kind = "CopySlices" if t.view_of is not None else kind
                 self.record_write(t, Ellipsis, float(fill), kind)
                 return t
             self.python(lambda: t.write(fill))
@@ -2858,8 +2943,8 @@ class Interpreter:
                 returned = self.call_user(hook, [grad], {}, node)
             else:
                 returned = self.builtin("print", [grad], {}, node)
-            if returned is None:
-                return g
+            if returned is None:  # the hook may have changed its gradient in place (g *= 2)
+                return g if grad.version.value == 0 else np.asarray(grad.value, dtype=g.dtype)
             if not isinstance(returned, Tensor):
                 raise ScriptRuntimeError(
                     f"expected Variable or None (got {self.type_name(returned)})", "TypeError"
@@ -3150,10 +3235,11 @@ class _Memory:
     every 16 statements and after each million tensor elements made, and past the cap the
     script ends with one error line before the machine runs out of memory."""
 
-    def __init__(self) -> None:
+    def __init__(self, line: Any = lambda: 0) -> None:
         self.fd: int | None = None
         self.start = 0
         self.checked = 0
+        self.line = line  # the statement running, for the error
 
     def __enter__(self) -> _Memory:
         try:
@@ -3162,9 +3248,11 @@ class _Memory:
         except OSError:  # not Linux: the per-tensor and per-list caps still hold
             self.fd = None
         self.checked = runtime.allocated()
+        runtime.MEMORY_CHECK[0] = self.check_before
         return self
 
     def __exit__(self, *exc: object) -> None:
+        runtime.MEMORY_CHECK[0] = lambda nbytes: None
         if self.fd is not None:
             os.close(self.fd)
 
@@ -3172,16 +3260,57 @@ class _Memory:
         assert self.fd is not None
         return int(os.pread(self.fd, 64, 0).split()[1]) * _PAGE
 
-    def check(self, line: int) -> None:
+    def check(self, line: int, adding: int = 0) -> None:
         self.checked = runtime.allocated()
         if self.fd is None:
             return
-        grown = self.resident() - self.start
+        grown = self.resident() - self.start + adding
         if grown > limits.Script.MAX_SCRIPT_BYTES:
             raise ScriptError(
                 f"line {line}: the script holds more than MAX_SCRIPT_BYTES={limits.Script.MAX_SCRIPT_BYTES:,} "
                 "bytes of tensors and lists"
             )
+
+
+    def check_before(self, nbytes: int) -> None:
+        """Before an array of nbytes is made: within one statement as between statements."""
+        self.check(self.line(), nbytes)
+
+
+# Python frames one script may need: MAX_CALL_DEPTH calls, each up to MAX_EXPR_DEPTH operators
+# deep and ~MAX_VALUE_NESTING containers deep, at a few interpreter frames a level. The caps
+# are gradcli's, so Python's limit must sit above them: the run gets a thread with a stack
+# big enough for this many frames (pages are touched only as deep as a script goes).
+_FRAMES = 30_000
+_STACK_BYTES = 768 * 1024 * 1024
+
+
+def _with_deep_stack(run: Any) -> Any:
+    """run() in a thread whose stack and recursion limit hold every script within the caps;
+    its exception, if any, is raised here."""
+    outcome: list[Any] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, run()))
+        except BaseException as exc:  # handed to the caller's thread as it was
+            outcome.append((False, exc))
+
+    limit = sys.getrecursionlimit()
+    previous = threading.stack_size()
+    try:
+        threading.stack_size(_STACK_BYTES)
+        sys.setrecursionlimit(max(limit, _FRAMES))
+        worker = threading.Thread(target=target, name="gradcli-run", daemon=True)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous)
+        sys.setrecursionlimit(limit)
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

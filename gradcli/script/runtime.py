@@ -67,6 +67,7 @@ def allocated() -> int:
     return _allocated[0]
 
 
+INFERENCE = [False]  # inside torch.inference_mode(): tensors made are inference tensors
 _work = [0]  # elements computed by this run's ops, forward and backward (MAX_SCRIPT_WORK)
 # Ops whose work is the output times the contracted length, not the output alone.
 _CONTRACTING = {"matmul", "mm", "bmm", "mv", "dot", "inner", "linear", "addmm"}
@@ -74,6 +75,7 @@ _CONTRACTING = {"matmul", "mm", "bmm", "mv", "dot", "inner", "linear", "addmm"}
 
 def reset_work() -> None:
     _work[0] = 0
+    INFERENCE[0] = False
 
 
 def spend(work: int) -> None:
@@ -87,15 +89,35 @@ def spend(work: int) -> None:
         )
 
 
+# MAX_SCRIPT_WORK counts element operations, about a nanosecond each; what costs Python time
+# counts in the same unit, measured on this project's 2-core machines: recording one op takes
+# ~100 µs whatever its size, a backward pass ~50 µs a node, and the ops that pick tied
+# elements in torch's order (topk, sort) walk their rows in Python, ~2 µs an element.
+OP_WORK = 100_000
+NODE_WORK = 50_000
+BACKWARD_WORK = 300_000  # a backward call's own cost: laying out the graph, checks, accumulation
+_PYTHON_ORDERED = {"topk": 2_000, "sort": 2_000, "argsort": 2_000, "msort": 2_000}
+
+
 def check_op_size(name: str, shapes: list[tuple[int, ...]], shape: tuple[int, ...]) -> None:
-    """An op's result against MAX_ELEMENTS, and its work against MAX_SCRIPT_WORK, from shapes."""
+    """An op's result against MAX_ELEMENTS, and its work against MAX_SCRIPT_WORK, from shapes;
+    a big result is also weighed against MAX_SCRIPT_BYTES before it is made."""
     size = math.prod(shape)
     if size > limits.MAX_ELEMENTS:
         raise ScriptError(f"a tensor of {size:,} elements exceeds MAX_ELEMENTS={limits.MAX_ELEMENTS:,}")
-    work = max([size, *(math.prod(s) for s in shapes)])
+    largest = max([size, *(math.prod(s) for s in shapes)])
+    work = largest * _PYTHON_ORDERED.get(name, 1)
     if name in _CONTRACTING and shapes and shapes[0]:
         work = max(work, size * shapes[0][-1])
-    spend(work - size)  # making the result counts itself (Tensor.__init__)
+    spend(work - size + OP_WORK)  # making the result counts itself (Tensor.__init__)
+    if size >= _WATCHED_SIZE:
+        MEMORY_CHECK[0](size * 8)
+
+
+# A result of this many elements (8 MB) or more is weighed against the memory cap before it is
+# made: one statement can make several (y = [zeros(10**8) + 1, ...]).
+_WATCHED_SIZE = 1_000_000
+MEMORY_CHECK: list[Any] = [lambda nbytes: None]  # the interpreter's _Memory.check_before
 
 
 @dataclass(eq=False)
@@ -207,6 +229,7 @@ class Tensor:
         self.storage = Storage(array)
         self.steps: tuple = ()  # functions from the storage's array to this tensor's (views)
         self.version = Version()
+        self.inference = INFERENCE[0]  # made under inference_mode: no version counter to read
         self.view_of: Tensor | None = None  # the base of a view (not of detach() or .data)
         self.view_grad_mode = True  # whether grad mode was on when the view was made
         self.view_writes = 0  # the base's recorded in-place writes when the view was made
@@ -228,6 +251,7 @@ class Tensor:
         t.storage = source.storage
         t.steps = source.steps if step is None else (_strided(step(source.value), source.storage.base),)
         t.version = source.version if share_version else Version()
+        t.inference = source.inference or INFERENCE[0]
         t.view_of = None
         t.view_grad_mode = True
         t.view_writes = 0
@@ -674,7 +698,10 @@ def run_backward(
             if not tensor.requires_grad:
                 raise AutogradError(NO_REQUIRES)
     laid = _lay_out(roots, record.names if record is not None else None)
-    spend(laid.graph.elements * (3 if create_graph else 1))
+    # a VJP reads its gradient and saved values and writes its results: ~4 element operations
+    # for each element of the graph (3x that again to record a create_graph tape)
+    elements = laid.graph.elements * (12 if create_graph else 4)
+    spend(elements + len(laid.graph.nodes) * NODE_WORK + BACKWARD_WORK)
     check_saved(laid.fns)
     hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
     hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})
@@ -974,7 +1001,11 @@ def _type_name(dtype: str) -> str:
 
 
 def _short(name: str) -> str:
-    return re.sub(r"Backward\d*$", "", name)
+    """A grad_fn as torch's saved-variable check names it: the C++ node's name less
+    "Backward0" (FillBackward2 is Fill2), and the two hand-written nodes by namespace."""
+    if name in ("CopySlices", "CopyBackwards"):
+        return f"torch::autograd::{name}"
+    return re.sub(r"Backward(?:0$|(?=\d+$))", "", name)
 
 
 def check_saved(fns: list[Fn]) -> None:

@@ -114,7 +114,8 @@ RESOURCE = [
         "MAX_CALL_DEPTH=",
     ),
     script("run-deep-expression", "x = " + "-(" * 150 + "1" + ")" * 150 + "\n", "MAX_EXPR_DEPTH=100"),
-    script("run-long-sum", "x = " + "+".join(["1"] * 5000) + "\n", "cannot be parsed"),
+    script("run-long-sum", "x = " + "+".join(["1"] * 5000) + "\n", "MAX_EXPR_DEPTH=100"),
+    script("run-longer-sum", "x = " + "+".join(["1"] * 200000) + "\n", "cannot be parsed"),
     script(
         "run-output",
         "s = 'x' * 1000000\nprint(s, s, s, s, s, s, s, s, s, s, s)\n",
@@ -145,6 +146,66 @@ RESOURCE = [
         "MAX_SCRIPT_WORK=",
     ),
     script("run-zeros-1e10", "import torch\nx = torch.zeros(10**10)\n", "MAX_ELEMENTS"),
+    # Work Python would do item by item, refused before it starts (issue 24)
+    script("run-round-digits", "x = round(12345, -10**9) + round(1, 10**9)\nx = round(3, 'a')\n", "TypeError"),
+    script("run-max-range", "print(max(range(10**12)))\n", "MAX_SEQUENCE=", "range of 1,000,000,000,000"),
+    script("run-in-range", "print(1.5 in range(10**12))\n", "MAX_SEQUENCE="),
+    script(
+        "run-compare-nested",
+        "a = list(range(10**5))\nb = [a] * 10**5\nc = [list(a)] * 10**5\nprint(b == c)\n",
+        "MAX_SEQUENCE=",
+    ),
+    script("run-sort-nested", "a = list(range(10**5))\nb = [a] * 10**5\nb.sort()\n", "MAX_SEQUENCE="),
+    script("run-str-doubled", "a = [1]\nfor i in range(60):\n    a = [a, a]\nprint(len(str(a)))\n", "MAX_SEQUENCE="),
+    script("run-deep-list", "a = []\nfor i in range(100000):\n    a = [a]\nprint(a == a)\n", "MAX_VALUE_NESTING=100"),
+    script(
+        "run-deep-tensor-data",
+        "import torch\na = [1.0]\nfor i in range(5000):\n    a = [a]\nx = torch.tensor(a)\n",
+        "MAX_VALUE_NESTING=100",
+    ),
+    script(
+        "run-tiny-backward-loop",
+        "import torch\nx = torch.ones(1, requires_grad=True)\nfor i in range(100000):\n"
+        "    y = (x * 2).sum()\n    y.backward()\n",
+        "MAX_SCRIPT_WORK=",
+    ),
+    script(
+        "run-long-chain-retained",
+        "import torch\nx = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(5000):\n    y = y * 1.0\n"
+        "for i in range(100000):\n    y.backward(retain_graph=True)\n",
+        "MAX_SCRIPT_WORK=",
+    ),
+    script(
+        "run-topk-ties-loop",
+        "import torch\nx = torch.zeros(10**6)\nfor i in range(1000):\n    v, j = x.topk(1000)\n",
+        "MAX_SCRIPT_WORK=",
+    ),
+    script("run-tolist-1e8", "import torch\nxs = torch.zeros(10**8).tolist()\n", "MAX_SEQUENCE="),
+    script(
+        "run-tolist-loop",
+        "import torch\nx = torch.zeros(10**6)\nfor i in range(1000):\n    xs = x.tolist()\n",
+        "MAX_SCRIPT_WORK=",
+    ),
+    script(
+        "run-numpy-broadcast",
+        "import torch\na = torch.zeros(30000, 1).numpy() + torch.zeros(1, 30000).numpy()\n",
+        "MAX_ELEMENTS=",
+    ),
+    script("run-join-big", "s = 'x' * 10**6\nt = ''.join([s] * 1000)\n", "MAX_SEQUENCE="),
+    script("run-format-big", "s = 'x' * 10**6\nt = ('{}' * 1000).format(*([s] * 1000))\n", "MAX_SEQUENCE="),
+    script("run-fstring-big", "s = 'x' * 10**6\nt = f'{s}{s}{s}{s}'\n", "MAX_SEQUENCE="),
+    script("run-str-of-strings", "a = ['x' * 999999] * 999999\nprint(len(str(a)))\n", "MAX_SEQUENCE="),
+    script(
+        "run-numpy-int-repeat",
+        "import torch\nn = torch.tensor([10**9]).numpy().sum()\nxs = [0] * n\n",
+        "MAX_SEQUENCE=",
+    ),
+    script("run-slice-from-range", "a = [1, 2]\na[0:1] = range(10**9)\n", "MAX_SEQUENCE="),
+    script(
+        "run-one-statement-memory",
+        "import torch\ny = [torch.zeros(10**8) + 1, torch.zeros(10**8) + 2, torch.zeros(10**8) + 3]\n",
+        "MAX_SCRIPT_BYTES=",
+    ),
     script(
         "run-broadcast-1e10",
         "import torch\nx = torch.ones(100000, 1) * torch.ones(1, 100000)\n",
