@@ -111,3 +111,13 @@ def test_error_lines_show_what_was_typed_escaped(run, args):
     assert result.exit_code in (1, 2)
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
     assert_no_raw(result)
+
+
+# ---------------------------------------------------------------- gradcli run
+
+
+def test_run_prints_exactly_what_the_script_prints(run):
+    script = f"import torch\nlabel = {HOSTILE!r}\nprint(label)\nprint('\\x1b[1mbold\\x1b[0m')\n"
+    result = run("run", "-", input=script)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == HOSTILE + "\n\x1b[1mbold\x1b[0m\n"  # click strips no CSI from it

@@ -109,7 +109,9 @@ def run_command(
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
-        click.echo(result.stdout, nl=False)
+        # The script's own print()s, byte for byte as python prints them: color=True stops
+        # click from stripping ANSI sequences when stdout is not a terminal.
+        click.echo(result.stdout, nl=False, color=True)
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
     if result.error is not None:
