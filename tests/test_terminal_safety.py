@@ -89,7 +89,81 @@ def test_json_visible_is_the_same_json_and_shows_nothing_raw(document, indent):
         assert shown == text
 
 
-# ---------------------------------------------------------------- error lines
+# ---------------------------------------------------------------- every command, every format
+
+COMMENT = "  # " + HOSTILE
+ECHOES = [  # commands whose output quotes the program: the title must show, escaped
+    ("grad", "x*2" + COMMENT, "--at", "x=2", "--explain"),
+    ("grad", "x*2" + COMMENT, "--explain"),
+    ("grad", "x*2" + COMMENT, "--format", "latex"),
+    ("graph", "x*2" + COMMENT, "--at", "x=2", "--format", "dot"),
+    ("graph", "y = x*2\nsum(y)" + COMMENT, "--at", "x=[1,2]", "--format", "dot"),
+    ("hessian", "sum(x**3)" + COMMENT, "--at", "x=[1,2]", "--format", "latex"),
+    ("jacobian", "x**3" + COMMENT, "--at", "x=[1,2]", "--format", "latex"),
+]
+QUIET = [  # commands that do not quote the program: nothing of it may show at all
+    ("grad", "x*2" + COMMENT, "--at", "x=2"),
+    ("grad", "x*2" + COMMENT),
+    ("grad", "x*2" + COMMENT, "--at", "x=2", "--format", "plain"),
+    ("grad", "x*2" + COMMENT, "--at", "x=2", "--order", "2"),
+    ("graph", "x*2" + COMMENT, "--at", "x=2"),
+    ("graph", "x*2" + COMMENT, "--at", "x=2", "--format", "ascii"),
+    ("hessian", "sum(x**3)" + COMMENT, "--at", "x=[1,2]"),
+    ("hessian", "sum(x**3)" + COMMENT, "--at", "x=[1,2]", "--format", "json"),
+    ("jacobian", "x**3" + COMMENT, "--at", "x=[1,2]"),
+    ("jacobian", "x**3" + COMMENT, "--at", "x=[1,2]", "--format", "json"),
+    ("check", "sum(x**3)" + COMMENT, "--at", "x=[1,2]"),
+    ("vjp", "x**3" + COMMENT, "--at", "x=[1,2]", "--v", "[1,1]"),
+    ("jvp", "x**3" + COMMENT, "--at", "x=[1,2]", "--v", "x=[1,1]"),
+    ("hvp", "sum(x**3)" + COMMENT, "--at", "x=[1,2]", "--v", "x=[1,1]"),
+]
+
+
+@pytest.mark.parametrize("args", ECHOES, ids=lambda a: " ".join(a[:1] + a[2:]))
+def test_echoed_program_text_is_escaped(run, args):
+    result = run(*args)
+    assert result.exit_code == 0, result.stderr
+    assert_no_raw(result)
+    assert SHOWN in result.stdout.replace("\\\\", "\\")  # DOT doubles backslashes
+
+
+def test_json_carries_the_program_as_written_in_json_escapes(run):
+    result = run("grad", "x*2" + COMMENT, "--at", "x=2", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert_no_raw(result)
+    assert json.loads(result.stdout)["expression"] == "x*2" + COMMENT
+
+
+@pytest.mark.parametrize("args", QUIET, ids=lambda a: " ".join(a[:1] + a[2:]))
+def test_outputs_that_do_not_echo_stay_clean(run, args):
+    result = run(*args)
+    assert result.exit_code == 0, result.stderr
+    assert_no_raw(result)
+
+
+def test_the_program_from_standard_input_too(run):
+    result = run("grad", "-", "--at", "x=2", "--explain", input="y = x*2" + COMMENT + "\ny")
+    assert result.exit_code == 0, result.stderr
+    assert_no_raw(result)
+    assert f"Chain rule for y = x*2  # {SHOWN}" in result.stdout
+
+
+def test_ordinary_unicode_is_shown_as_written(run):
+    result = run("grad", "α*β  # ∂·∂ é", "--at", "α=2", "--at", "β=3", "--explain")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("Chain rule for α*β  # ∂·∂ é at α = 2, β = 3\n")
+    latex = run("grad", "α*β  # ∂·∂ é", "--format", "latex")
+    assert latex.stdout.startswith("% gradcli grad: α*β  # ∂·∂ é\n")
+
+
+def test_a_multi_line_program_is_one_latex_comment(run):
+    for command, program in (("hessian", "y = x**3\nsum(y)"), ("jacobian", "y = x**3\ny*2")):
+        result = run(command, program, "--at", "x=[1,2]", "--format", "latex")
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.startswith(f"% gradcli {command}: {program.replace(chr(10), '; ')}\n")
+
+
+# ---------------------------------------------------------------- error and warning lines
 
 
 @pytest.mark.parametrize(
@@ -113,11 +187,89 @@ def test_error_lines_show_what_was_typed_escaped(run, args):
     assert_no_raw(result)
 
 
+def test_a_script_error_quoting_a_string_is_escaped(run):
+    result = run("run", "-", input=f"import torch\nprint('before')\nfloat({HOSTILE!r})\n")
+    assert result.exit_code == 1
+    assert result.stdout == "before\n"
+    assert result.stderr.startswith("error: line 3: ValueError: could not convert string to float: ")
+    assert SHOWN in result.stderr
+    assert_no_raw(result)
+
+
+def test_warning_lines_are_escaped(run, monkeypatch):
+    from gradcli.script import interpreter
+
+    real = interpreter.run_script
+
+    def warned(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.warnings.append("line 1: UserWarning: " + HOSTILE)
+        return result
+
+    monkeypatch.setattr(interpreter, "run_script", warned)
+    result = run("run", "-", input="import torch\n")
+    assert result.exit_code == 0
+    assert result.stderr == f"warning: line 1: UserWarning: {visible(HOSTILE)}\n"
+
+
+def test_a_batch_point_echoed_as_written_keeps_no_raw_control(run):
+    result = run("grad", "x*2", "--batch", "-", input=b'{"x":\r2}\n{"x": 3}\n')
+    assert result.exit_code == 0, result.stderr
+    assert_no_raw(result)
+    assert [json.loads(line)["grads"] for line in result.stdout.splitlines()] == [{"x": 2.0}, {"x": 2.0}]
+
+
 # ---------------------------------------------------------------- gradcli run
+
+# The interpreter finds a call's line with str.splitlines(), which also breaks at \x85,
+# \x0b, \x0c, \x1c-\x1e, U+2028 and U+2029 (test_a_line_break_python_does_not_see below);
+# these comments leave them out so that the header shows the right line.
+IN_COMMENT = HOSTILE.replace("\x85", "")
+SCRIPT = f"""import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+label = {HOSTILE!r}
+y = (x * 3).sum()  # {IN_COMMENT}
+y.backward()  # {IN_COMMENT}
+g, = torch.autograd.grad((x ** 2).sum(), x)  # {IN_COMMENT}
+print(label)
+"""
+
+
+@pytest.mark.parametrize("flags", [("--trace",), ("--explain",), ("--trace", "--node", "x")])
+def test_run_headers_are_escaped_and_the_scripts_print_is_not(run, flags):
+    result = run("run", "-", *flags, input=SCRIPT)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.endswith(HOSTILE + "\n")  # print(label): what python prints
+    gradcli_own = result.stdout[: -len(HOSTILE) - 1]
+    assert not RAW.findall(gradcli_own + result.stderr)
+    assert gradcli_own.count(f"── line 5: y.backward()  # {SHOWN}") == 1
+    assert gradcli_own.count("── line 6: g, = torch.autograd.grad(") == 1
 
 
 def test_run_prints_exactly_what_the_script_prints(run):
-    script = f"import torch\nlabel = {HOSTILE!r}\nprint(label)\nprint('\\x1b[1mbold\\x1b[0m')\n"
-    result = run("run", "-", input=script)
+    result = run("run", "-", input=SCRIPT + "print('\\x1b[1mbold\\x1b[0m')\n")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == HOSTILE + "\n\x1b[1mbold\x1b[0m\n"  # click strips no CSI from it
+
+
+def test_run_json_escapes_and_keeps_the_same_document(run):
+    result = run("run", "-", "--format", "json", input=SCRIPT)
+    assert result.exit_code == 0, result.stderr
+    assert_no_raw(result)
+    document = json.loads(result.stdout)
+    assert document["stdout"] == HOSTILE + "\n"
+    assert document["backward_calls"][0]["source"] == f"y.backward()  # {IN_COMMENT}"
+    greek = run("run", "-", "--format", "json", input="import torch\nprint('α·β')\n")
+    assert '"stdout": "α·β\\n"' in greek.stdout  # ordinary Unicode stays readable
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="script/interpreter.py splits the source with str.splitlines(), which breaks at \\x85 "
+    "where Python's tokenizer does not; the header then shows part of the comment as the line",
+)
+def test_a_line_break_python_does_not_see(run):
+    script = "import torch\nx = torch.tensor(2.0, requires_grad=True)  # a\x85b\n(x * 3).backward()\n"
+    result = run("run", "-", "--trace", input=script)
+    assert result.exit_code == 0, result.stderr
+    assert "── line 3: (x * 3).backward() " in result.stdout
