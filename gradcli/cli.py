@@ -195,7 +195,8 @@ class GradcliGroup(click.Group):
             if _DEBUG:
                 import traceback  # only for --debug: a normal run never prints one
 
-                traceback.print_exc()
+                # Its messages may quote the program: escaped as the error line is.
+                click.echo(visible(traceback.format_exc(), keep="\n"), err=True, nl=False)
             detail = str(exc)
             detail = detail if len(detail) <= 300 else detail[:297] + "..."
             _fail(

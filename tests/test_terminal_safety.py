@@ -273,3 +273,18 @@ def test_a_line_break_python_does_not_see(run):
     result = run("run", "-", "--trace", input=script)
     assert result.exit_code == 0, result.stderr
     assert "── line 3: (x * 3).backward() " in result.stdout
+
+
+def test_the_debug_traceback_is_escaped_too(run, monkeypatch):
+    from gradcli import api
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug quoting " + HOSTILE)
+
+    monkeypatch.setattr(api, "grad", broken)
+    result = run("grad", "x*2", "--at", "x=2", "--debug")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Traceback (most recent call last):\n")
+    assert f"ValueError: a bug quoting {SHOWN}" in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("error: internal error: ValueError: a bug quoting ")
+    assert_no_raw(result)
