@@ -212,6 +212,40 @@ def test_warning_lines_are_escaped(run, monkeypatch):
     assert result.stderr == f"warning: line 1: UserWarning: {visible(HOSTILE)}\n"
 
 
+@pytest.mark.parametrize("fmt", ["table", "plain"])
+def test_grad_warning_lines_are_escaped(run, monkeypatch, fmt):
+    import dataclasses
+
+    from gradcli import api
+
+    real = api.grad
+
+    def warned(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), warnings=("a warning quoting " + HOSTILE,))
+
+    monkeypatch.setattr(api, "grad", warned)
+    result = run("grad", "x*2", "--at", "x=2", "--format", fmt)
+    assert result.exit_code == 0, result.stderr
+    assert_no_raw(result)
+    shown = " ".join((result.stdout + result.stderr).split())  # the table wraps its notes
+    assert "warning: a warning quoting " + SHOWN in shown
+
+
+def test_the_debug_traceback_is_escaped_too(run, monkeypatch):
+    from gradcli import api
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug quoting " + HOSTILE)
+
+    monkeypatch.setattr(api, "grad", broken)
+    result = run("grad", "x*2", "--at", "x=2", "--debug")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Traceback (most recent call last):\n")
+    assert f"ValueError: a bug quoting {SHOWN}" in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("error: internal error: ValueError: a bug quoting ")
+    assert_no_raw(result)
+
+
 def test_a_batch_point_echoed_as_written_keeps_no_raw_control(run):
     result = run("grad", "x*2", "--batch", "-", input=b'{"x":\r2}\n{"x": 3}\n')
     assert result.exit_code == 0, result.stderr
@@ -273,18 +307,3 @@ def test_a_line_break_python_does_not_see(run):
     result = run("run", "-", "--trace", input=script)
     assert result.exit_code == 0, result.stderr
     assert "── line 3: (x * 3).backward() " in result.stdout
-
-
-def test_the_debug_traceback_is_escaped_too(run, monkeypatch):
-    from gradcli import api
-
-    def broken(*args, **kwargs):
-        raise ValueError("a bug quoting " + HOSTILE)
-
-    monkeypatch.setattr(api, "grad", broken)
-    result = run("grad", "x*2", "--at", "x=2", "--debug")
-    assert result.exit_code == 1
-    assert result.stderr.startswith("Traceback (most recent call last):\n")
-    assert f"ValueError: a bug quoting {SHOWN}" in result.stderr
-    assert result.stderr.splitlines()[-1].startswith("error: internal error: ValueError: a bug quoting ")
-    assert_no_raw(result)
