@@ -19,6 +19,7 @@ import click
 from . import __version__
 from .commands import LazyCommands
 from .errors import CLI_WORDS, ExitCode, GradcliError
+from .render.safe_text import visible
 
 _DEBUG = False
 
@@ -29,9 +30,9 @@ _MAX_MESSAGE = 2_000  # characters of one error line; a hostile value must not f
 def _fail(message: str) -> None:
     """Print exactly one `error:` line, whatever the message holds."""
     line = " ".join(part.strip() for part in message.splitlines() if part.strip())
-    # Control characters from hostile input (an escape sequence in an option name) are
-    # shown escaped, never sent to the terminal.
-    line = "".join(_visible(ch) for ch in line)
+    # The message may quote what a user wrote (a program, a file name, a value): what a
+    # terminal would obey (ESC, C1, bidi overrides) is shown escaped, never sent raw.
+    line = visible(line)
     if len(line) > _MAX_MESSAGE:
         line = line[: _MAX_MESSAGE - 3] + "..."
     with contextlib.suppress(OSError):  # stderr is gone too; the exit code still tells
@@ -43,12 +44,6 @@ def _isatty(stream: Any) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
-
-
-def _visible(ch: str) -> str:
-    if ch.isprintable() or ch == " ":
-        return ch
-    return ch.encode("unicode_escape").decode("ascii")
 
 
 def _silence_stdout() -> None:
@@ -200,7 +195,8 @@ class GradcliGroup(click.Group):
             if _DEBUG:
                 import traceback  # only for --debug: a normal run never prints one
 
-                traceback.print_exc()
+                # Its messages may quote the program: escaped as the error line is.
+                click.echo(visible(traceback.format_exc(), keep="\n"), err=True, nl=False)
             detail = str(exc)
             detail = detail if len(detail) <= 300 else detail[:297] + "..."
             _fail(

@@ -176,8 +176,10 @@ def grad_command(
         return
     emit(result, fmt, width, nodes)
     if fmt == "plain":  # the table shows warnings, JSON lists them; plain keeps stdout to NAME<TAB>GRAD
+        from ..render.safe_text import visible
+
         for warning in result.warnings:
-            click.echo(f"warning: {warning}", err=True)
+            click.echo(f"warning: {visible(warning)}", err=True)
 
 
 def _run_batch(
@@ -197,6 +199,7 @@ def _run_batch(
 
     from ..batch import BatchRunner, bounded_lines
     from ..errors import GradcliError
+    from ..render.safe_text import json_visible
 
     if at or gradients or passes or order != 1 or explain:
         raise click.UsageError(
@@ -213,7 +216,7 @@ def _run_batch(
     try:
         out = sys.stdout
         for line in runner.run(bounded_lines(stream)):
-            out.write(line + "\n")
+            out.write(json_visible(line) + "\n")  # a point's own text is echoed: a raw \r in it too
         out.flush()
     finally:
         if stream is not sys.stdin.buffer:

@@ -7,6 +7,7 @@ import json
 import click
 
 from ..errors import GradcliError
+from ..render.safe_text import json_visible, visible
 from .common import read_program
 from .width import node_option, table_width, width_option
 
@@ -107,10 +108,14 @@ def run_command(
         explain_width=table_width(width) if explain else None,
     )
     if fmt == "json":
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        # ensure_ascii=False keeps Greek and '·' readable; json_visible escapes what a
+        # terminal would obey (C1, bidi controls), which json.dumps leaves raw in strings.
+        click.echo(json_visible(json.dumps(result.to_dict(), ensure_ascii=False)))
     else:
-        click.echo(result.stdout, nl=False)
+        # The script's own print()s, byte for byte as python prints them: color=True stops
+        # click from stripping ANSI sequences when stdout is not a terminal.
+        click.echo(result.stdout, nl=False, color=True)
         for warning in result.warnings:
-            click.echo(f"warning: {warning}", err=True)
+            click.echo(f"warning: {visible(warning)}", err=True)
     if result.error is not None:
         raise GradcliError(result.error)

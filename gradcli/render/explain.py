@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .graph import inline_value
+from .safe_text import one_line
 
 if TYPE_CHECKING:
     import sympy
@@ -188,11 +189,6 @@ def wrap_equation(indent: str, pieces: list[str], suffix: str = "") -> list[str]
         else:
             lines.append(indent + "    " + suffix.strip())
     return lines
-
-
-def one_line(program: str) -> str:
-    """A program of several lines as one, statements joined by `; `."""
-    return "; ".join(line.strip() for line in program.splitlines() if line.strip())
 
 
 class _Narrator:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .safe_text import visible
 from .values import format_value
 
 if TYPE_CHECKING:
@@ -112,8 +113,9 @@ def ascii_tree(result: GradResult) -> RenderableType:
 
 
 def _dot_quote(text: str) -> str:
-    """A DOT double-quoted string; `\\l` ends each line left-justified."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    """A DOT double-quoted string; `\\l` ends each line left-justified. What a user wrote
+    (the program is the graph's label) is shown escaped where it is not printable."""
+    escaped = visible(text, keep="\n").replace("\\", "\\\\").replace('"', '\\"')
     return '"' + "\\l".join(escaped.split("\n")) + '\\l"'
 
 

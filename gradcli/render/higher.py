@@ -10,6 +10,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from .safe_text import one_line
 from .values import format_value
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def jacobian_latex(result: JacobianResult) -> str:
     for name, block in result.jacobian.items():
         value = value_latex(block)
         rows.append((derivative_latex(result.output.name, name), value or r"\text{(too large to print)}"))
-    return align_block(rows, comment=f"gradcli jacobian: {result.expression}")
+    return align_block(rows, comment=f"gradcli jacobian: {one_line(result.expression)}")
 
 
 def hessian_latex(result: HessianResult) -> str:
@@ -122,4 +123,4 @@ def hessian_latex(result: HessianResult) -> str:
             symbolic = result.symbolic.get(a, {}).get(b)
             right = value if symbolic is None else f"{expression_latex(symbolic, names)} = {value}"
             rows.append((derivative_latex(result.output.name, a, b), right))
-    return align_block(rows, comment=f"gradcli hessian: {result.expression}")
+    return align_block(rows, comment=f"gradcli hessian: {one_line(result.expression)}")

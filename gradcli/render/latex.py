@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import GradcliError
+from .safe_text import one_line
 
 if TYPE_CHECKING:
     import sympy
@@ -259,5 +260,4 @@ def render(result: GradResult) -> str:
                 right if value is None else f"{right} = {value}",
             )
         )
-    program = "; ".join(line.strip() for line in result.expression.splitlines() if line.strip())
-    return align_block(rows, comment=f"gradcli grad: {program}")
+    return align_block(rows, comment=f"gradcli grad: {one_line(result.expression)}")

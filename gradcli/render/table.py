@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .grid import NUMBER, TEXT, Column, draw, fit, wrap
+from .safe_text import visible
 from .values import ELLIPSIS, block, summary
 
 if TYPE_CHECKING:
@@ -264,6 +265,6 @@ def render(result: GradResult, console: Console, nodes: tuple[str, ...] = ()) ->
         lines.append(Text(""))
         lines += _pass_table(result, width)
     for warning in result.warnings:
-        lines += _note(f"warning: {warning}", width, style="yellow")
+        lines += _note(f"warning: {visible(warning)}", width, style="yellow")
     for line in lines:
         console.print(line, no_wrap=True, crop=False, overflow="ignore", soft_wrap=True)

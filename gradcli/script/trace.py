@@ -17,6 +17,7 @@ import numpy as np
 
 from ..api import GradResult, NodeResult, PassResult
 from ..graph import LEAF
+from ..render.safe_text import one_line
 from .runtime import Traced
 
 
@@ -88,7 +89,7 @@ class BackwardCall:
         seed = np.asarray(self.traced.seed)
         made = PassResult(1, seed, dict(reached), tuple(adjoints), self.traced.edges)
         result = dataclasses.replace(result, grads=reached, passes=(made,))
-        rule = f"── line {self.line}: {self.source} "
+        rule = f"── line {self.line}: {one_line(self.source)} "
         lines = [rule + "─" * max(3, width - len(rule)), render(result, laid.graph), ""]
         lines += self.grad_changes(
             show,
@@ -132,7 +133,8 @@ class BackwardCall:
 
         buffer = io.StringIO()
         console = Console(file=buffer, width=width, highlight=False, markup=False, color_system=None)
-        source = self.source if len(self.source) <= width - 20 else self.source[: width - 21] + "…"
+        source = one_line(self.source)  # the script's line, its unprintable characters escaped
+        source = source if len(source) <= width - 20 else source[: width - 21] + "…"
         rule = f"── line {self.line}: {source} "
         lines = [rule + "─" * max(3, width - len(rule))]
         result = self.result()
