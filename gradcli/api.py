@@ -372,7 +372,7 @@ def _run_blocked(
         return None  # node by node raises PyTorch's error
     seed = seed_for(graph, gradient, prepared.dtype)
     result = blocked.run(graph, blocks, prepared.arrays, seed, prepared.dtype, keep=keep)
-    if not diagnostics.all_finite([result.value, *result.grads.values()]):
+    if not result.finite:
         return None
     return result, seed
 

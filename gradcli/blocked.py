@@ -91,6 +91,7 @@ def keepable(graph: Graph, plan: BlockPlan) -> bool:
 class BlockResult:
     value: np.ndarray  # the output's value
     grads: dict[str, np.ndarray | None]  # every leaf's grad after the pass
+    finite: bool  # no nan or inf in the value or a grad (then node by node runs, to say where)
     values: list[np.ndarray | None] | None = None  # keep=True: every node's value, as forward() has it
     adjoints: list[np.ndarray | None] | None = None  # keep=True: every node's adjoint, as backward()
 
@@ -169,7 +170,7 @@ def run(
     kept_adjoints = _Kept(plan, dtype, kept_adjoint_nodes)
     scalar_values: dict[int, np.ndarray] = {}  # keep: scalar ops' values, the same in every block
 
-    def block(start: int) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    def block(start: int) -> tuple[np.ndarray | None, dict[str, np.ndarray], bool]:
         stop = min(start + BLOCK, plan.size)
         here = (stop - start,)
         values: list[np.ndarray | None] = [None] * len(nodes)
@@ -196,23 +197,27 @@ def run(
                 if g is None or node.kind != OP or not node.requires_grad:
                     continue
                 push_adjoints(node, g, values, adjoints, nodes, dtype, lambda o: here if o in big else ())
-        for index in kept_ops:
-            if index in big:
-                kept_values.put(index, start, stop, values[index])
-            elif start == 0:
-                scalar_values[index] = values[index]
-        for index in kept_adjoint_nodes:
-            kept_adjoints.put(index, start, stop, adjoints[index])
-        scalar_parts = {}
-        for leaf in leaves:
-            adjoint = adjoints[leaf.index]
-            if adjoint is None:
-                continue
-            if leaf.index in big:
-                big_grads[leaf.name][start:stop] = adjoint
-            else:
-                scalar_parts[leaf.name] = adjoint
-        return partial, scalar_parts
+            for index in kept_ops:
+                if index in big:
+                    kept_values.put(index, start, stop, values[index])
+                elif start == 0:
+                    scalar_values[index] = values[index]
+            for index in kept_adjoint_nodes:
+                kept_adjoints.put(index, start, stop, adjoints[index])
+            scalar_parts = {}
+            # Full-size results are checked here, while in cache: a finite sum has finite terms.
+            sums = [] if plan.reduction else [root_value.sum()]
+            for leaf in leaves:
+                adjoint = adjoints[leaf.index]
+                if adjoint is None:
+                    continue
+                if leaf.index in big:
+                    big_grads[leaf.name][start:stop] = adjoint
+                    sums.append(adjoint.sum())
+                else:
+                    scalar_parts[leaf.name] = adjoint
+            finite = bool(np.isfinite(sums).all())
+        return partial, scalar_parts, finite
 
     results = _map_blocks(block, range(0, plan.size, BLOCK))
     flowing = {leaf.name for leaf in leaves if leaf.index in reached}
@@ -224,30 +229,33 @@ def run(
             elif leaf.name in big_grads:
                 grads[leaf.name] = big_grads[leaf.name].reshape(leaf.shape)
             else:
-                partials = [scalar_parts[leaf.name] for _, scalar_parts in results]
+                partials = [scalar_parts[leaf.name] for _, scalar_parts, _ in results]
                 grads[leaf.name] = np.asarray(np.sum(partials), dtype=dtype)
+        small = [grads[leaf.name] for leaf in graph.leaves if leaf.name not in big_grads]
+        finite = all(ok for _, _, ok in results) and all(g is None or np.isfinite(g).all() for g in small)
+        values = adjoints = None
         if keep:
-            kept = (kept_values, kept_adjoints, scalar_values)
-            return _kept_result(graph, plan, inputs, seed, dtype, grads, *kept)
-        if plan.reduction:
-            total = np.sum([partial for partial, _ in results], dtype=dtype)
+            values, adjoints = _kept(graph, plan, inputs, seed, dtype, kept_values, kept_adjoints, scalar_values)
+            value = values[graph.output]
+        elif plan.reduction:
+            total = np.sum([partial for partial, _, _ in results], dtype=dtype)
             value = np.asarray(_REDUCTIONS[plan.reduction](total, plan.size), dtype=dtype)
         else:
             value = out_flat.reshape(plan.shape)
-    return BlockResult(value, grads)
+    finite = finite and (not plan.reduction or bool(np.isfinite(value)))
+    return BlockResult(value, grads, finite, values, adjoints)
 
 
-def _kept_result(
+def _kept(
     graph: Graph,
     plan: BlockPlan,
     inputs: dict[str, np.ndarray],
     seed: np.ndarray,
     dtype: np.dtype,
-    grads: dict[str, np.ndarray | None],
     kept_values: _Kept,
     kept_adjoints: _Kept,
     scalar_values: dict[int, np.ndarray],
-) -> BlockResult:
+) -> tuple[list[np.ndarray | None], list[np.ndarray | None]]:
     """Every node's value and adjoint as forward() and backward() leave them."""
     nodes = graph.nodes
     values: list[np.ndarray | None] = [None] * len(nodes)
@@ -266,7 +274,7 @@ def _kept_result(
         push_adjoints(output, seed, values, adjoints, nodes, dtype, lambda o: nodes[o].shape)
     for index in _reached(graph, plan) - {plan.root}:
         adjoints[index] = kept_adjoints.get(index)
-    return BlockResult(values[graph.output], grads, values, adjoints)
+    return values, adjoints
 
 
 def _reached(graph: Graph, plan: BlockPlan) -> set[int]:

@@ -135,3 +135,17 @@ def test_random_programs_keep_node_by_node_bits(monkeypatch, case):
     source, at, const, gradient, _ = case
     kwargs = dict(at=at, const=const, gradient=gradient, symbolic=False)
     assert_same_result(grad(source, **kwargs), node_by_node(source, **kwargs))
+
+
+@pytest.mark.parametrize("nodes", [True, False])
+def test_a_nan_or_inf_in_an_elementwise_output_alone_falls_back_too(spy, nodes):
+    # The blocks check their own slices of the output and of each grad; here only the
+    # output (1/0 in one element of the last, partial block) is not finite.
+    c = np.ones(BIG)
+    c[-1] = 0.0
+    kwargs = dict(at={"x": np.ones(BIG)}, const={"c": c}, gradient=np.ones(BIG), symbolic=False)
+    r = grad("x*2 + 1/c", **kwargs, nodes=nodes)
+    assert spy == [nodes]  # tried, then handed over
+    reference = node_by_node("x*2 + 1/c", **kwargs, nodes=nodes)
+    assert r.warnings == reference.warnings and r.warnings
+    assert same(r.value, reference.value) and same(r.grads["x"], reference.grads["x"])
