@@ -28,6 +28,7 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from threading import Lock
 
 import numpy as np
 
@@ -99,32 +100,36 @@ class BlockResult:
 class _Kept:
     """Full-size arrays that blocks fill slice by slice.
 
-    They are allocated here, on the calling thread: from a worker thread glibc's malloc would
-    map each one fresh (its per-thread heaps are too small) and fault every page in again on
-    every call. Untouched, an array costs no memory. A block whose array for a node is a
-    broadcast of one number (the adjoint of a sum, and what add's VJP passes on) records that
-    number instead; a node that every block records so, with the same number, stays a
-    read-only broadcast, as it is node by node."""
+    The first block runs on the calling thread and allocates them there: from a worker
+    thread glibc's malloc would map each one fresh (its per-thread heaps are too small) and
+    fault every page in again on every call. A block whose array for a node is a broadcast
+    of one number (the adjoint of a sum, and what add's VJP passes on) records that number
+    instead; a node that every block records so, with the same number, stays a read-only
+    broadcast, as it is node by node, and takes no memory."""
 
     def __init__(self, plan: BlockPlan, dtype: np.dtype, indices: list[int]):
-        self.plan = plan
-        self.full = {index: np.empty(plan.size, dtype) for index in indices}
+        self.plan, self.dtype = plan, dtype
+        self.full: dict[int, np.ndarray] = {}
         self.constant: dict[int, list[tuple[int, int, np.ndarray]]] = {index: [] for index in indices}
-        self.written: set[int] = set()
+        self.lock = Lock()
 
     def put(self, index: int, start: int, stop: int, block: np.ndarray) -> None:
         if block.ndim == 1 and block.strides == (0,):
             self.constant[index].append((start, stop, block[:1].copy()))  # list.append is atomic
-        else:
-            self.written.add(index)
-            self.full[index][start:stop] = block
+            return
+        target = self.full.get(index)
+        if target is None:
+            with self.lock:  # a node broadcast in the first block but not in this one
+                target = self.full.setdefault(index, np.empty(self.plan.size, self.dtype))
+        target[start:stop] = block
 
     def get(self, index: int) -> np.ndarray:
         records = self.constant[index]
-        if index not in self.written:
+        if index not in self.full:
             first = records[0][2]
             if all(np.array_equal(first, v, equal_nan=True) for _, _, v in records):
                 return np.broadcast_to(first.reshape(()), self.plan.shape)
+            self.full[index] = np.empty(self.plan.size, self.dtype)
         target = self.full[index]
         for start, stop, v in records:
             target[start:stop] = v
@@ -219,7 +224,9 @@ def run(
             finite = bool(np.isfinite(sums).all())
         return partial, scalar_parts, finite
 
-    results = _map_blocks(block, range(0, plan.size, BLOCK))
+    starts = range(0, plan.size, BLOCK)
+    first = [block(0)] if keep else []  # keep: allocates the full-size arrays on this thread
+    results = first + _map_blocks(block, starts[len(first) :])
     flowing = {leaf.name for leaf in leaves if leaf.index in reached}
     grads: dict[str, np.ndarray | None] = {}
     with np.errstate(all="ignore"):  # sums of inf and -inf are nan, silently, as in PyTorch
