@@ -290,19 +290,13 @@ def grad(
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
     derivatives: dict[str, tuple[np.ndarray, ...]] = {}
     derivative_kinds: dict[str, str] = {}
-    one_pass = prepared.numeric and order == 1 and len(upstream) == 1 and not edges
+    one_pass = prepared.numeric and not nodes and order == 1 and len(upstream) == 1 and not edges
     blocks = blocked.plan(graph) if one_pass else None
-    if blocks is not None and nodes and not blocked.keepable(graph, blocks):
-        blocks = None
-    fast = _run_blocked(graph, blocks, prepared, upstream[0], nodes) if blocks is not None else None
+    fast = _run_blocked(graph, blocks, prepared, upstream[0]) if blocks is not None else None
     if fast is not None:
-        result, seed = fast
-        grads = result.grads
-        if nodes:
-            values, adjoints = result.values, result.adjoints
-        else:
-            values = [prepared.arrays.get(node.name) for node in graph.nodes]
-            values[graph.output] = result.value
+        value, grads, seed = fast
+        values = [prepared.arrays.get(node.name) for node in graph.nodes]
+        values[graph.output] = value
         pass_results = [PassResult(1, seed, grads)]
     elif prepared.numeric:
         values = forward(graph, prepared.arrays, np_dtype)
@@ -361,20 +355,19 @@ def grad(
 
 
 def _run_blocked(
-    graph: Graph, blocks: blocked.BlockPlan, prepared: _Prepared, gradient: np.ndarray | None, keep: bool
-) -> tuple[blocked.BlockResult, np.ndarray] | None:
-    """One pass in blocks: (its result, seed), or None to run node by node instead. `keep`
-    also keeps every node's value and adjoint (nodes=True).
+    graph: Graph, blocks: blocked.BlockPlan, prepared: _Prepared, gradient: np.ndarray | None
+) -> tuple[np.ndarray, dict[str, np.ndarray | None], np.ndarray] | None:
+    """One pass in blocks: (output value, grads, seed), or None to run node by node instead.
 
     Node by node is also the way when a nan or inf shows up: it can say where it began.
     """
     if not graph.nodes[graph.output].requires_grad:
         return None  # node by node raises PyTorch's error
     seed = seed_for(graph, gradient, prepared.dtype)
-    result = blocked.run(graph, blocks, prepared.arrays, seed, prepared.dtype, keep=keep)
-    if not result.finite:
+    value, grads = blocked.run(graph, blocks, prepared.arrays, seed, prepared.dtype)
+    if not diagnostics.all_finite([value, *grads.values()]):
         return None
-    return result, seed
+    return value, grads, seed
 
 
 def _higher_orders(

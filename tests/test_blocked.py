@@ -47,16 +47,6 @@ def tiny_blocks(monkeypatch):
     monkeypatch.setattr(blocked, "MIN_ELEMENTS", 3)
 
 
-def node_by_node(source: str, **kwargs):
-    """grad() with the blocked evaluator off: the reference every other path must equal."""
-    real = blocked.plan
-    blocked.plan = lambda graph: None
-    try:
-        return grad(source, **kwargs)
-    finally:
-        blocked.plan = real
-
-
 def plan_for(source: str, **shapes) -> blocked.BlockPlan | None:
     at = {name: np.zeros(shape) for name, shape in shapes.items()}
     return blocked.plan(_prepare(source, at, None, "float64").graph)
@@ -80,7 +70,7 @@ def test_grads_equal_the_node_by_node_evaluator_bit_for_bit(spy):
     const = {"c": rng.random((300, BIG // 300 + 1))}
     source = "y = a*sin(x) - c/(x + 2); z = tanh(y)**2 * exp(-x); mean(z + a**2)"
     lean = grad(source, at=at, const=const, symbolic=False, nodes=False)
-    full = node_by_node(source, at=at, const=const, symbolic=False)
+    full = grad(source, at=at, const=const, symbolic=False)
     assert len(spy) == 1
     np.testing.assert_array_equal(lean.grads["x"], full.grads["x"])
     np.testing.assert_allclose(lean.grads["a"], full.grads["a"], rtol=1e-12)
@@ -91,7 +81,7 @@ def test_an_elementwise_output_takes_its_gradient_block_by_block(spy):
     x = np.linspace(-2, 2, BIG)
     gradient = np.cos(np.arange(BIG))
     lean = grad("x*sigmoid(x)", at={"x": x}, gradient=gradient, symbolic=False, nodes=False)
-    full = node_by_node("x*sigmoid(x)", at={"x": x}, gradient=gradient, symbolic=False)
+    full = grad("x*sigmoid(x)", at={"x": x}, gradient=gradient, symbolic=False)
     assert len(spy) == 1
     np.testing.assert_array_equal(lean.value, full.value)
     np.testing.assert_array_equal(lean.grads["x"], full.grads["x"])
@@ -147,7 +137,7 @@ def test_which_programs_run_in_blocks(source, shapes, eligible):
 def test_a_nan_falls_back_so_the_warning_can_say_where_it_began(spy):
     x = np.linspace(0, 1, BIG)
     lean = grad("sum(log(x) * x)", at={"x": x}, symbolic=False, nodes=False)
-    full = node_by_node("sum(log(x) * x)", at={"x": x}, symbolic=False)
+    full = grad("sum(log(x) * x)", at={"x": x}, symbolic=False)
     assert len(spy) == 1  # tried, then handed over
     assert lean.warnings == full.warnings and lean.warnings
     np.testing.assert_array_equal(lean.grads["x"], full.grads["x"])
@@ -203,7 +193,7 @@ def blockable_programs(draw) -> tuple[str, dict, dict, np.ndarray | None, bool]:
 def test_random_programs_agree_with_node_by_node(tiny_blocks, spy, case):
     source, at, const, gradient, tensor_output = case
     kwargs = dict(at=at, const=const, gradient=gradient, symbolic=False)
-    full = node_by_node(source, **kwargs)
+    full = grad(source, **kwargs)
     used = len(spy)
     lean = grad(source, **kwargs, nodes=False)
     if tensor_output and full.output.kind == "op":
