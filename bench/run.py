@@ -138,9 +138,10 @@ def tensors(size: int, repeat: int) -> None:
         ours, _ = _run_python(_TENSOR_OURS, str(size), str(repeat), f"{folder}/ours.npy", "grads")
         theirs, _ = _run_python(_TENSOR_TORCH, str(size), str(repeat), f"{folder}/torch.npy")
         every, _ = _run_python(_TENSOR_OURS, str(size), str(repeat), f"{folder}/every.npy", "nodes")
-        # torch's allocator maps each result fresh and, on a kernel whose transparent huge pages
-        # are "madvise" (as here), faults it in 4 KiB at a time; with THP "always" (other
-        # machines) or this flag it takes 2 MiB pages, and its time is then its arithmetic.
+        # torch's allocator maps each result fresh and, where transparent huge pages are
+        # "madvise" (cat /sys/kernel/mm/transparent_hugepage/enabled), faults it in 4 KiB at a
+        # time; with this flag (or THP "always") it takes 2 MiB pages and its time is mostly
+        # arithmetic. gradcli reuses its freed memory either way (gradcli/allocator.py).
         huge, _ = _run_python(
             _TENSOR_TORCH, str(size), str(repeat), f"{folder}/huge.npy", env={"THP_MEM_ALLOC_ENABLE": "1"}
         )
