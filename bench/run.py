@@ -113,10 +113,12 @@ print(sorted(times)[len(times) // 2])
 """
 
 
-def _run_python(code: str, *args: str) -> tuple[float, int]:
+def _run_python(code: str, *args: str, env: dict[str, str] | None = None) -> tuple[float, int]:
     """Run a measuring script; it prints its median time, then its own peak RSS (KiB)."""
     footer = "\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    done = subprocess.run([PYTHON, "-c", code + footer, *args], capture_output=True, text=True)
+    done = subprocess.run(
+        [PYTHON, "-c", code + footer, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
     if done.returncode != 0:
         raise SystemExit(done.stderr[-2000:])
     seconds, peak = done.stdout.strip().splitlines()[-2:]
@@ -136,6 +138,13 @@ def tensors(size: int, repeat: int) -> None:
         ours, _ = _run_python(_TENSOR_OURS, str(size), str(repeat), f"{folder}/ours.npy", "grads")
         theirs, _ = _run_python(_TENSOR_TORCH, str(size), str(repeat), f"{folder}/torch.npy")
         every, _ = _run_python(_TENSOR_OURS, str(size), str(repeat), f"{folder}/every.npy", "nodes")
+        # torch's allocator maps each result fresh and, where transparent huge pages are
+        # "madvise" (cat /sys/kernel/mm/transparent_hugepage/enabled), faults it in 4 KiB at a
+        # time; with this flag (or THP "always") it takes 2 MiB pages and its time is mostly
+        # arithmetic. gradcli reuses its freed memory either way (gradcli/allocator.py).
+        huge, _ = _run_python(
+            _TENSOR_TORCH, str(size), str(repeat), f"{folder}/huge.npy", env={"THP_MEM_ALLOC_ENABLE": "1"}
+        )
         # Peak memory of one run per process (repeated runs would count two results alive at once).
         _, ours_rss = _run_python(_TENSOR_OURS, str(size), "1", f"{folder}/ours.npy", "grads")
         _, their_rss = _run_python(_TENSOR_TORCH, str(size), "1", f"{folder}/torch.npy")
@@ -150,6 +159,8 @@ def tensors(size: int, repeat: int) -> None:
     )
     report("tensors", "API nodes=True", every, "torch eager (2 threads)", theirs, "informative")
     report("tensors", "API nodes=True peak RSS MiB", every_rss / 1024, "torch MiB", torch_rss, "informative")
+    report("tensors", "API nodes=False", ours, "torch eager, huge pages", huge, "informative")
+    report("tensors", "API nodes=True", every, "torch eager, huge pages", huge, "informative")
     print(f"  max |gradcli - torch| = {error:.3g} nodes=False, {every_error:.3g} nodes=True (target 1e-12)")
 
 
