@@ -297,12 +297,9 @@ def test_run_json_escapes_and_keeps_the_same_document(run):
     assert '"stdout": "α·β\\n"' in greek.stdout  # ordinary Unicode stays readable
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="script/interpreter.py splits the source with str.splitlines(), which breaks at \\x85 "
-    "where Python's tokenizer does not; the header then shows part of the comment as the line",
-)
 def test_a_line_break_python_does_not_see(run):
+    """str.splitlines() breaks at \\x85 where Python's tokenizer does not: the header must
+    show line 3 as Python numbers it."""
     script = "import torch\nx = torch.tensor(2.0, requires_grad=True)  # a\x85b\n(x * 3).backward()\n"
     result = run("run", "-", "--trace", input=script)
     assert result.exit_code == 0, result.stderr

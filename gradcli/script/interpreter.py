@@ -816,7 +816,8 @@ def _dotted(name: str) -> ast.expr:
 class Interpreter:
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source
-        self.lines = source.splitlines()
+        # lines as Python's tokenizer counts them (str.splitlines also breaks at \x85, \x0c, U+2028)
+        self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         self.trace_width = trace_width  # --trace: each backward call's node table, this wide
         self.record = record or trace_width is not None
         self.trace_nodes: tuple[str, ...] = ()
