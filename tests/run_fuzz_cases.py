@@ -459,7 +459,8 @@ def all_cases() -> list[Case]:
 
 
 def sample(cases: list[Case], count: int, seed: int = 24) -> list[Case]:
-    """A seeded sample that keeps every callee's baseline and spreads the rest."""
+    """A seeded sample: one case of every callee (a new callee is fuzzed in CI at once), then
+    cases drawn from all the rest."""
     r = random.Random(seed)
     by_callee: dict[str, list[Case]] = defaultdict(list)
     for case in cases:
@@ -467,9 +468,9 @@ def sample(cases: list[Case], count: int, seed: int = 24) -> list[Case]:
     picked: list[Case] = []
     rest: list[Case] = []
     for callee in sorted(by_callee):
-        group = by_callee[callee]
-        picked.append(group[0])
-        rest.extend(group[1:])
+        group = list(by_callee[callee])
+        picked.append(group.pop(r.randrange(len(group))))
+        rest.extend(group)
     r.shuffle(rest)
     picked.extend(rest[: max(0, count - len(picked))])
     return picked
@@ -669,9 +670,10 @@ def _worker(engine: str, path: str, start: int) -> None:
         real.flush()
 
 
-def run_in_workers(engine: str, scripts: list[str], progress: bool = False) -> list[dict]:
+def run_in_workers(engine: str, scripts: list[str], progress: bool = False, on_result=None) -> list[dict]:
     """Each script's outcome from a worker process; a case that kills its worker (a segfault,
-    memory) is recorded as WorkerDied and the worker restarts after it."""
+    memory) is recorded as WorkerDied and the worker restarts after it. on_result(index, outcome)
+    hears of each as it comes."""
     results: list[dict | None] = [None] * len(scripts)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(scripts, handle)
@@ -691,6 +693,8 @@ def run_in_workers(engine: str, scripts: list[str], progress: bool = False) -> l
             for line in process.stdout:
                 outcome = json.loads(line)
                 results[outcome["index"]] = outcome
+                if on_result is not None:
+                    on_result(outcome["index"], outcome)
                 start = outcome["index"] + 1
                 if progress and start % 1000 == 0:
                     print(f"  {engine}: {start}/{len(scripts)}", file=sys.stderr, flush=True)
@@ -712,6 +716,8 @@ def run_in_workers(engine: str, scripts: list[str], progress: bool = False) -> l
                     }
                 died["index"] = start
                 results[start] = died
+                if on_result is not None:
+                    on_result(start, died)
                 start += 1
     finally:
         os.unlink(path)
@@ -942,7 +948,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-SAMPLE_SIZE = 800
+SAMPLE_SIZE = 640
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
