@@ -58,6 +58,7 @@ ROOT = HERE.parent
 CASE_SECONDS = 2.0  # a gradcli run slower than this is a hang
 HARD_SECONDS = 10.0  # a run still going after this is stopped (a worker's alarm)
 TORCH_SECONDS = 10.0
+STARTUP_SECONDS = 180.0  # a worker's imports on a loaded machine
 WORKER_MEMORY = 4 << 30  # bytes of address space a worker may add after its imports
 
 # ---------------------------------------------------------------- the values
@@ -86,6 +87,8 @@ HOSTILE: dict[str, str] = {
     "huge-int-1e30": "10**30",
     "int-2**63": "2**63",
     "int-2**70": "2**70",
+    "int-2**62": "2**62",
+    "int-2**40": "2**40",
     "neg-huge-int": "-2**63 - 1",
     "neg-int": "-1",
     "neg-int-big": "-7",
@@ -110,11 +113,15 @@ HOSTILE: dict[str, str] = {
     "nested-list": "[[1], [2, 3]]",
     "dict": "{}",
     "dtype": "torch.float64",
+    "numpy-float": "w.numpy().sum()",
+    "numpy-int": "i.numpy().max()",
+    "numpy-array": "w.numpy()",
 }
 # a smaller set for the slots where every value is tried on every receiver in CI sampling
 EXTRA_VALUES = ("None", "int-2**70", "tensor", "str")
 DTYPE_NONSENSE = ("'float32'", "1", "torch.float64 == 1", "x")
 DEVICE_NONSENSE = ("'gpu'", "'cuda'", "1", "'cpu:99'", "None")
+OUT_NONSENSE = ("None", "1", "w", "x", "i", "[w]", "torch.ones(7)")
 
 # Candidate argument lists for the baseline call (after the receiver, for methods; whole, for
 # functions, where `x` is the receiver). The first one gradcli runs is the baseline.
@@ -316,6 +323,7 @@ def script(receiver: str, call: str, printed: str = "print(y)") -> str:
     return "\n".join(
         [
             "import math",
+            "import numpy",
             "import torch",
             "import torch.nn.functional as F",
             RECEIVERS[receiver],
@@ -439,6 +447,9 @@ def cases_for(callee: Callee) -> list[Case]:
         add("dtype", text, base, [("dtype", text)])
     for text in DEVICE_NONSENSE:
         add("device", text, base, [("device", text)])
+    if callee.kind == "torch":
+        for text in OUT_NONSENSE:
+            add("out", text, base, [("out", text)])
     if callee.kind != "math":
         for receiver in RECEIVERS:
             if receiver != home:
@@ -587,14 +598,14 @@ def verdict(case: Case, ours: dict, theirs: dict) -> tuple[str, str, str]:
     accepts-what-torch-refuses, untyped-error, wrong-type, wrong-output."""
     if ours.get("crash"):
         crash = ours["crash"]
-        category = "hang" if crash["type"] == "Timeout" else "crash"
+        category = "hang" if crash["type"] in ("Timeout", "WorkerHung") else "crash"
         return FAIL, category, f"{crash['type']}: {crash['message']} at {crash['frame']}"
     error = ours.get("error")
     if error is not None and "internal error" in error:
         return FAIL, "internal-error", error
     if ours.get("seconds", 0) > CASE_SECONDS:
         return FAIL, "hang", f"took {ours['seconds']:.2f} s"
-    if theirs["type"] in ("Timeout", "WorkerDied"):
+    if theirs["type"] in ("Timeout", "WorkerDied", "WorkerHung"):
         return PASS, "torch-" + theirs["type"].lower(), ""
     if theirs["type"] is not None:
         if error is None:
@@ -673,14 +684,25 @@ def _worker(engine: str, path: str, start: int) -> None:
 
 def run_in_workers(engine: str, scripts: list[str], progress: bool = False, on_result=None) -> list[dict]:
     """Each script's outcome from a worker process; a case that kills its worker (a segfault,
-    memory) is recorded as WorkerDied and the worker restarts after it. on_result(index, outcome)
-    hears of each as it comes."""
+    memory) is recorded as WorkerDied, one that hangs it where the worker's own alarm cannot
+    reach (a long NumPy loop) as WorkerHung, and the worker restarts after it. on_result(index,
+    outcome) hears of each as it comes."""
+    import queue
+    import threading
+
     results: list[dict | None] = [None] * len(scripts)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(scripts, handle)
         path = handle.name
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     start = 0
+
+    def record(index: int, outcome: dict) -> None:
+        outcome["index"] = index
+        results[index] = outcome
+        if on_result is not None:
+            on_result(index, outcome)
+
     try:
         while start < len(scripts):
             process = subprocess.Popen(
@@ -690,35 +712,39 @@ def run_in_workers(engine: str, scripts: list[str], progress: bool = False, on_r
                 text=True,
                 env=env,
             )
-            assert process.stdout is not None
-            for line in process.stdout:
+            lines: queue.Queue = queue.Queue()
+
+            def read(stream=process.stdout, lines=lines) -> None:
+                for line in stream:
+                    lines.put(line)
+                lines.put(None)
+
+            threading.Thread(target=read, daemon=True).start()
+            patience = STARTUP_SECONDS  # the worker's imports, then one case at a time
+            hung = False
+            while True:
+                try:
+                    line = lines.get(timeout=patience)
+                except queue.Empty:
+                    hung = True
+                    process.kill()
+                    break
+                if line is None:
+                    break
                 outcome = json.loads(line)
-                results[outcome["index"]] = outcome
-                if on_result is not None:
-                    on_result(outcome["index"], outcome)
+                record(outcome["index"], outcome)
                 start = outcome["index"] + 1
+                patience = HARD_SECONDS + 20
                 if progress and start % 1000 == 0:
                     print(f"  {engine}: {start}/{len(scripts)}", file=sys.stderr, flush=True)
             process.wait()
             if start < len(scripts):
-                died = {
-                    "stdout": "",
-                    "error": None,
-                    "type": "WorkerDied",
-                    "types": [],
-                    "message": f"exit {process.returncode}",
-                }
+                kind = "WorkerHung" if hung else "WorkerDied"
+                message = "no outcome within the watchdog's time" if hung else f"exit {process.returncode}"
+                died = {"stdout": "", "error": None, "type": kind, "types": [], "message": message}
                 if engine == "gradcli":
-                    died["crash"] = {
-                        "type": "WorkerDied",
-                        "message": f"exit {process.returncode}",
-                        "last": "",
-                        "frame": "",
-                    }
-                died["index"] = start
-                results[start] = died
-                if on_result is not None:
-                    on_result(start, died)
+                    died["crash"] = {"type": kind, "message": message, "last": "", "frame": ""}
+                record(start, died)
                 start += 1
     finally:
         os.unlink(path)
@@ -833,7 +859,7 @@ def catalogue(cases: list[Case], ours: list[dict], theirs: list[dict], seconds: 
         f"refused what torch runs {counts['refused'] + counts['refused-typed']} "
         f"({counts['refused']} untyped 'not supported'-style, {counts['refused-typed']} with a Python "
         f"error type); torch timed out {counts['torch-timeout']}, torch's worker died "
-        f"{counts['torch-workerdied']}",
+        f"{counts['torch-workerdied']}, hung {counts['torch-workerhung']}",
         "",
     ]
 

@@ -1,12 +1,15 @@
 """`gradcli run`'s own argument fuzz (issue 24), the CI size: a seeded sample of the cases of
-tests/run_fuzz_cases.py (every supported callee's baseline call, and hostile arguments spread
-over the rest), each run by gradcli in this process and by python+torch in one worker process.
+tests/run_fuzz_cases.py (one case of every supported callee, and more drawn from the rest),
+each run by gradcli and by python+torch.
 
 Each case is one test, named callee|receiver|mutation|value; a failure shows the script, what
-gradcli did and what torch did. What must hold: no exception escapes run_script and no
-"internal error" (crash), the run ends within CASE_SECONDS (hang), where torch raises gradcli's
-error line names the same exception type, and where torch prints a result gradcli prints the same
-text or refuses with a clean error. GRADCLI_LONG_FUZZ=1 runs every case (tens of thousands;
+gradcli did (with the traceback's last frame of an exception that escaped run_script) and what
+torch did. gradcli and torch each run the cases in a worker process of their own, side by side,
+so a hang or a memory blow-up stops a worker, never pytest.
+
+What must hold: no exception escapes run_script and no "internal error" (crash), the run ends
+within CASE_SECONDS (hang), where torch raises gradcli's error line names the same exception type,
+and where torch prints a result gradcli prints the same text or refuses with a clean error. GRADCLI_LONG_FUZZ=1 runs every case (tens of thousands;
 `python tests/run_fuzz_cases.py --long` runs them in worker processes and writes a catalogue).
 """
 
@@ -27,11 +30,13 @@ if not LONG:
     CASES = fuzz.sample(CASES, fuzz.SAMPLE_SIZE)
 
 
-class _Oracle:
-    """torch's outcome of each case, from one worker process that runs while gradcli's cases run
-    here (its results stream in, in the tests' order)."""
+class _Outcomes:
+    """Each case's outcome under one engine (gradcli or torch), from a worker process of its own
+    (a hang or a memory blow-up stops the worker, not pytest); the two workers run side by side
+    and their outcomes stream in, in the tests' order."""
 
-    def __init__(self, scripts: list[str]) -> None:
+    def __init__(self, engine: str, scripts: list[str]) -> None:
+        self.engine = engine
         self.outcomes: dict[int, dict] = {}
         self.done = False
         self.changed = threading.Condition()
@@ -39,7 +44,7 @@ class _Oracle:
 
     def _run(self, scripts: list[str]) -> None:
         try:
-            fuzz.run_in_workers("torch", scripts, on_result=self._heard)
+            fuzz.run_in_workers(self.engine, scripts, on_result=self._heard)
         finally:
             with self.changed:
                 self.done = True
@@ -53,23 +58,30 @@ class _Oracle:
     def outcome(self, index: int) -> dict:
         with self.changed:
             self.changed.wait_for(lambda: index in self.outcomes or self.done, timeout=600)
-        assert index in self.outcomes, "torch's worker gave no outcome for this case"
+        assert index in self.outcomes, f"{self.engine}'s worker gave no outcome for this case"
         return self.outcomes[index]
 
     def __repr__(self) -> str:  # pytest shows the test's arguments: not all of them
-        return f"<torch's outcomes of {len(self.outcomes)} cases>"
+        return f"<{self.engine}'s outcomes of {len(self.outcomes)} cases>"
 
 
 @pytest.fixture(scope="module")
-def oracle() -> _Oracle:
-    return _Oracle([c.script for c in CASES])
+def gradcli_outcomes() -> _Outcomes:
+    return _Outcomes("gradcli", [c.script for c in CASES])
+
+
+@pytest.fixture(scope="module")
+def torch_outcomes() -> _Outcomes:
+    return _Outcomes("torch", [c.script for c in CASES])
 
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[c.id for c in CASES])
-def test_run_ends_cleanly_with_torchs_exception_type(index: int, oracle: _Oracle) -> None:
+def test_run_ends_cleanly_with_torchs_exception_type(
+    index: int, gradcli_outcomes: _Outcomes, torch_outcomes: _Outcomes
+) -> None:
     case = CASES[index]
-    ours = fuzz.run_gradcli(case.script)
-    theirs = oracle.outcome(index)
+    ours = gradcli_outcomes.outcome(index)
+    theirs = torch_outcomes.outcome(index)
     status, category, detail = fuzz.verdict(case, ours, theirs)
     assert status == fuzz.PASS, f"{category}: {detail}\n{fuzz.explain(case, ours, theirs)}"
 
