@@ -680,6 +680,30 @@ _WHAT = {
 }
 
 
+# What gradcli's own code raises when a torch call is given an argument of a kind it does not
+# take; the call ends as torch's argument parser would end it, with a TypeError.
+_ARGUMENT_SLIPS = (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, ZeroDivisionError)
+# The binder's refusals of an argument's kind or count, which torch raises as TypeError
+_BINDER_ARGUMENT_WORDS = (
+    "got an unexpected keyword argument",
+    "got multiple values for argument",
+    "must be an integer literal",
+    "must be True or False",
+    "argument(s) (",
+    "must be a number literal",
+    "tuple is not allowed",
+    "list is not allowed",
+)
+_ERROR_PLACE = re.compile(r"^line \d+(, column \d+)?: ")
+
+
+def _invalid_arguments(func: Any, args: list, kwargs: dict, type_name: Any) -> str:
+    """torch's first line for arguments none of a function's signatures takes."""
+    name = getattr(func, "name", "function")
+    given = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
+    return f"{name}() received an invalid combination of arguments - got ({', '.join(given)})"
+
+
 def _position(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
 
@@ -1686,6 +1710,20 @@ class Interpreter:
             kwargs[kw.arg] = self.expr(kw.value)
         if isinstance(func, UserFunction):
             return self.call_user(func, args, kwargs, node)
+        try:
+            return self.dispatch(func, args, kwargs, node)
+        except _ARGUMENT_SLIPS as exc:
+            # gradcli's own code met an argument of a kind it does not take (x.add(None),
+            # x.sum(dim=x)): torch's argument parser refuses these with a TypeError
+            raise ScriptRuntimeError(_invalid_arguments(func, args, kwargs, self.type_name), "TypeError") from exc
+        except ParseError as exc:
+            message = _ERROR_PLACE.sub("", str(exc))
+            if not any(word in message for word in _BINDER_ARGUMENT_WORDS):
+                raise
+            raise ScriptRuntimeError(message, "TypeError") from None
+
+    def dispatch(self, func: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
+        """A call of a builtin, a torch function or a method, its arguments evaluated."""
         if isinstance(func, Function):
             if func.module == "":
                 return self.builtin(func.name, args, kwargs, node)
