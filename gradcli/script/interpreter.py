@@ -2175,10 +2175,23 @@ class Interpreter:
                 return v.tolist()
             raise ScriptRuntimeError(f"Could not infer dtype of {self.type_name(v)}", "TypeError")
 
+        values = plain(data)
+        flat, pending = [], [values]
+        while pending:  # measured above: at most MAX_SEQUENCE items
+            item = pending.pop()
+            if isinstance(item, list):
+                pending.extend(item)
+            else:
+                flat.append(item)
+        if not any(isinstance(v, float) for v in flat) and any(
+            not isinstance(v, bool) and not -(2**63) <= v < 2**63 for v in flat
+        ):
+            raise ScriptRuntimeError("Overflow when unpacking long long", "ValueError")
         try:
-            return np.array(plain(data))
+            array = np.array(values)
         except ValueError:
             raise ScriptRuntimeError("expected sequence of equal-length lists", "ValueError") from None
+        return array.astype(np.float64) if array.dtype.kind in "uO" else array
 
     def closeness(self, name: str, args: list, kwargs: dict) -> Any:
         """torch.allclose / isclose / equal, as aten's isclose computes them: equal, or finite
@@ -2289,6 +2302,17 @@ class Interpreter:
                 raise ScriptRuntimeError("full() takes a size and a fill_value", "TypeError")
             shape = self.sizes([args[0]], node)
             fill = args[1]
+            if isinstance(fill, Tensor) and fill.value.ndim == 0:
+                fill = self.item(fill)
+            if not isinstance(fill, (int, float)):
+                raise ScriptRuntimeError(
+                    f"full(): argument 'fill_value' (position 2) must be Number, not {self.type_name(fill)}",
+                    "TypeError",
+                )
+            if isinstance(fill, int) and not -(2**63) <= fill < 2**63:
+                if fill.bit_length() > 64:
+                    raise ScriptRuntimeError("int too big to convert", "OverflowError")
+                raise ScriptRuntimeError("value cannot be converted to type int64_t without overflow")
             default = "bool" if isinstance(fill, bool) else "int64" if isinstance(fill, int) else "float32"
             dtype = self.dtype_of(kwargs, default)
             return self.finish(np.full(shape, fill), dtype, kwargs, name, node)
@@ -2301,6 +2325,10 @@ class Interpreter:
                 raise ScriptRuntimeError("arange() takes 1 to 3 numbers", "TypeError")
             values = [self.item(a) if isinstance(a, Tensor) else a for a in args]
             start, end, step = (0, values[0], 1) if len(values) == 1 else (*values, 1)[:3]
+            if not all(isinstance(v, (int, float)) for v in (start, end, step)):
+                raise ScriptRuntimeError("arange() received an invalid combination of arguments", "TypeError")
+            if not all(math.isfinite(v) for v in (start, end, step)):
+                raise ScriptRuntimeError(f"unsupported range: {start} -> {end}")
             if step == 0:
                 raise ScriptRuntimeError("step must be nonzero")
             count = max(0, math.ceil((end - start) / step))
@@ -2329,6 +2357,8 @@ class Interpreter:
             self.random = np.random.default_rng(args[0] % 2**64)
             return None
         if name in ("rand", "randn"):
+            if not args and "size" in kwargs:  # torch.randn(size=(), requires_grad=True)
+                args = [kwargs.pop("size")]
             shape = self.sizes(args, node)
             draw = self.random.random if name == "rand" else self.random.standard_normal
             return self.finish(draw(shape), self.dtype_of(kwargs, "float32"), kwargs, name, node)
@@ -2343,6 +2373,8 @@ class Interpreter:
             if not 2 <= len(args) <= 3 or not isinstance(args[-1], (tuple, list)):
                 raise ScriptRuntimeError("randint() takes (low, high, size) or (high, size)", "TypeError")
             low, high = (0, args[0]) if len(args) == 2 else (args[0], args[1])
+            if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in (low, high)):
+                raise ScriptRuntimeError("Overflow when unpacking long long", "ValueError")
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) or high <= low:
                 raise ScriptRuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
             shape = self.sizes([args[-1]], node)
