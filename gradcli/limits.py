@@ -32,7 +32,7 @@ class Script:
     limits table lists them too. Hostile scripts hit each one that refuses work
     (tests/hostile/scripts.py, part of tests/hostile/cases.py's CASES); table() lists them."""
 
-    MAX_STEPS = 500_000  # statements executed in one run (a 10,000-step training loop fits; ~1 s)
+    MAX_STEPS = 500_000  # statements executed in one run (a 10,000-step training loop fits; 5-15 µs each)
     MAX_LOOP = 100_000  # iterations of one for loop
     MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
     MAX_EXPR_DEPTH = 100  # operators nested in one expression
