@@ -92,3 +92,35 @@ def test_a_loop_of_big_tensor_ops_is_stopped_within_seconds():
     error = run_script("import torch\nx = torch.ones(10**7)\nfor i in range(100000):\n    y = x * 2\n").error
     assert error is not None and "MAX_SCRIPT_WORK=" in error
     assert time.process_time() - started < 10
+
+
+def _nested_calls(depth: int, operators: int) -> str:
+    """f calls itself `depth` times, each call inside an expression `operators` deep."""
+    expression = "f(n + 1)"
+    for _ in range(operators):
+        expression = f"(1 + {expression})"
+    return f"def f(n):\n    if n >= {depth}:\n        return 0\n    return {expression}\nprint(f(0))\n"
+
+
+def test_the_deepest_script_within_the_caps_runs_without_recursion_error():
+    """Every call as deep as MAX_CALL_DEPTH allows, each inside an expression near
+    MAX_EXPR_DEPTH: gradcli's caps, not Python's recursion limit, bound it."""
+    depth, operators = limits.Script.MAX_CALL_DEPTH - 2, limits.Script.MAX_EXPR_DEPTH - 10
+    result = run_script(_nested_calls(depth, operators))
+    assert result.error is None
+    assert result.stdout == f"{depth * operators}\n"
+
+
+def test_one_call_deeper_is_refused_by_the_call_depth_cap():
+    result = run_script(_nested_calls(limits.Script.MAX_CALL_DEPTH + 5, limits.Script.MAX_EXPR_DEPTH - 10))
+    assert result.error is not None and "MAX_CALL_DEPTH=" in result.error
+
+
+def test_a_list_that_holds_itself_prints_as_python_prints_it():
+    result = run_script("a = [1]\na.append(a)\nd = {'k': a}\nd['d'] = d\nprint(a, d, a == a)\n")
+    assert result.error is None
+    a = [1]
+    a.append(a)
+    d = {"k": a}
+    d["d"] = d
+    assert result.stdout == f"{a} {d} True\n"
