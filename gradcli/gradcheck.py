@@ -166,7 +166,7 @@ def _numeric(expr: Any, arrays: dict[str, np.ndarray]) -> np.ndarray:
         elif kind in ("BooleanTrue", "BooleanFalse"):
             done[node] = kind == "BooleanTrue"
         elif node.is_number and not node.args:  # 3, 1/2, pi, E; not zoo or nan
-            if not node.is_finite:
+            if not node.is_finite or not node.is_real:  # zoo, nan, I*oo: evalf decides
                 raise _NotNumeric(str(node))
             done[node] = float(node)
         elif node.is_Add:

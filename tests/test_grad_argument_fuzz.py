@@ -59,18 +59,33 @@ def _params(name: str) -> list[str]:
     return [param.name for param in getattr(op, "params", ())] + ["dim", "keepdim", "nope"]
 
 
+def _command(command: str):
+    if command == "check":
+        from gradcli.gradcheck import check
+
+        return check
+    return getattr(api, command)
+
+
 def assert_clean(
-    program: str, shape: tuple[int, ...] = (2, 3), const: np.ndarray | None = None, **options
+    program: str,
+    shape: tuple[int, ...] = (2, 3),
+    const: np.ndarray | None = None,
+    command: str = "grad",
+    **options,
 ) -> None:
-    """An answer or a GradcliError (the CLI's `error:` line, exit 1); anything else is a bug."""
+    """An answer or a GradcliError (the CLI's `error:` line, exit 1); anything else is a bug.
+    `command` is grad, jacobian, hessian or check (which share the parser and the engine)."""
     at = {"x": np.linspace(-1, 1, int(np.prod(shape))).reshape(shape)}
     uses_y = re.search(r"\by\b", program) is not None
     try:
-        api.grad(program, at, {"y": CONSTS[0] if const is None else const} if uses_y else None, **options)
+        _command(command)(
+            program, at, {"y": CONSTS[0] if const is None else const} if uses_y else None, **options
+        )
     except GradcliError:
         pass
     except Exception as error:  # noqa: BLE001 - the point of the test
-        pytest.fail(f"{program!r} at shape {shape}: internal error {type(error).__name__}: {error}")
+        pytest.fail(f"{command} {program!r} at shape {shape}: internal error {type(error).__name__}: {error}")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -99,7 +114,8 @@ def programs(draw) -> tuple[str, tuple[int, ...], np.ndarray, bool]:
         )
     )
     program = draw(st.sampled_from((f"sum({call})", call, f"{call}.sum()", f"sum({call} * x)")))
-    return program, draw(st.sampled_from(SHAPES)), draw(st.sampled_from(CONSTS)), draw(st.booleans())
+    command = draw(st.sampled_from(("grad", "grad", "jacobian", "hessian", "check")))
+    return program, draw(st.sampled_from(SHAPES)), draw(st.sampled_from(CONSTS)), command, draw(st.booleans())
 
 
 @settings(
@@ -109,8 +125,27 @@ def programs(draw) -> tuple[str, tuple[int, ...], np.ndarray, bool]:
 )
 @given(programs())
 def test_random_wrong_arguments_end_cleanly(case) -> None:
-    program, shape, const, symbolic = case
-    assert_clean(program, shape, const, symbolic=symbolic)
+    program, shape, const, command, symbolic = case
+    options = {"symbolic": symbolic} if command in ("grad", "hessian") else {}
+    assert_clean(program, shape, const, command, **options)
+
+
+@pytest.mark.parametrize(
+    ("command", "program", "shape"),
+    [  # what the long runs found, kept
+        ("grad", "sum(reshape(x, len(x) - 1, 0))", (0,)),
+        ("grad", "x.moveaxis((-1,), (-1,))", ()),
+        ("grad", "sum(relu(nan) * x)", ()),
+        ("grad", "sum(stack((10**30,)) * x)", (2, 3)),
+        ("grad", "sum(narrow(x, nan, 10**30, length=1))", (2, 3)),
+        ("grad", "sum(x.repeat_interleave(0, 10**30))", (2, 3)),
+        ("grad", "sum(arange(None) * x)", (3,)),
+        ("check", "sum(asin(inf) * x)", (3,)),
+        ("check", "sum(np.arcsin(1e308*10) * x)", (3,)),
+    ],
+)
+def test_what_the_long_runs_found(command: str, program: str, shape: tuple[int, ...]) -> None:
+    assert_clean(program, shape, command=command)
 
 
 def _torch_type_error(call) -> str:

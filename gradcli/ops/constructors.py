@@ -118,6 +118,9 @@ def _size_shape(size: Shape = (), dtype: str | None = None, requires_grad: bool 
 
 def arange_count(start: float, end: float, step: float) -> int:
     """How many values torch.arange(start, end, step) holds, with its errors."""
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        if value is None:  # arange(None): torch's TypeError
+            raise ShapeError(f"arange(): argument '{name}' must be Number, not NoneType")
     if step == 0:
         raise ShapeError("step must be nonzero")
     if not all(math.isfinite(v) for v in (start, end)):
