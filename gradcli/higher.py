@@ -88,6 +88,16 @@ def hessian(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> dic
         tape, adjoints = trace_backward(graph, values, dtype)
     except CANNOT_TRACE as error:
         raise _not_traced(error) from None
+    # Every leaf's block takes at least one pass, and a pass walks the whole gradient graph:
+    # many scalar leaves cost that much before any row (1,500 of them took 100 s).
+    limits.check(
+        len(leaves) * len(tape.nodes),
+        limits.MAX_DERIVATIVE_PASS_NODES,
+        f"the Hessian's {len(leaves):,} passes (at least one per leaf) over a gradient graph of "
+        f"{len(tape.nodes):,} nodes",
+        "MAX_DERIVATIVE_PASS_NODES",
+        hint="gather scalar inputs into one vector input",
+    )
     result = {a.name: {b.name: np.zeros(a.shape + b.shape, dtype=dtype) for b in leaves} for a in leaves}
     with np.errstate(all="ignore"):
         # Each leaf's block of rows: one pass when diagonal, else a pass per row, refused

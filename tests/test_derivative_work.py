@@ -84,3 +84,21 @@ def test_numpy_evaluation_of_the_symbolic_gradient_equals_evalf(program: str) ->
     for k, value in enumerate(found):
         want = _evaluate(expr, prepared.arrays, x.shape, (k,))
         assert value == pytest.approx(want, rel=1e-12, abs=1e-300, nan_ok=True), (k, value, want)
+
+
+def test_a_hessian_of_many_scalar_leaves_is_refused_by_its_passes_over_the_gradient_graph() -> None:
+    def program(n: int) -> tuple[str, dict[str, float]]:
+        text = "\n".join(["s = 0"] + [f"s = s + sin(x{i})*x{i + 1}" for i in range(n)] + ["s"])
+        return text, {f"x{i}": 0.5 for i in range(n + 1)}
+
+    started = time.process_time()
+    with pytest.raises(
+        GradcliError, match=r"1,501 passes \(at least one per leaf\).*MAX_DERIVATIVE_PASS_NODES"
+    ):
+        api.hessian(*program(1500), symbolic=False)
+    assert time.process_time() - started < 2
+    text, at = program(30)
+    found = api.hessian(text, at, symbolic=False).hessian
+    assert found["x1"]["x1"] == pytest.approx(-np.sin(0.5) * 0.5) and found["x0"]["x1"] == pytest.approx(
+        np.cos(0.5)
+    )
