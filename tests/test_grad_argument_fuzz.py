@@ -140,6 +140,8 @@ def test_random_wrong_arguments_end_cleanly(case) -> None:
         ("grad", "sum(narrow(x, nan, 10**30, length=1))", (2, 3)),
         ("grad", "sum(x.repeat_interleave(0, 10**30))", (2, 3)),
         ("grad", "sum(arange(None) * x)", (3,)),
+        ("grad", "sum(np.linspace(False, steps=-0.0) * x)", (0,)),
+        ("grad", "sum(linspace(0, None, 3) * x)", (3,)),
         ("check", "sum(asin(inf) * x)", (3,)),
         ("check", "sum(np.arcsin(1e308*10) * x)", (3,)),
     ],
