@@ -100,7 +100,10 @@ def _tolerance(name: str, value: float, positive: bool) -> float:
 
 
 def _symbolic_values(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Each leaf's symbolic gradient as a per-element evaluator, when it is elementwise."""
+    """Each leaf's symbolic gradient as a per-element evaluator, when it is elementwise.
+    Past SYMBOLIC_NODES there is none, as `grad` skips its symbolic forms there."""
+    if len(graph.nodes) > limits.SYMBOLIC_NODES:
+        return {}
     import sympy as sp
     from sympy.core.function import AppliedUndef
 
@@ -113,6 +116,128 @@ def _symbolic_values(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, A
         opaque = expr is None or any(isinstance(f, AppliedUndef) for f in expr.atoms(sp.Function))
         result[name] = None if opaque else expr
     return result
+
+
+# sympy functions NumPy evaluates for every element at once; anything else (Piecewise,
+# Max, Heaviside, erf, ...) and every non-finite number is left to sympy's evalf, element
+# by element, within SYMBOLIC_EVALUATIONS.
+_UFUNCS = {
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+    "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "exp": np.exp, "log": np.log, "Abs": np.abs,
+    "sign": np.sign, "floor": np.floor, "ceiling": np.ceil,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]),
+}  # fmt: skip
+_COMPARE = {">": np.greater, ">=": np.greater_equal, "<": np.less, "<=": np.less_equal}
+SYMBOLIC_EVALUATIONS = 2_000  # expression-tree nodes evalf may visit in one check (~0.1-0.5 ms each)
+
+
+class _NotNumeric(Exception):
+    pass
+
+
+def _tree_size(expr: Any) -> int:
+    import sympy as sp
+
+    return sum(1 for _ in sp.preorder_traversal(expr))
+
+
+def _numeric(expr: Any, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """expr evaluated in float64 over whole arrays (iteratively: gradients of long chains
+    nest deeper than Python's recursion limit); _NotNumeric for what NumPy cannot do."""
+    done: dict[Any, Any] = {}
+    stack = [expr]
+    while stack:
+        node = stack[-1]
+        if node in done:
+            stack.pop()
+            continue
+        pending = [arg for arg in node.args if arg not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        args = [done[arg] for arg in node.args]
+        kind = type(node).__name__
+        if node.is_Symbol:
+            if node.name not in arrays:
+                raise _NotNumeric(node.name)
+            done[node] = arrays[node.name]
+        elif kind in ("BooleanTrue", "BooleanFalse"):
+            done[node] = kind == "BooleanTrue"
+        elif node.is_number and not node.args:  # 3, 1/2, pi, E; not zoo or nan
+            if not node.is_finite or not node.is_real:  # zoo, nan, I*oo: evalf decides
+                raise _NotNumeric(str(node))
+            done[node] = float(node)
+        elif node.is_Add:
+            done[node] = sum(args[1:], args[0])
+        elif node.is_Mul:
+            value = args[0]
+            for arg in args[1:]:
+                value = value * arg
+            done[node] = value
+        elif node.is_Pow:
+            done[node] = np.power(np.asarray(args[0], dtype=np.float64), args[1])
+        elif getattr(node, "is_Relational", False) and node.rel_op in _COMPARE:
+            done[node] = _COMPARE[node.rel_op](args[0], args[1])
+        elif kind == "ExprCondPair":
+            done[node] = tuple(args)
+        elif kind == "Piecewise":  # the first condition that holds picks the piece
+            shape = np.broadcast_shapes(*(np.shape(part) for pair in args for part in pair))
+            done[node] = np.select(
+                [np.broadcast_to(condition, shape) for _, condition in args],
+                [np.broadcast_to(np.asarray(value, dtype=np.float64), shape) for value, _ in args],
+                np.nan,
+            )
+        elif kind in ("Max", "Min"):
+            # nan goes on to evalf, which knows what sympy's Max(nan, 1) is
+            done[node] = (np.maximum if kind == "Max" else np.minimum).reduce(np.broadcast_arrays(*args))
+        elif kind == "Heaviside":
+            # Heaviside(x) leaves H(0) to sympy's own convention: nan here sends it to evalf
+            at_zero = args[1] if len(args) == 2 else math.nan
+            done[node] = np.heaviside(np.asarray(args[0], dtype=np.float64), at_zero)
+        elif kind in _UFUNCS and len(args) == 1:
+            done[node] = _UFUNCS[kind](np.asarray(args[0], dtype=np.float64))
+        else:
+            raise _NotNumeric(kind)
+    return np.asarray(done[expr], dtype=np.float64)
+
+
+class _Symbolic:
+    """A leaf's symbolic gradient at every element: NumPy for the whole leaf at once, sympy's
+    evalf (exact, as before) where NumPy cannot or gives a non-finite number, within a budget
+    shared by all leaves; None where there is no value."""
+
+    def __init__(self) -> None:
+        self.budget = SYMBOLIC_EVALUATIONS
+
+    def values(self, expr: Any, inputs: dict[str, np.ndarray], shape: tuple[int, ...]) -> list[float | None]:
+        size = math.prod(shape)
+        if expr is None:
+            return [None] * size
+        arrays = {}
+        for symbol in expr.free_symbols:
+            value = inputs.get(symbol.name)
+            if value is None or value.shape not in ((), shape):
+                return [None] * size  # broadcast between shapes: no single element to read
+            arrays[symbol.name] = np.asarray(value, dtype=np.float64)
+        try:
+            with np.errstate(all="ignore"):
+                fast = np.broadcast_to(_numeric(expr, arrays), shape).reshape(-1)
+        except _NotNumeric:
+            fast = np.full(size, np.nan)
+        cost = _tree_size(expr)
+        found: list[float | None] = []
+        for flat, number in enumerate(fast.tolist()):
+            if math.isfinite(number):
+                found.append(number)
+            elif self.budget >= cost:
+                self.budget -= cost
+                index = tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
+                found.append(_evaluate(expr, inputs, shape, index))
+            else:
+                found.append(None)  # past the budget: the row shows reverse mode and differences only
+        return found
 
 
 def _evaluate(
@@ -193,6 +318,29 @@ def _slopes_apart(left: float, right: float, atol: float, rtol: float) -> bool:
     return not _close(left, right, max(atol, 1e-4), max(rtol, 1e-2))
 
 
+# Each leaf element takes two forward passes (the central difference), and two more where
+# its one-sided slopes part (a kink or a wide step).
+PASSES_PER_ELEMENT = 4
+
+
+def _check_work(graph: Graph, total: int) -> None:
+    """Refuse before the first pass what the passes would cost, by elements and by nodes
+    (a pass costs ~10 us a node however small its tensors)."""
+    passes = PASSES_PER_ELEMENT * total
+    for count, cap, unit in (
+        (graph.elements, "MAX_DERIVATIVE_PASS_ELEMENTS", "elements"),
+        (len(graph.nodes), "MAX_DERIVATIVE_PASS_NODES", "nodes"),
+    ):
+        limits.check(
+            passes * count,
+            getattr(limits, cap),
+            f"check's {passes:,} forward passes (up to {PASSES_PER_ELEMENT} per leaf element) "
+            f"over a graph of {count:,} {unit}",
+            cap,
+            hint="check fewer leaf elements (a slice of the input) or a smaller program",
+        )
+
+
 def check(
     expression: str,
     at: Mapping[str, Any] | None = None,
@@ -222,26 +370,30 @@ def check(
         raise AutogradError(NOT_SCALAR, hint="check a scalar, e.g. sum(...) of the output")
     total = sum(math.prod(leaf.shape) for leaf in graph.leaves)
     limits.check(total, limits.MAX_CHECK_ELEMENTS, "leaf elements to check", "MAX_CHECK_ELEMENTS")
+    _check_work(graph, total)
 
     with np.errstate(all="ignore"):
         adjoints = backward(graph, values, np.ones((), dtype=real), real)
         centre = float(values[graph.output])
         symbolic = _symbolic_values(graph, inputs)
+        evaluate = _Symbolic()
         rows = []
         for leaf in graph.leaves:
             reverse_all = adjoints[leaf.index]
+            symbolic_all = evaluate.values(symbolic.get(leaf.name), inputs, leaf.shape)
             for flat in range(math.prod(leaf.shape)):
                 index = tuple(int(i) for i in np.unravel_index(flat, leaf.shape)) if leaf.shape else ()
                 reverse = 0.0 if reverse_all is None else float(np.asarray(reverse_all)[index])
                 left, right, finite = _one_sided(graph, inputs, leaf.name, index, eps, real, centre)
-                expr = symbolic.get(leaf.name)
-                sym = None if expr is None else _evaluate(expr, inputs, leaf.shape, index)
+                sym = symbolic_all[flat]
                 ok = _close(reverse, finite, atol, rtol) and (sym is None or _close(reverse, sym, atol, rtol))
                 note = None
                 # A kink keeps its one-sided slopes apart however small the step; a smooth
                 # function's gap (truncation error, ~f''*eps) shrinks with the step.
                 if _slopes_apart(left, right, atol, rtol):
-                    small_left, small_right, _ = _one_sided(graph, inputs, leaf.name, index, eps / 16, real, centre)
+                    small_left, small_right, _ = _one_sided(
+                        graph, inputs, leaf.name, index, eps / 16, real, centre
+                    )
                     if abs(small_right - small_left) > abs(right - left) / 4:
                         note = _kink_note(graph, values, adjoints, left, right, reverse)
                     elif not ok:

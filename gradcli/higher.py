@@ -52,7 +52,11 @@ def jacobian(graph: Graph, values: list[np.ndarray], dtype: np.dtype) -> dict[st
         "MAX_ELEMENTS",
     )
     with np.errstate(all="ignore"):
-        return _jacobian_of(graph, values, graph.leaves, dtype)
+        diagonal = _diagonal(graph, values, graph.leaves, dtype)
+        if diagonal is not None:
+            return diagonal
+        _check_rows([graph], "the Jacobian", "output element")
+        return _rows(graph, values, graph.leaves, dtype, _Spent())
 
 
 def _require_scalar_output(graph: Graph) -> None:
@@ -84,47 +88,114 @@ def hessian(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> dic
         tape, adjoints = trace_backward(graph, values, dtype)
     except CANNOT_TRACE as error:
         raise _not_traced(error) from None
+    # Every leaf's block takes at least one pass, and a pass walks the whole gradient graph:
+    # many scalar leaves cost that much before any row (1,500 of them took 100 s).
+    limits.check(
+        len(leaves) * len(tape.nodes),
+        limits.MAX_DERIVATIVE_PASS_NODES,
+        f"the Hessian's {len(leaves):,} passes (at least one per leaf) over a gradient graph of "
+        f"{len(tape.nodes):,} nodes",
+        "MAX_DERIVATIVE_PASS_NODES",
+        hint="gather scalar inputs into one vector input",
+    )
     result = {a.name: {b.name: np.zeros(a.shape + b.shape, dtype=dtype) for b in leaves} for a in leaves}
     with np.errstate(all="ignore"):
+        # Each leaf's block of rows: one pass when diagonal, else a pass per row, refused
+        # (all leaves together) before the first row.
+        blocks: list[tuple[Node, Graph, dict[str, np.ndarray] | None]] = []
         for a in leaves:
             gradient = adjoints[a.index]
-            if not isinstance(gradient, Traced) or not gradient.requires_grad:
-                continue
-            rows = _jacobian_of(tape.graph(gradient), tape.values, leaves, dtype)
+            if isinstance(gradient, Traced) and gradient.requires_grad:
+                rows_of = tape.graph(gradient)
+                blocks.append((a, rows_of, _diagonal(rows_of, tape.values, leaves, dtype)))
+        needing_rows = [rows_of for _, rows_of, found in blocks if found is None]
+        if needing_rows:
+            _check_rows(needing_rows, "the Hessian", "leaf element")
+        spent = _Spent()
+        for a, rows_of, found in blocks:
+            rows = found if found is not None else _rows(rows_of, tape.values, leaves, dtype, spent)
             for b in leaves:
                 result[a.name][b.name] = rows[b.name]
     return result
 
 
-def _jacobian_of(
+def _diagonal(
     graph: Graph, values: list[Any], leaves: Sequence[Node], dtype: np.dtype
-) -> dict[str, np.ndarray]:
-    """d graph.output / d leaf for each leaf, output.shape + leaf.shape: one pass per output
-    element, or one pass in all when the output is a same-shape elementwise map of the leaf."""
+) -> dict[str, np.ndarray] | None:
+    """d graph.output / d leaf in one pass when the output is a same-shape elementwise map of
+    the leaves (a diagonal Jacobian) and all is finite; None when it takes a pass per row."""
+    diagonal = _elementwise_leaves(graph)
+    if not diagonal:
+        return None
     out_shape = graph.nodes[graph.output].shape
     size = math.prod(out_shape)
     result = {leaf.name: np.zeros(out_shape + leaf.shape, dtype=dtype) for leaf in leaves}
-    diagonal = _elementwise_leaves(graph)
-    if diagonal:
-        adjoints = backward(graph, values, np.ones(out_shape, dtype=dtype), dtype)
-        for leaf in leaves:
-            adjoint = adjoints[leaf.index]
-            if adjoint is None:
-                continue
-            # With an inf or nan about, torch's rows hold 0*inf = nan off the diagonal too:
-            # only the rows themselves say where.
-            if leaf.name in diagonal and np.isfinite(adjoint).all() and _finite(graph, values):
-                flat = result[leaf.name].reshape(size, size)
-                flat[np.arange(size), np.arange(size)] = np.asarray(adjoint).reshape(-1)
-            else:
-                diagonal = set()  # a leaf of another shape: fall back to rows
-                break
-        else:
-            return result
+    adjoints = backward(graph, values, np.ones(out_shape, dtype=dtype), dtype)
+    for leaf in leaves:
+        adjoint = adjoints[leaf.index]
+        if adjoint is None:
+            continue
+        # With an inf or nan about, torch's rows hold 0*inf = nan off the diagonal too:
+        # only the rows themselves say where.
+        if leaf.name not in diagonal or not np.isfinite(adjoint).all() or not _finite(graph, values):
+            return None  # a leaf of another shape, or a non-finite value: rows
+        flat = result[leaf.name].reshape(size, size)
+        flat[np.arange(size), np.arange(size)] = np.asarray(adjoint).reshape(-1)
+    return result
+
+
+def _elements_reached(graph: Graph) -> int:
+    return sum(math.prod(node.shape) for node in _ancestors(graph))
+
+
+def _check_rows(graphs: Sequence[Graph], what: str, per: str) -> None:
+    """Refuse a Jacobian's rows before the first: each row is a backward pass over what the
+    output depends on (batched into sweeps, but every element of every row is still touched)."""
+    sizes = [math.prod(g.nodes[g.output].shape) for g in graphs]
+    reached = [_elements_reached(g) for g in graphs]
+    passes = sum(sizes)
+    over = f"a graph of {reached[0]:,}" if len(graphs) == 1 else f"graphs of up to {max(reached):,}"
+    limits.check(
+        sum(size * elements for size, elements in zip(sizes, reached)),
+        limits.MAX_DERIVATIVE_PASS_ELEMENTS,
+        f"{what}'s {passes:,} backward passes (one per {per}) over {over} elements",
+        "MAX_DERIVATIVE_PASS_ELEMENTS",
+        hint="use fewer or smaller inputs",
+    )
+
+
+class _Spent:
+    """Passes x nodes of rows run one at a time so far in one command (a Hessian has a block
+    of rows per leaf), refused before each block's first row."""
+
+    def __init__(self) -> None:
+        self.node_passes = 0
+
+    def rows(self, passes: int, nodes: int) -> None:
+        self.node_passes += passes * nodes
+        limits.check(
+            self.node_passes,
+            limits.MAX_DERIVATIVE_PASS_NODES,
+            f"{passes:,} backward passes one row at a time (an op here has no batched rule) "
+            f"over {nodes:,} nodes",
+            "MAX_DERIVATIVE_PASS_NODES",
+            hint="use fewer or smaller inputs",
+        )
+
+
+def _rows(
+    graph: Graph, values: list[Any], leaves: Sequence[Node], dtype: np.dtype, spent: _Spent
+) -> dict[str, np.ndarray]:
+    """d graph.output / d leaf for each leaf, output.shape + leaf.shape: one pass per output
+    element, batched into sweeps where every rule batches."""
+    out_shape = graph.nodes[graph.output].shape
+    size = math.prod(out_shape)
+    result = {leaf.name: np.zeros(out_shape + leaf.shape, dtype=dtype) for leaf in leaves}
     try:
         return _batched_rows(graph, values, leaves, result, dtype)
     except CANNOT_BATCH:
         pass
+    spent.rows(size, len(_ancestors(graph)))
     for k in range(size):
         seed = np.zeros(size, dtype=dtype)
         seed[k] = 1

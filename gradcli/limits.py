@@ -25,6 +25,11 @@ MAX_HESSIAN_BYTES = 800_000_000  # one Hessian's result (n leaf elements: n*n*8 
 MAX_INDEX_LITERAL = 1_000_000  # integers written in one subscript's lists and range()s
 MAX_DIMS = 32  # dimensions of one tensor (NumPy's own limit is 64, some of its kernels' 32)
 MAX_CHECK_ELEMENTS = 1_000  # leaf elements `check` perturbs: two forward passes and a symbolic value each
+# `check` (up to four forward passes a leaf element), `jacobian` and `hessian` (a backward pass a row)
+# repeat passes over one graph: ~35 ns an element and ~10-20 us a node each pass on a small busy
+# machine, so these keep anything accepted to a few seconds.
+MAX_DERIVATIVE_PASS_ELEMENTS = 100_000_000  # passes x graph elements of check, jacobian, hessian
+MAX_DERIVATIVE_PASS_NODES = 100_000  # passes x graph nodes of check, and of rows that cannot batch
 
 
 class Script:

@@ -94,7 +94,10 @@ def _literal(expr: Expr, depth: int) -> sp.Expr:
         base, exponent = (float(a) if a.is_number and a.is_real else 0.0 for a in args)
         if abs(exponent) > 64 or abs(base) > 1e6:
             raise _TooBig  # keep sympy away from 9**9**9
-    return op.sympy(sp, *args)
+    try:
+        return op.sympy(sp, *args)
+    except (ValueError, TypeError):  # sympy refuses some numbers (relu(nan)): the number itself
+        raise _TooBig from None
 
 
 @cache
@@ -112,9 +115,12 @@ def _local_derivative(op_name: str, position: int) -> tuple[sp.Expr, tuple[sp.Sy
 def _form(op: Op, args: list[sp.Expr], shapes: tuple, attrs: dict) -> sp.Expr:
     import sympy as sp
 
-    if op.elementwise:
-        return op.sympy(sp, *args)
-    return op.sympy(sp, *args, shapes=shapes, **attrs)
+    try:
+        if op.elementwise:
+            return op.sympy(sp, *args)
+        return op.sympy(sp, *args, shapes=shapes, **attrs)
+    except (ValueError, TypeError):  # sympy refuses some numbers (Max(x, nan)): the op by name
+        return sp.Function(op.name)(*args)
 
 
 def build(graph: Graph) -> SymbolicResult:
@@ -158,7 +164,10 @@ def build(graph: Graph) -> SymbolicResult:
                 continue
             if node.op.elementwise:
                 derivative, placeholders = _local_derivative(node.op.name, position)
-                local = derivative.xreplace(dict(zip(placeholders, args)))
+                try:
+                    local = derivative.xreplace(dict(zip(placeholders, args)))
+                except (ValueError, TypeError):  # as in _form: d op / d operand by name
+                    local = sp.Function(f"d{node.op.name}_d{position}")(*args)
                 contribution = g * local
                 dims = broadcast_dims(nodes[operand].shape, node.shape)
                 if dims:

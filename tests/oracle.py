@@ -266,6 +266,14 @@ def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> T
         attrs = dict(expr.attrs)
         if args and all(isinstance(a, float) for a in args):
             return fold_in_torch(expr.op, args, attrs)
+        if expr.op == "div" and isinstance(args[0], float):
+            # Python's number / tensor is tensor.reciprocal() * number: two nodes in torch
+            # (ReciprocalBackward0, then MulBackward0), as gradcli records them
+            reciprocal = args[1].reciprocal()
+            nodes.append(TorchNode(None, "op", "reciprocal", reciprocal))
+            result = reciprocal * args[0]
+            nodes.append(TorchNode(target, "op", "mul", result))
+            return result
         result = TORCH_OPS[expr.op](*args, **attrs)
         nodes.append(TorchNode(target, "op", expr.op, result))
         return result

@@ -223,3 +223,51 @@ def test_no_cache_without_an_absolute_home(monkeypatch, tmp_path):
     assert DiskCache.default().folder.parent == tmp_path / ".cache" / "gradcli"
     monkeypatch.setenv("HOME", "")
     assert DiskCache.default() is None
+
+
+def test_a_changed_rule_source_is_a_miss(monkeypatch, tmp_path):
+    """Within one version a rule can change (a checkout, a branch install): the default cache
+    keys each entry by the digest of the source, so the old formula is never printed."""
+    digest = ["one"]
+    cache = DiskCache(tmp_path, sources=lambda: digest[0])
+    cold = grad("sin(x)**2", at={"x": 0.5}, symbolic_cache=cache)
+    built = []
+    real = api._symbolic
+    monkeypatch.setattr(api, "_symbolic", lambda graph: built.append(1) or real(graph))
+    assert grad("sin(x)**2", at={"x": 0.5}, symbolic_cache=cache).to_json() == cold.to_json()
+    assert built == []  # the same source: a hit
+    digest[0] = "two"
+    grad("sin(x)**2", at={"x": 0.5}, symbolic_cache=cache)
+    assert built == [1]  # another source: a miss, computed again
+    digest[0] = ""
+    assert cache.get(api.symbolic_key(api._prepare("sin(x)**2", {"x": 0.5}, None, "float64").graph)) is None
+
+
+def test_the_sources_digest_changes_with_a_rule_file(monkeypatch, tmp_path):
+    import shutil
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(cache_module.__file__)))
+    copy = tmp_path / "gradcli"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache_module, "__file__", str(copy / "commands" / "cache.py"))
+    cache_module.sources_digest.cache_clear()
+    try:
+        before = cache_module.sources_digest()
+        (copy / "render" / "table.py").write_text("# a renderer never reaches the cached forms\n")
+        cache_module.sources_digest.cache_clear()
+        assert cache_module.sources_digest() == before
+        rules = copy / "ops" / "arithmetic.py"
+        rules.write_text(rules.read_text().replace("d(a*b) = b*da + a*db", "d(a*b) = b*da + a*db "))
+        cache_module.sources_digest.cache_clear()
+        assert cache_module.sources_digest() not in ("", before)
+    finally:
+        cache_module.sources_digest.cache_clear()
+
+
+def test_the_default_cache_keys_entries_by_the_sources(monkeypatch, tmp_path):
+    monkeypatch.setenv("GRADCLI_CACHE_DIR", str(tmp_path))
+    cache = DiskCache.default()
+    assert cache.sources is cache_module.sources_digest
+    cache["k"] = "v"
+    (entry,) = tmp_path.rglob("*.json")
+    assert json.loads(entry.read_text())["key"] == f"k\nsources {cache_module.sources_digest()}"

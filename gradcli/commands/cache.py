@@ -8,17 +8,24 @@ holds its full key, so a hash collision or a stranger's file is a miss, never a 
 answer. Any error (no home directory, a read-only disk, a corrupt file) is a miss too:
 the cache can make a run faster, never make it fail.
 
+The forms also depend on the code that derived them: a rule can change within a version (a
+development checkout, an install from a branch). So the user's cache stores each entry under
+its key and a digest of the package's source (sources_digest), read once per process and only
+on the symbolic path: a changed rule is a miss, never the old formula.
+
 GRADCLI_CACHE_DIR sets the folder; an empty value turns the cache off.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -27,10 +34,22 @@ MAX_ENTRY_BYTES = 1 << 20  # bigger results are cheaper to recompute than to kee
 
 
 class DiskCache:
-    """A str -> str mapping in a folder of small JSON files, one per key."""
+    """A str -> str mapping in a folder of small JSON files, one per key.
 
-    def __init__(self, folder: Path) -> None:
+    `sources` (the user's cache: sources_digest) names the code the values came from; it is
+    part of every stored key, so another code's entry is a miss, and an unknown one ("") turns
+    the cache off."""
+
+    def __init__(self, folder: Path, sources: Callable[[], str] | None = None) -> None:
         self.folder = folder
+        self.sources = sources
+
+    def _stored(self, key: str) -> str | None:
+        """The key an entry is kept under: `key` and the digest of its sources (None: no cache)."""
+        if self.sources is None:
+            return key
+        digest = self.sources()
+        return f"{key}\nsources {digest}" if digest else None
 
     @classmethod
     def default(cls) -> DiskCache | None:
@@ -55,14 +74,19 @@ class DiskCache:
             if not base.is_absolute() or base == Path("/.cache"):  # HOME unset or empty
                 return None
             base = base / "gradcli"
-        # Output depends on both versions: a new one starts a new folder.
-        return cls(base / f"gradcli-{__version__}-sympy-{sympy}")
+        # Output depends on both versions: a new one starts a new folder (and on the source
+        # within a version: each entry's key holds its digest).
+        return cls(base / f"gradcli-{__version__}-sympy-{sympy}", sources=sources_digest)
 
     def _path(self, key: str) -> Path:
         return self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
 
     def get(self, key: str) -> str | None:
         """The value stored for `key`, or None for a miss (any doubt about the file is one)."""
+        stored_key = self._stored(key)
+        if stored_key is None:
+            return None
+        key = stored_key
         try:
             text = _read_own_file(self._path(key), MAX_ENTRY_BYTES)
             stored = json.loads(text) if text is not None else None
@@ -79,6 +103,10 @@ class DiskCache:
     def __setitem__(self, key: str, value: str) -> None:
         import tempfile  # with shutil and random: only on a miss, which imports sympy anyway
 
+        stored_key = self._stored(key)
+        if stored_key is None:
+            return
+        key = stored_key
         text = json.dumps({"key": key, "value": value})
         if len(text) > MAX_ENTRY_BYTES:
             return
@@ -141,3 +169,29 @@ def _sympy_version() -> str | None:
         return None
     found = re.search(r"""__version__\s*=\s*["']([^"']+)["']""", release)
     return found.group(1) if found else None
+
+
+# The modules that turn a program into symbolic text: all but the renderers and `run`'s
+# interpreter, which never reach the cached forms.
+_NOT_SOURCES = ("render", "script")
+
+
+@functools.lru_cache(maxsize=1)
+def sources_digest() -> str:
+    """sha256 of gradcli's own source files (names and bytes, in a fixed order): ~1 MB read
+    once per process, a few ms. "" when they cannot be read (a zip or .pyc-only install)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256()
+    found = []
+    try:
+        for folder, subfolders, files in os.walk(package):
+            if folder == package:
+                subfolders[:] = [name for name in subfolders if name not in _NOT_SOURCES]
+            relative = os.path.relpath(folder, package)
+            found += [os.path.join(relative, name) for name in files if name.endswith(".py")]
+        for name in sorted(found):
+            with open(os.path.join(package, name), "rb") as file:
+                digest.update(name.replace(os.sep, "/").encode() + b"\0" + file.read() + b"\0")
+    except OSError:
+        return ""
+    return digest.hexdigest()[:32] if found else ""

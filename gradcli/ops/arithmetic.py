@@ -106,7 +106,8 @@ OPS: tuple[Op, ...] = (
         domain="b != 0 (1/0 = inf, 0/0 = nan)",
         function=False,
         method=False,
-        # PyTorch computes number / tensor as reciprocal(tensor) * number.
+        # number / tensor is reciprocal(tensor) * number in PyTorch: REWRITES below records
+        # both nodes; MulBackward0 is the one its output shows.
         pick_grad_fn=lambda kinds, shapes, attrs: "MulBackward0" if kinds[0] == NUMBER else "DivBackward0",
     ),
     Op(
@@ -480,3 +481,17 @@ OPS += (ADDMM,)
 ATEN_MODULES = {
     f"torch.ops.aten.{name}": {"Scalar": Spelling(f"{name}_scalar")} for name in ("mul", "add", "div")
 }
+
+
+def _reversed_div(apply, a, b, *, dtypes=None, **_):
+    """number / tensor: Python's Tensor.__rtruediv__ is `self.reciprocal() * other`, so torch
+    records MulBackward0 -> ReciprocalBackward0 (its next_functions, its values and its double
+    backward follow); None for tensor / anything, which is div itself. A number is a Literal
+    in a program's graph (dtypes says NUMBER) and a Python number in `gradcli run`."""
+    first_is_number = dtypes[0] == NUMBER if dtypes is not None else isinstance(a, (bool, int, float))
+    if not first_is_number:
+        return None
+    return apply("mul", apply("reciprocal", b), a)
+
+
+REWRITES = {"div": _reversed_div}

@@ -118,6 +118,9 @@ def _size_shape(size: Shape = (), dtype: str | None = None, requires_grad: bool 
 
 def arange_count(start: float, end: float, step: float) -> int:
     """How many values torch.arange(start, end, step) holds, with its errors."""
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        if value is None:  # arange(None): torch's TypeError
+            raise ShapeError(f"arange(): argument '{name}' must be Number, not NoneType")
     if step == 0:
         raise ShapeError("step must be nonzero")
     if not all(math.isfinite(v) for v in (start, end)):
@@ -203,6 +206,9 @@ def _linspace_shape(start=0.0, end=0.0, steps=None, dtype=None, requires_grad=Fa
     _leaf_refused(requires_grad)
     if steps is None:
         raise ShapeError("linspace() missing 1 required positional argument: 'steps'")
+    if start is None or end is None:  # torch.linspace(0, None, 3): its TypeError, first line
+        got = ", ".join("NoneType" if v is None else type(v).__name__ for v in (start, end, steps))
+        raise ShapeError(f"linspace() received an invalid combination of arguments - got ({got})")
     if steps < 0:
         raise ShapeError("number of steps must be non-negative")
     return (steps,)

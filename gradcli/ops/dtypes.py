@@ -141,6 +141,9 @@ def widens_integers(op: Op) -> bool:
     return op.name in INTEGER_RESULTS or op.name in _SUMS
 
 
+_SHAPED_FROM_A_TENSOR = frozenset({"expand", "flatten", "repeat", "reshape", "unsqueeze", "view"})
+
+
 def check(
     op: Op, operands: Sequence[str | None], leaves: Sequence[bool] = (), single: bool = False
 ) -> None:
@@ -153,6 +156,12 @@ def check(
     cpp_names = {**_CPP_NAMES, FLOAT: "float"} if single else _CPP_NAMES
     name = op.name
     tensors = [d for d in operands if d != NUMBER]
+    if not tensors and name in _SHAPED_FROM_A_TENSOR:
+        # A number folds as a number; these would make a 1-element tensor of it, where torch's
+        # binding takes only a tensor (`torch.flatten(2.5)` is its TypeError).
+        raise ShapeError(f"{name}(): argument 'input' (position 1) must be Tensor, not a Python number")
+    if not tensors and name.rstrip("12345678") in ("stack", "cat"):  # torch.stack((1, 2)): the same
+        raise ShapeError("expected Tensor as element 0 in argument 0, but got a Python number")
     if any(d is None for d in tensors):
         return
     if name == "matmul" and len(set(tensors)) > 1:

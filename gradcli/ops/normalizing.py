@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Composite, Op, Param, Shape, broadcast_shapes
+from .core import NUMBER, Composite, Op, Param, Shape, broadcast_shapes
 from .elementwise_math import _text
 
 
@@ -97,7 +97,20 @@ def _normalize(apply, x, p=2.0, dim=1, eps=1e-12, shapes=(), **_):
     return apply("div", x, apply("expand", apply("clamp_min", norm, min=eps), size=tuple(shapes[0])))
 
 
-def _cosine_similarity(apply, x1, x2, dim=1, eps=1e-8, shapes=((), ()), **_):
+def _python_type(number) -> str:
+    """int or float, as Python typed the literal a program wrote (`0`, `1.5`, `10**30`, `inf`)."""
+    value = getattr(number, "value", number)
+    text = getattr(getattr(number, "expr", None), "text", "")
+    integral = isinstance(value, int) or (float(value).is_integer() and not any(c in text for c in ".eEin"))
+    return "int" if integral else "float"
+
+
+def _cosine_similarity(apply, x1, x2, dim=1, eps=1e-8, shapes=((), ()), dtypes=None, **_):
+    for position, (name, x, kind) in enumerate(zip(("x1", "x2"), (x1, x2), dtypes or ()), start=1):
+        if kind == NUMBER:  # torch's Python binding takes tensors only: a number is its TypeError
+            raise ShapeError(
+                f"cosine_similarity(): argument '{name}' (position {position}) must be Tensor, not {_python_type(x)}"
+            )
     shape = broadcast_shapes(tuple(shapes[0]), tuple(shapes[1]))  # torch's expand_outplace
     # nodes in the order grad_fn.next_functions visits them: x1's side, then x2's; where the
     # shapes differ, expand_outplace expands both (ExpandBackward0 each)

@@ -56,12 +56,12 @@ def _infer_size(shape: Shape | None, numel: int, name: str = "reshape") -> Shape
             known *= size
         else:
             raise ShapeError(f"invalid shape dimension {size} at index {index} of shape {_listed(shape)}")
-    if numel == known or (inferred is not None and known > 0 and numel % known == 0):
+    if inferred is None and numel == known or (inferred is not None and known > 0 and numel % known == 0):
         result = list(shape)
         if inferred is not None:
             result[inferred] = numel // known
         return tuple(result)
-    if inferred is not None and known == 0 and numel == 0:
+    if inferred is not None and known == 0 and numel == 0:  # reshape(-1, 0) of an empty tensor
         raise ShapeError(
             f"cannot reshape tensor of 0 elements into shape {_listed(shape)} because the "
             "unspecified dimension size -1 can be any value and is ambiguous"
@@ -762,9 +762,32 @@ def _contiguous(apply, x, shapes=((),), dtypes=(), strides=(None,)):
     return x
 
 
+def _type_name(value) -> str:
+    """What torch's argument parser calls a value it was given, in its errors."""
+    if isinstance(value, tuple):
+        return "tuple of ints"
+    return {bool: "bool", int: "int", float: "float", type(None): "NoneType"}.get(type(value), "Tensor")
+
+
+def _plain_ints(call: str, **given) -> None:
+    """A composite's int arguments must have been written as integer literals: an expression
+    of sizes (x.shape[0] - 1) reaches a composite unsettled, which gradcli cannot take yet."""
+    for name, value in given.items():
+        items = value if isinstance(value, tuple) else (value,)
+        if not all(isinstance(item, int) or item is None for item in items):
+            raise ShapeError(f"{call}(): gradcli takes {name} as integer literals here, not an expression")
+
+
 def _movedim(apply, x, source=None, destination=None, shapes=((),), dtypes=(), strides=(None,)):
     """torch.movedim: the permutation that puts dims `source` at `destination`, the others in
     order (torch records PermuteBackward0, even when nothing moves)."""
+    if source is None or destination is None:  # x.movedim(), x.movedim(0): torch's TypeError
+        got = ", ".join(_type_name(v) for v in (source, destination) if v is not None)
+        raise ShapeError(
+            f"movedim() received an invalid combination of arguments - got ({got}), but expected one of: "
+            "(int source, int destination), (tuple of ints source, tuple of ints destination)"
+        )
+    _plain_ints("movedim", source=source, destination=destination)
     ndim = len(shapes[0])
     source = (source,) if isinstance(source, int) else tuple(source)
     destination = (destination,) if isinstance(destination, int) else tuple(destination)
@@ -773,8 +796,10 @@ def _movedim(apply, x, source=None, destination=None, shapes=((),), dtypes=(), s
             f"movedim: Invalid source or destination dims: source ({list(source)} dims) should contain "
             f"the same number of dims as destination ({list(destination)} dims)"
         )
-    source = tuple(_normalise_dim(d, ndim) for d in source) if ndim else source
-    destination = tuple(_normalise_dim(d, ndim) for d in destination) if ndim else destination
+    source = tuple(_normalise_dim(d, ndim) for d in source)
+    destination = tuple(_normalise_dim(d, ndim) for d in destination)
+    if not ndim:  # a 0-d tensor: dims -1 and 0 both name it, and nothing moves
+        return apply("permute", x, dims=())
     for name, dims in (("source", source), ("destination", destination)):
         if len(set(dims)) != len(dims):
             raise ShapeError(f"movedim: repeated dim in `{name}` ({list(dims)})")
@@ -792,6 +817,7 @@ def _repeat_interleave(apply, x, repeats=None, dim=None, output_size=None, shape
     ExpandBackward0, UnsqueezeBackward0."""
     if not isinstance(repeats, int) or isinstance(repeats, bool):
         raise ShapeError("gradcli's repeat_interleave takes a whole number of repeats (a tensor of counts is not supported)")
+    _plain_ints("repeat_interleave", dim=dim, output_size=output_size)
     if repeats < 0:
         raise ShapeError("Repeats must be non-negative")
     shape = tuple(shapes[0])
@@ -813,6 +839,7 @@ def _narrow(apply, x, dim=None, start=None, length=None, shapes=((),), dtypes=()
     SliceBackward0, with narrow's own checks."""
     if dim is None or start is None or length is None:
         raise ShapeError("narrow() missing required arguments: dim, start and length")
+    _plain_ints("narrow", dim=dim, start=start, length=length)
     shape = tuple(shapes[0])
     if not shape:
         raise ShapeError("narrow() cannot be applied to a 0-dim tensor.")

@@ -534,6 +534,31 @@ OTHER_COMMANDS = [
         INPUT,
         ("1,000,000", "MAX_CHECK_ELEMENTS=1,000"),
     ),
+    # check, jacobian and hessian repeat a pass per element: refused before the first.
+    Case(
+        "check-big-const",
+        ("check", "sum(x*sum(c))", "--at", "x=zeros(1000)", "--const", "c=zeros(10000000)"),
+        INPUT,
+        ("4,000 forward passes", "MAX_DERIVATIVE_PASS_ELEMENTS=100,000,000"),
+    ),
+    Case(
+        "check-long-program",
+        ("check", "\n".join(["y = sum(x)"] + ["y = sin(y)"] * 300 + ["y"]), "--at", "x=zeros(100)"),
+        INPUT,
+        ("400 forward passes", "MAX_DERIVATIVE_PASS_NODES=100,000"),
+    ),
+    Case(
+        "jacobian-outer-rows",
+        ("jacobian", "outer(x, x)", "--at", "x=zeros(300)"),
+        INPUT,
+        ("90,000 backward passes", "MAX_DERIVATIVE_PASS_ELEMENTS=100,000,000"),
+    ),
+    Case(
+        "hessian-outer-rows",
+        ("hessian", "sum(outer(x, x))", "--at", "x=zeros(3000)"),
+        INPUT,
+        ("3,000 backward passes", "MAX_DERIVATIVE_PASS_ELEMENTS=100,000,000"),
+    ),
     Case(
         "graph-broadcast-1e10",
         ("graph", "a*b", "--at", "a=zeros(100000,1)", "--at", "b=zeros(1,100000)"),
