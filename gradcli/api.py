@@ -277,7 +277,7 @@ def grad(
         )
     upstream = _gradients(gradient, gradients, passes, np_dtype) if prepared.numeric else []
     if prepared.numeric:
-        limits.check_pass_work(len(upstream), graph.elements)
+        limits.check_pass_work(len(upstream), graph.elements, len(graph.nodes))
     symbolic_result = text = None
     warnings: list[str] = []
     if (symbolic or not prepared.numeric) and order > 1:

@@ -63,10 +63,19 @@ def check(value: int, cap: int, what: str, name: str, hint: str | None = None) -
         raise LimitError(f"{what} ({count_text(value)}) exceeds the limit {name}={cap:,}", hint=hint)
 
 
-def check_pass_work(passes: int, graph_elements: int) -> None:
+def check_pass_work(passes: int, graph_elements: int, graph_nodes: int = 0) -> None:
     """Refuse `--passes 10000` on a big graph before the first pass: each pass touches
-    every element, and each pass's grads are kept to show accumulation."""
+    every element and visits every node (~17 µs each), and each pass's grads are kept to
+    show accumulation. A single pass of the largest program is always allowed."""
     check(passes, MAX_PASSES, "number of passes", "MAX_PASSES")
+    if passes > 1:
+        check(
+            passes * graph_nodes,
+            MAX_DERIVATIVE_PASS_NODES,
+            f"{passes:,} passes over a graph of {graph_nodes:,} nodes",
+            "MAX_DERIVATIVE_PASS_NODES",
+            hint="use fewer passes or a shorter program",
+        )
     check(
         passes * graph_elements,
         MAX_PASS_ELEMENTS,

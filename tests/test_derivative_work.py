@@ -102,3 +102,15 @@ def test_a_hessian_of_many_scalar_leaves_is_refused_by_its_passes_over_the_gradi
     assert found["x1"]["x1"] == pytest.approx(-np.sin(0.5) * 0.5) and found["x0"]["x1"] == pytest.approx(
         np.cos(0.5)
     )
+
+
+def test_repeated_passes_over_a_long_program_are_refused_before_the_first() -> None:
+    """--passes on a scalar chain: each pass visits every node; one pass is always allowed."""
+    program = "\n".join(["h0 = x"] + [f"h{i} = sin(h{i - 1})" for i in range(1, 2000)])
+    started = time.process_time()
+    with pytest.raises(GradcliError, match=r"100 passes over a graph of 2,000 nodes.*MAX_DERIVATIVE_PASS_NODES"):
+        api.grad(program, {"x": 1.0}, passes=100, retain_graph=True, symbolic=False)
+    assert time.process_time() - started < 2
+    once = api.grad(program, {"x": 1.0}, symbolic=False)
+    twice = api.grad(program, {"x": 1.0}, passes=2, retain_graph=True, symbolic=False)
+    assert twice.grads["x"] == 2 * once.grads["x"]
