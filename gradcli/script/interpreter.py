@@ -697,6 +697,16 @@ _BINDER_ARGUMENT_WORDS = (
 _ERROR_PLACE = re.compile(r"^line \d+(, column \d+)?: ")
 
 
+def _check_unpackable(values: Any) -> None:
+    """A Python int given to a torch op: torch unpacks it into 64 bits, or raises."""
+    for number in values:
+        if isinstance(number, int) and not -(2**63) <= number < 2**64:
+            raise ScriptRuntimeError(
+                "int too big to convert" if number > 0 else "can't convert negative int to unsigned",
+                "OverflowError",
+            )
+
+
 def _invalid_arguments(func: Any, args: list, kwargs: dict, type_name: Any) -> str:
     """torch's first line for arguments none of a function's signatures takes."""
     name = getattr(func, "name", "function")
@@ -2396,6 +2406,7 @@ class Interpreter:
         from ..ops import REGISTRY
 
         op = REGISTRY[name]
+        _check_unpackable(operands)
         full = {p.name: p.default for p in op.params}
         full.update(attrs)
         return self.rewritten(name, operands, full) or apply_op(name, operands, full, self.grad_enabled)
