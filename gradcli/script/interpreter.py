@@ -683,17 +683,18 @@ _WHAT = {
 # What gradcli's own code raises when a torch call is given an argument of a kind it does not
 # take; the call ends as torch's argument parser would end it, with a TypeError.
 _ARGUMENT_SLIPS = (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError, ZeroDivisionError)
-# The binder's refusals of an argument's kind or count, which torch raises as TypeError
-_BINDER_ARGUMENT_WORDS = (
-    "got an unexpected keyword argument",
-    "got multiple values for argument",
-    "must be an integer literal",
-    "must be True or False",
-    "argument(s) (",
-    "must be a number literal",
-    "tuple is not allowed",
-    "list is not allowed",
-)
+# The binder's refusals of an argument's kind, count or value, and the exception torch raises
+_BINDER_ARGUMENT_WORDS = {
+    "got an unexpected keyword argument": "TypeError",
+    "got multiple values for argument": "TypeError",
+    "must be an integer literal": "TypeError",
+    "must be True or False": "TypeError",
+    "argument(s) (": "TypeError",
+    "must be a number literal": "TypeError",
+    "tuple is not allowed": "TypeError",
+    "list is not allowed": "TypeError",
+    "is not a valid value for": "ValueError",
+}
 _ERROR_PLACE = re.compile(r"^line \d+(, column \d+)?: ")
 
 
@@ -1727,10 +1728,11 @@ class Interpreter:
             # x.sum(dim=x)): torch's argument parser refuses these with a TypeError
             raise ScriptRuntimeError(_invalid_arguments(func, args, kwargs, self.type_name), "TypeError") from exc
         except ParseError as exc:
-            message = _ERROR_PLACE.sub("", str(exc))
-            if not any(word in message for word in _BINDER_ARGUMENT_WORDS):
+            message = re.sub(r" \(hint: .*\)$", "", _ERROR_PLACE.sub("", exc.message))  # torch's words only
+            kinds = [kind for word, kind in _BINDER_ARGUMENT_WORDS.items() if word in message]
+            if not kinds:
                 raise
-            raise ScriptRuntimeError(message, "TypeError") from None
+            raise ScriptRuntimeError(message, kinds[0]) from None
 
     def dispatch(self, func: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
         """A call of a builtin, a torch function or a method, its arguments evaluated."""
@@ -2470,6 +2472,13 @@ class Interpreter:
     def registry(
         self, module: str, name: str, receiver: Tensor | None, args: list, kwargs: dict, node: ast.AST
     ) -> Any:
+        misplaced = [i for i, a in enumerate(args) if isinstance(a, DType)] + [
+            k for k, v in kwargs.items() if isinstance(v, DType) and k != "dtype"
+        ]
+        if misplaced:  # a dtype where torch's signature wants a tensor, a number or a dim
+            where = misplaced[0]
+            place = f"(position {where + 1})" if isinstance(where, int) else f"'{where}'"
+            raise ScriptRuntimeError(f"{name}(): argument {place} must not be torch.dtype", "TypeError")
         if "out" in kwargs and receiver is None:  # torch.matmul(a, b, out=c): the result into c
             return self.into_out(name, kwargs.pop("out"), self.registry(module, name, None, args, kwargs, node), node)
         mapping: dict[int, Any] = {}
