@@ -698,6 +698,40 @@ _BINDER_ARGUMENT_WORDS = {
 _ERROR_PLACE = re.compile(r"^line \d+(, column \d+)?: ")
 
 
+# The keywords torch takes for calls the interpreter answers itself (None: none at all, in
+# the words of a C method that takes no keywords); a call not listed is checked elsewhere.
+_METHOD_KEYWORDS: dict[str, tuple[str, ...] | None] = {
+    **dict.fromkeys(
+        ("detach", "detach_", "dim", "item", "ndimension", "nelement", "numel", "retain_grad", "tolist", "zero_"),
+        None,
+    ),
+    "numpy": ("force",),
+    "requires_grad_": ("requires_grad",),
+    "copy_": ("src", "non_blocking"),
+}
+_CONSTRUCTOR_KEYWORDS: dict[str, tuple[str, ...] | None] = {
+    "is_grad_enabled": None,
+    "no_grad": (),
+    "enable_grad": (),
+    "inference_mode": ("mode",),
+    "set_grad_enabled": ("mode",),
+    "is_tensor": ("obj",),
+    "numel": ("input",),
+    "manual_seed": ("seed",),
+}
+
+
+def _check_keywords(name: str, kwargs: dict, table: dict[str, tuple[str, ...] | None], owner: str) -> None:
+    if name not in table or not kwargs:
+        return
+    allowed = table[name]
+    if allowed is None:
+        raise ScriptRuntimeError(f"{owner}{name}() takes no keyword arguments", "TypeError")
+    for key in kwargs:
+        if key not in allowed:
+            raise ScriptRuntimeError(f"{name}() got an unexpected keyword argument '{key}'", "TypeError")
+
+
 def _check_unpackable(values: Any) -> None:
     """A Python int given to a torch op: torch unpacks it into 64 bits, or raises."""
     for number in values:
@@ -2238,6 +2272,9 @@ class Interpreter:
         return Tensor(np.asarray(close, dtype=bool), dtype="bool")
 
     def construct(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        _check_keywords(name, kwargs, _CONSTRUCTOR_KEYWORDS, "torch.")
+        if name == "manual_seed" and "seed" in kwargs and not args:
+            args = [kwargs.pop("seed")]
         if name in ("no_grad", "enable_grad"):
             return NoGrad(name == "enable_grad")
         if name == "set_grad_enabled":  # switches at once; as a `with`, restores on exit
@@ -2896,6 +2933,7 @@ class Interpreter:
         return self.check_length("".join(pieces))
 
     def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        _check_keywords(name, kwargs, _METHOD_KEYWORDS, "TensorBase.")
         if name == "backward":
             return self.backward(
                 t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph", "inputs"))
