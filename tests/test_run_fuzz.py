@@ -115,7 +115,7 @@ def test_run_ends_cleanly_with_torchs_exception_type(
 
 def test_the_known_gaps_are_few_and_only_of_tolerated_kinds() -> None:
     assert set(GAPS.values()) <= TOLERATED
-    assert len(GAPS) <= 150  # issue 24 closed the sample's crashes; the rest may only shrink
+    assert len(GAPS) <= 100  # issue 24 closed the sample's crashes; the rest may only shrink
 
 
 def test_the_fuzz_reaches_every_callee_the_interpreter_hands_out() -> None:

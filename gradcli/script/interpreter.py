@@ -732,6 +732,42 @@ def _check_keywords(name: str, kwargs: dict, table: dict[str, tuple[str, ...] | 
             raise ScriptRuntimeError(f"{name}() got an unexpected keyword argument '{key}'", "TypeError")
 
 
+# Signatures whose arguments are Tensors, not Scalars (torch's `Tensor other`): a number there
+# is torch's TypeError. By position from `input`; None marks an argument of another kind.
+_TENSOR_ARGUMENTS: dict[str, tuple[str | None, ...]] = {
+    **dict.fromkeys(("atan2", "arctan2", "maximum", "minimum", "matmul"), ("input", "other")),
+    **dict.fromkeys(("logical_and", "logical_or", "logical_xor"), ("input", "other")),
+    **dict.fromkeys(("mm", "bmm"), ("input", "mat2")),
+    **dict.fromkeys(("outer", "ger"), ("input", "vec2")),
+    "mv": ("input", "vec"),
+    "dot": ("input", "tensor"),
+    "addmm": ("input", "mat1", "mat2"),
+    "masked_select": ("input", "mask"),
+    "gather": ("input", None, "index"),
+    "cosine_similarity": ("x1", "x2"),
+    "cross_entropy": ("input", "target"),
+    "nll_loss": ("input", "target"),
+    "binary_cross_entropy_with_logits": ("input", "target"),
+    "layer_norm": ("input", None, "weight", "bias"),
+    "linear": ("input",),
+}
+
+
+def _check_tensor_arguments(name: str, method: bool, args: list, kwargs: dict, type_name: Any) -> None:
+    params = _TENSOR_ARGUMENTS.get(name)
+    if params is None:
+        return
+    params = params[1:] if method else params  # a method's receiver is its input
+    for position, (param, value) in enumerate(zip(params, args), 1):
+        if param is not None and isinstance(value, (int, float)):
+            raise ScriptRuntimeError(
+                f"{name}(): argument '{param}' (position {position}) must be Tensor, not {type_name(value)}", "TypeError"
+            )
+    for key, value in kwargs.items():
+        if key in params and isinstance(value, (int, float)):
+            raise ScriptRuntimeError(f"{name}(): argument '{key}' must be Tensor, not {type_name(value)}", "TypeError")
+
+
 def _check_unpackable(values: Any) -> None:
     """A Python int given to a torch op: torch unpacks it into 64 bits, or raises."""
     for number in values:
@@ -2509,6 +2545,7 @@ class Interpreter:
     def registry(
         self, module: str, name: str, receiver: Tensor | None, args: list, kwargs: dict, node: ast.AST
     ) -> Any:
+        _check_tensor_arguments(name, receiver is not None, args, kwargs, self.type_name)
         misplaced = [i for i, a in enumerate(args) if isinstance(a, DType)] + [
             k for k, v in kwargs.items() if isinstance(v, DType) and k != "dtype"
         ]
