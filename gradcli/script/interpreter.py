@@ -2203,6 +2203,8 @@ class Interpreter:
         """A device from torch.device(...), .to(...) or device=: cpu, or a named accelerator."""
         if isinstance(spec, Device):
             return spec
+        if not isinstance(spec, (str, int)) or isinstance(spec, bool):
+            raise ScriptRuntimeError(f"argument 'device' must be torch.device, not {self.type_name(spec)}", "TypeError")
         kind = spec.split(":")[0] if isinstance(spec, str) else None
         if kind not in ("cpu", "cuda", "mps"):
             raise ScriptRuntimeError(
