@@ -96,7 +96,9 @@ def test_a_hessian_of_many_scalar_leaves_is_refused_by_its_passes_over_the_gradi
         GradcliError, match=r"1,501 passes \(at least one per leaf\).*MAX_DERIVATIVE_PASS_NODES"
     ):
         api.hessian(*program(1500), symbolic=False)
-    assert time.process_time() - started < 2
+    # the gradient graph is built first (about 1 s here, 2 in a loaded full run); the passes
+    # refused would take about 100 s
+    assert time.process_time() - started < 5
     text, at = program(30)
     found = api.hessian(text, at, symbolic=False).hessian
     assert found["x1"]["x1"] == pytest.approx(-np.sin(0.5) * 0.5) and found["x0"]["x1"] == pytest.approx(
