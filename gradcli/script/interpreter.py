@@ -981,10 +981,13 @@ class Interpreter:
     def write(self, text: str) -> None:
         self.printed += len(text)
         if self.printed > limits.Script.MAX_OUTPUT_CHARS:
-            raise ScriptError(
-                f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={limits.Script.MAX_OUTPUT_CHARS:,} characters"
-            )
+            raise self.too_much_output()
         self.out.append(text)
+
+    def too_much_output(self) -> ScriptError:
+        return ScriptError(
+            f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={limits.Script.MAX_OUTPUT_CHARS:,} characters"
+        )
 
     def warn(self, message: str) -> None:
         key = (self.line, message)
@@ -1906,7 +1909,7 @@ class Interpreter:
                 parts.append(self.text(a))
                 length += len(parts[-1])
                 if self.printed + length > limits.Script.MAX_OUTPUT_CHARS:
-                    self.write(" " * (length + 1))  # names the cap
+                    raise self.too_much_output()
             self.write(sep.join(parts) + end)
             return None
         if kwargs and name not in ("round", "sorted", "min", "max", "enumerate"):
@@ -3465,15 +3468,16 @@ def _with_deep_stack(run: Any) -> Any:
             outcome.append((False, exc))
 
     limit = sys.getrecursionlimit()
-    previous = threading.stack_size()
+    sys.setrecursionlimit(max(limit, _FRAMES))
     try:
-        threading.stack_size(_STACK_BYTES)
-        sys.setrecursionlimit(max(limit, _FRAMES))
-        worker = threading.Thread(target=target, name="gradcli-run", daemon=True)
-        worker.start()
+        previous = threading.stack_size(_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=target, name="gradcli-run", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(previous)  # only this thread gets the big stack, not pools it starts
         worker.join()
     finally:
-        threading.stack_size(previous)
         sys.setrecursionlimit(limit)
     ok, value = outcome[0]
     if not ok:
