@@ -1412,6 +1412,21 @@ _STRUCTURE = re.compile(r"[()\[\]{};\n]")
 _COMMENT = re.compile(r"#[^\n]*")
 
 
+class CallBinder(_Parser):
+    """The parser's call binding for `gradcli run`: the script's interpreter hands it calls whose
+    arguments it has evaluated (as literals and placeholder names), so spellings, defaults and
+    keyword checks are exactly those of `gradcli grad`; errors name the script's own line and column."""
+
+    def __init__(self) -> None:
+        super().__init__("0")
+
+    def error(self, message: str, node: ast.AST | None = None, hint: str | None = None) -> ParseError:
+        where = ""
+        if node is not None and hasattr(node, "lineno"):
+            where = f"line {node.lineno}, column {getattr(node, 'col_offset', 0) + 1}: "
+        return ParseError(where + message + (f" (hint: {hint})" if hint else ""))
+
+
 def _prescan(text: str, src: _Source) -> None:
     """Bracket depth and statement count from one scan, before Python's parser does any work.
 

@@ -249,13 +249,15 @@ def surface() -> list[Callee]:
     import torch.nn.functional as F
 
     from gradcli.ops import MODULES
-    from gradcli.script import interpreter as it
+    from gradcli.script.builtins import MATH_FUNCTIONS
+    from gradcli.script.tensor_methods import tensor_method_names
+    from gradcli.script.torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 
     callees: list[Callee] = []
-    for name in sorted(it._tensor_methods()):
+    for name in sorted(tensor_method_names()):
         if hasattr(torch.Tensor, name):
             callees.append(Callee("method", name))
-    torch_names = set(MODULES["torch"]) | it._CONSTRUCTORS | set(it._PIECES) | set(it._POSITIONS)
+    torch_names = set(MODULES["torch"]) | CONSTRUCTORS | set(PIECE_CALLS) | set(POSITION_CALLS)
     for name in sorted(torch_names):
         if hasattr(torch, name) and callable(getattr(torch, name)) and name not in SKIP:
             callees.append(Callee("torch", name))
@@ -272,7 +274,7 @@ def surface() -> list[Callee]:
     for name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
         callees.append(Callee("functional", name))
     callees.append(Callee("nn", "Parameter"))
-    for name in sorted(it._MATH):
+    for name in sorted(MATH_FUNCTIONS):
         callees.append(Callee("math", name))
     return callees
 
@@ -314,9 +316,9 @@ def keywords_of(callee: Callee) -> list[str]:
 
 
 def _constructors() -> set[str]:
-    from gradcli.script import interpreter as it
+    from gradcli.script.torch_api import CONSTRUCTORS
 
-    return set(it._CONSTRUCTORS)
+    return set(CONSTRUCTORS)
 
 
 def script(receiver: str, call: str, printed: str = "print(y)") -> str:

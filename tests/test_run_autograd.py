@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gradcli import run as run_api
-from gradcli.script.interpreter import REFERENCE_CYCLE
+from gradcli.script.autograd_api import REFERENCE_CYCLE
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = sorted((ROOT / "tests" / "scripts").glob("*.py")) + sorted(

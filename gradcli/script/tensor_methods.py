@@ -1,0 +1,609 @@
+"""Tensors' attributes and methods in `run`: indexing and item assignment, in-place writes (with the
+nodes and version counters torch records for them), conversions, and the methods the interpreter
+answers itself; every other method goes to the registry through the torch namespace."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from ..ops import NOT_METHODS, strides
+from . import bounds, runtime
+from .runtime import (
+    LEAF_IN_PLACE,
+    NO_GRAD_VIEW,
+    NON_LEAF_GRAD,
+    VIEW_OF_LEAF,
+    ScriptError,
+    ScriptRuntimeError,
+    Tensor,
+)
+from .torch_api import PIECE_CALLS, POSITION_CALLS, TORCH_TYPE_NAMES, check_keywords, dim_index
+from .values import Device, DType, Method, Size
+from .whitelist import source_position
+from .writes import COPY_SLICES, VIEW_AFTER_WRITE
+
+# Work (MAX_SCRIPT_WORK's element operations) of one Python object made from a tensor element:
+# tolist() takes ~30 ns an element where NumPy takes ~1.
+_PYTHON_ITEM_WORK = 30
+
+
+_IN_PLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "pow_": "pow"}
+# x.clamp_(min=0), x.relu_(), ...: the method's op, written into x (torch's in-place variant)
+_IN_PLACE_CALLS = {
+    f"{name}_": name
+    for name in (
+        "clamp", "clip", "relu", "exp", "log", "tanh", "sigmoid", "neg", "abs", "sqrt", "square",
+        "sin", "cos", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "clamp_min", "clamp_max",
+        "masked_fill", "tril", "triu", "cumsum", "cumprod",
+    )
+}  # fmt: skip
+_FALSE_PROPERTIES = {
+    "is_cuda",
+    "is_sparse",
+    "is_quantized",
+    "is_meta",
+    "is_mps",
+    "is_nested",
+    "is_mkldnn",
+    "is_complex",
+}
+# Tensor methods the interpreter handles itself (the rest go to the registry's spellings)
+_OWN_TENSOR_METHODS = {
+    "backward", "copy_", "detach", "detach_", "is_contiguous", "item", "numpy", "register_hook",
+    "register_post_accumulate_grad_hook", "requires_grad_", "retain_grad", "size", "stride", "to",
+    "tolist", "zero_", "fill_", "cpu", "cuda", "dim", "ndimension", "float", "double", "long", "int",
+    "bool", "type", "numel", "nelement", "scatter_", "scatter",
+}  # fmt: skip
+
+
+@functools.cache
+def tensor_method_names() -> frozenset[str]:
+    """Every name x.NAME(...) may call: the interpreter's own and the registry's methods."""
+    from ..ops import TORCH_SPELLINGS
+
+    return frozenset(
+        _OWN_TENSOR_METHODS
+        | set(_IN_PLACE_CALLS)
+        | set(_IN_PLACE_METHODS)
+        | set(PIECE_CALLS)
+        | set(POSITION_CALLS)
+        | {name for name in TORCH_SPELLINGS if name not in NOT_METHODS}
+    )
+
+
+# The keywords torch takes for calls the interpreter answers itself (None: none at all, in
+# the words of a C method that takes no keywords); a call not listed is checked elsewhere.
+_METHOD_KEYWORDS: dict[str, tuple[str, ...] | None] = {
+    **dict.fromkeys(
+        (
+            "detach",
+            "detach_",
+            "dim",
+            "item",
+            "ndimension",
+            "nelement",
+            "numel",
+            "retain_grad",
+            "tolist",
+            "zero_",
+        ),
+        None,
+    ),
+    "numpy": ("force",),
+    "requires_grad_": ("requires_grad",),
+    "copy_": ("src", "non_blocking"),
+}
+
+
+def _index_lists(elements: tuple) -> tuple:
+    """x[range(n), y] and x[torch.arange(n), y] as torch reads them: a range is its list of
+    integers, and where several 1-D integer tensors index at once (the binder records one
+    index node with at most one tensor operand), their values, known by now, become lists.
+    The node is the same IndexBackward0 either way; only where the values came from differs."""
+    elements = tuple(list(e) if isinstance(e, range) else e for e in elements)
+    tensors = [e for e in elements if isinstance(e, Tensor)]
+    if len(tensors) < 2:
+        return elements
+    return tuple(
+        e.value.tolist()
+        if isinstance(e, Tensor) and e.dtype in ("int64", "int32") and e.value.ndim == 1
+        else e
+        for e in elements
+    )
+
+
+def _as_tuple(key: Any) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
+
+
+class TensorMethods:
+    """Mixed into Interpreter: a tensor's attributes, methods, indexing and in-place writes."""
+
+    def tensor_attribute(self, t: Tensor, name: str, node: ast.AST) -> Any:
+        if t.stale_view and not t.view_of.steps and name in ("grad_fn", "requires_grad", "is_leaf", "grad"):
+            t.refresh_view()  # PyTorch regenerates a view's grad_fn after its base changed in place
+        if name == "grad":
+            if not t.is_leaf and not t.retains_grad:
+                self.warn(NON_LEAF_GRAD)
+            return t._grad
+        if name == "requires_grad":
+            return t.requires_grad
+        if name == "is_leaf":
+            return t.is_leaf
+        if name == "grad_fn":
+            return t.grad_fn
+        if name == "data":
+            return Tensor.alias(t, share_version=False)  # changes through .data go unseen by autograd
+        if name == "shape":
+            return Size(t.shape)
+        if name == "dtype":
+            return DType(t.dtype)
+        if name == "ndim":
+            return t.value.ndim
+        if name == "device":
+            return Device()
+        if name == "T" or (name == "mT" and t.value.ndim <= 2):
+            return self.apply("T", [t], {})
+        if name == "mT":  # the last two dims of a batch: transpose(-2, -1)
+            return self.apply("transpose", [t], {"dim0": -2, "dim1": -1})
+        if name == "_version":  # the version counter: in-place writes to this tensor or its views
+            if t.inference:
+                raise ScriptRuntimeError("Inference tensors do not track version counter.")
+            return t.version.value
+        if name in _FALSE_PROPERTIES:  # a CPU tensor, dense, not quantized
+            return False
+        if name == "itemsize":
+            return t.value.itemsize
+        if name == "nbytes":
+            return t.value.nbytes
+        if name == "_base":  # the tensor a view was taken of (None for detach() and .data)
+            return t.view_of
+        if name not in tensor_method_names():
+            # never a bound method to print or test for truth: x.is_cuda must not read as True
+            raise ScriptError(
+                f"{source_position(node)}: x.{name} is not supported by gradcli run (see 'gradcli ops')"
+            )
+        return Method(t, name)
+
+    def set_attribute(self, owner: Any, name: str, value: Any, node: ast.AST) -> None:
+        if not isinstance(owner, Tensor):
+            raise ScriptError(
+                f"{source_position(node)}: only a tensor's .grad, .requires_grad and .data can be set"
+            )
+        if name == "grad":
+            if value is not None:
+                if not isinstance(value, Tensor):
+                    raise ScriptRuntimeError(
+                        "assigned grad expected to be a Tensor or None but got grad of "
+                        f"type {self.type_name(value)}",
+                        "TypeError",
+                    )
+                if value.shape != owner.shape:
+                    raise ScriptRuntimeError("assigned grad has data of a different size")
+            owner._grad = value
+        elif name == "requires_grad":
+            owner.set_requires_grad(self.truth(value))
+        elif name == "data":
+            if not isinstance(value, Tensor):
+                raise ScriptRuntimeError("data must be a Tensor", "TypeError")
+            owner.rebind(value)
+        else:
+            raise ScriptError(
+                f"{source_position(node)}: only a tensor's .grad, .requires_grad and .data can be set"
+            )
+
+    def index_tensor(self, t: Tensor, index: int, node: ast.AST | None) -> Tensor:
+        return self.apply("select", [t], {"dim": 0, "index": index})
+
+    def subscript(self, owner: Any, node: ast.Subscript) -> Any:
+        key = self.index_value(node.slice)
+        if isinstance(owner, Tensor):
+            mapping: dict[int, Any] = {}
+            elements: tuple = ()
+            if isinstance(key, Tensor) and key.dtype == "bool" and key.value.ndim > 1:
+                # x[mask2d]: the masked dims merged into one, then one index (as torch does inside)
+                k = key.value.ndim
+                merged = (math.prod(owner.shape[:k]), *owner.shape[k:])
+                if tuple(owner.shape[:k]) == key.shape:
+                    owner = self.apply("reshape", [owner], {"shape": merged})
+                    key = Tensor(np.flatnonzero(key.value), dtype="int64")
+            for element in _as_tuple(key):  # x[mask] is x[mask.nonzero()], one index per mask dim
+                if isinstance(element, Tensor) and element.dtype == "bool":
+                    elements += tuple(Tensor(i, dtype="int64") for i in np.nonzero(element.value))
+                else:
+                    elements += (element,)
+            elements = _index_lists(elements)
+            if len(elements) != 1:
+                key = elements
+            parts = [self.index_literal(k, mapping, node) for k in elements]
+            slice_node = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(key, tuple) else parts[0]
+            synthetic = ast.Subscript(
+                value=ast.Name(id="x", ctx=ast.Load()), slice=slice_node, ctx=ast.Load()
+            )
+            for child in ast.walk(synthetic):
+                child.lineno, child.col_offset = node.lineno, node.col_offset
+            self.binder.operations = 0
+            children, build = self.binder.plan_subscript(synthetic, node.lineno, node.col_offset + 1)
+            tensors = [mapping[id(c)] for c in children[1:]]
+            return self.evaluate(build(owner, *tensors))
+        if isinstance(owner, dict):
+            return self.python(lambda: owner[key])
+        if isinstance(owner, (list, tuple, str)):
+            if not isinstance(key, (int, slice)) or isinstance(key, bool):
+                raise ScriptRuntimeError(
+                    f"{self.type_name(owner)} indices must be integers or slices", "TypeError"
+                )
+            result = self.python(lambda: owner[key])
+            return Size(result) if isinstance(owner, Size) and isinstance(key, slice) else result
+        raise ScriptRuntimeError(f"'{self.type_name(owner)}' object is not subscriptable", "TypeError")
+
+    def index_value(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Slice):
+            bounds = [
+                None if part is None else self.expr(part) for part in (node.lower, node.upper, node.step)
+            ]
+            for b in bounds:
+                if b is not None and not isinstance(b, int):
+                    raise ScriptRuntimeError("slice indices must be integers or None", "TypeError")
+            return slice(*bounds)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.index_value(e) for e in node.elts)
+        return self.expr(node)
+
+    def index_literal(self, key: Any, mapping: dict, node: ast.AST) -> ast.expr:
+        if isinstance(key, slice):
+
+            def const(v):
+                return None if v is None else ast.Constant(value=v)
+
+            return ast.Slice(lower=const(key.start), upper=const(key.stop), step=const(key.step))
+        if key is Ellipsis or key is None:
+            return ast.Constant(value=key)
+        if isinstance(key, bool):
+            raise ScriptError(f"{source_position(node)}: indexing with True/False is not supported")
+        if isinstance(key, int):
+            return ast.Constant(value=key)
+        if isinstance(key, (list, tuple, range)):
+            return ast.List(elts=[self.index_literal(k, mapping, node) for k in key], ctx=ast.Load())
+        if isinstance(key, Tensor):
+            placeholder = ast.Name(id=f"i{len(mapping)}", ctx=ast.Load())
+            mapping[id(placeholder)] = key
+            return placeholder
+        raise ScriptRuntimeError("only integers, slices, lists and tensors can index a tensor", "IndexError")
+
+    def set_item(self, owner: Any, target: ast.Subscript, value: Any) -> None:
+        key = self.index_value(target.slice)
+        if isinstance(owner, (list, dict)):
+            if isinstance(key, slice):  # a[0:1] = range(10**9) would build the list first
+                bounds.check_range(value, self.line)
+            self.python(lambda: owner.__setitem__(key, value))
+            self.check_length(owner)
+            return
+        if not isinstance(owner, Tensor):
+            raise ScriptRuntimeError(
+                f"'{self.type_name(owner)}' object does not support item assignment", "TypeError"
+            )
+        recording = self.grad_enabled and (
+            owner.requires_grad or isinstance(value, Tensor) and value.requires_grad
+        )
+        # x[0] = v is x[0].copy_(v): an in-place op on a view; x[[0]] = v is index_put_ on x
+        basic = all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in _as_tuple(key))
+        self.check_in_place(owner, recording, through_view=basic)
+        index = self.numpy_index(key)
+        if recording:
+            name = "CopySlices" if basic or owner.view_of is not None else "IndexPutBackward0"
+            self.record_write(owner, index, value, name)
+            return
+        if isinstance(value, Tensor):
+            value = value.value.astype(owner.dtype, copy=False)
+        try:
+            self.python(lambda: owner.write(value, index))
+        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
+            exc.message = re.sub(
+                r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
+            )
+            raise
+
+    def record_write(self, owner: Tensor, index: Any, value: Any, name: str) -> None:
+        """An in-place write that autograd records: `owner[index] = value` (owner itself or a
+        view of it). The base tensor's grad_fn becomes `name` (CopySlices; IndexPutBackward0
+        for advanced indexing), with the old base and the written values as inputs; a view
+        that was written through reads its region out of the new base (AsStridedBackward0)."""
+        base = owner.view_of if owner.view_of is not None else owner
+        if base.steps:
+            raise ScriptError(
+                f"line {self.line}: a recorded in-place write into a tensor made by .data or detach() "
+                "is not supported yet"
+            )
+        steps = owner.steps if owner is not base else ()
+        old = base.snapshot()  # marks the array recorded, so the write below copies it first
+        source = value.snapshot() if isinstance(value, Tensor) else float(value)
+        written = value.value.astype(owner.dtype, copy=False) if isinstance(value, Tensor) else value
+        try:
+            self.python(lambda: owner.write(written, index))
+        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
+            exc.message = re.sub(
+                r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
+            )
+            raise
+        attrs = {"steps": steps, "index": index, "shape": base.shape}
+        fn = runtime.Fn(COPY_SLICES, name, attrs, (old, source), base.value)
+        base.grad_fn, base.requires_grad = fn, True
+        fn.output = (base.version, base.version.value)
+        base.version.recorded = True
+        base.autograd_writes += 1  # views taken before now have a stale grad_fn
+        if owner is not base:
+            attrs = {"steps": steps, "index": Ellipsis, "shape": owner.shape}
+            view_fn = runtime.Fn(
+                VIEW_AFTER_WRITE, "AsStridedBackward0", attrs, (base.snapshot(),), owner.value
+            )
+            owner.grad_fn, owner.requires_grad = view_fn, True
+            view_fn.output = (owner.version, owner.version.value)
+            owner.view_writes = base.autograd_writes
+
+    def numpy_index(self, key: Any) -> Any:
+        if isinstance(key, tuple):
+            return tuple(self.numpy_index(k) for k in key)
+        if isinstance(key, Tensor):
+            return key.value
+        if isinstance(key, (int, slice, list)) or key is None or key is Ellipsis:
+            return key
+        if isinstance(key, range):  # d[range(n), y] = v, as reading d[range(n), y] takes it
+            return list(key)
+        raise ScriptRuntimeError("only integers, slices, lists and tensors can index a tensor", "IndexError")
+
+    # -- tensors: methods -----------------------------------------------------------------
+
+    def item(self, t: Tensor) -> Any:
+        if t.value.size != 1:
+            raise ScriptRuntimeError(f"a Tensor with {t.value.size} elements cannot be converted to Scalar")
+        return t.value.reshape(()).item()
+
+    def check_in_place(self, t: Tensor, recording: bool, through_view: bool = False) -> None:
+        """PyTorch's refusals of an in-place op, in its words."""
+        if not self.grad_enabled:
+            return
+        base = t.view_of
+        if base is not None and not t.view_grad_mode and base.requires_grad:
+            if through_view:
+                raise ScriptRuntimeError(
+                    "Output 0 of Select is a view of a view which was created in no_grad mode and is "
+                    + NO_GRAD_VIEW[len("A view was created in no_grad mode and is ") :]
+                )
+            raise ScriptRuntimeError(NO_GRAD_VIEW)
+        if t.is_leaf and t.requires_grad:
+            raise ScriptRuntimeError(VIEW_OF_LEAF if through_view else LEAF_IN_PLACE)
+        if base is not None and base.is_leaf and base.requires_grad:
+            raise ScriptRuntimeError(VIEW_OF_LEAF)
+
+    def in_place(self, t: Tensor, name: str, other: Any, alpha: Any = None) -> Tensor:
+        recording = self.grad_enabled and (
+            t.requires_grad or isinstance(other, Tensor) and other.requires_grad
+        )
+        self.check_in_place(t, recording)
+        if alpha is not None:
+            other = self.apply("mul", [other, alpha], {}) if isinstance(other, Tensor) else other * alpha
+        return self.write_in_place(t, self.apply(name, [t, other], {}))
+
+    def scatter(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Tensor:
+        """x.scatter_(dim, index, src or value), as one-hot targets are built: values written
+        at index along dim. Only where no gradient is involved (ScatterBackward is not here)."""
+        given = dict(zip(("dim", "index", "src"), args)) | kwargs
+        if len(args) > 3 or any(k not in ("dim", "index", "src", "value") for k in given):
+            raise ScriptRuntimeError(
+                f"{name}() got an unexpected argument (reduce= is not supported)", "TypeError"
+            )
+        dim, index, src = given.get("dim"), given.get("index"), given.get("src", given.get("value"))
+        tensors = [v for v in (t, src) if isinstance(v, Tensor)]
+        if name == "scatter_":
+            self.check_in_place(t, self.grad_enabled and t.requires_grad)
+        if self.grad_enabled and any(v.requires_grad for v in tensors):
+            raise ScriptError(
+                f"{source_position(node)}: {name}() of a tensor that requires grad is not supported yet"
+            )
+        if not isinstance(dim, int) or not isinstance(index, Tensor):
+            raise ScriptRuntimeError(f"{name}() takes (dim, index, src or value)", "TypeError")
+        if index.dtype not in ("int64", "int32"):
+            raise ScriptRuntimeError("scatter(): Expected dtype int32/int64 for index")
+        if index.value.ndim != max(t.value.ndim, 1):
+            raise ScriptRuntimeError("Index tensor must have the same number of dimensions as self tensor")
+        axis = dim_index(dim, max(t.value.ndim, 1))
+        positions = index.value.astype(np.int64)
+        size = t.shape[axis] if t.shape else 1
+        outside = positions[(positions < 0) | (positions >= size)]
+        if outside.size:
+            raise ScriptRuntimeError(
+                f"index {int(outside.flat[0])} is out of bounds for dimension {axis} with size {size}"
+            )
+        array = t.value.copy()
+        if isinstance(src, Tensor):
+            values = src.value[tuple(slice(0, n) for n in positions.shape)].astype(array.dtype)
+        else:
+            values = np.asarray(src).astype(array.dtype)
+        self.python(lambda: np.put_along_axis(array, positions, values, axis=axis))
+        if name == "scatter":
+            return Tensor(array, dtype=t.dtype)
+        self.python(lambda: t.write(array))
+        return t
+
+    def into_out(self, name: str, out: Any, result: Any, node: ast.AST) -> Tensor:
+        """out=: the result's values written into `out`, which torch returns; no autograd."""
+        if not isinstance(out, Tensor) or not isinstance(result, Tensor):
+            raise ScriptRuntimeError(f"{name}(): argument 'out' must be Tensor", "TypeError")
+        if self.grad_enabled and (result.requires_grad or out.requires_grad):
+            raise ScriptRuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                "but one of the arguments requires grad."
+            )
+        rank = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+        if rank[result.dtype] > rank[out.dtype]:
+            raise ScriptRuntimeError(
+                f"result type {TORCH_TYPE_NAMES[result.dtype]} can't be cast to the desired output type "
+                f"{TORCH_TYPE_NAMES[out.dtype]}"
+            )
+        if out.shape != result.shape:
+            raise ScriptError(
+                f"{source_position(node)}: out= of another shape than the result is not supported"
+            )
+        self.check_in_place(out, False)
+        self.python(lambda: out.write(result.value.astype(out.dtype)))
+        return out
+
+    def write_in_place(self, t: Tensor, result: Tensor) -> Tensor:
+        """An in-place op's result written into t, with the node torch records for it."""
+        if result.shape != t.shape:
+            raise ScriptRuntimeError(
+                f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)}"
+            )
+        fn = result.grad_fn
+        if fn is not None:  # PyTorch saves a clone of self for an in-place op's own backward
+            first = fn.operands[0]
+            fn.operands = (dataclasses.replace(first, version=None),) + fn.operands[1:]
+        if fn is not None and t.view_of is not None:  # through a view: the base gets CopySlices
+            self.record_write(t, Ellipsis, result, "CopySlices")
+            return t
+        t.assign(result.value)
+        if fn is not None:
+            t.grad_fn, t.requires_grad = fn, True
+            fn.output = (t.version, t.version.value)
+            fn.out = result.value
+            t.autograd_writes += 1  # views of t taken before now have a stale grad_fn
+        return t
+
+    def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        check_keywords(name, kwargs, _METHOD_KEYWORDS, "TensorBase.")
+        if name == "backward":
+            return self.backward(
+                t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph", "inputs"))
+            )
+        if name == "item" and not args:
+            return self.item(t)
+        if name == "tolist" and not args:
+            bounds.check_text_length(t.value.size, self.line)  # a list of MAX_SEQUENCE numbers at most
+            runtime.spend(t.value.size * _PYTHON_ITEM_WORK)
+            return t.value.tolist()
+        if name == "size":
+            if args or kwargs:
+                dim = args[0] if args else kwargs["dim"]
+                return self.python(lambda: t.shape[dim])
+            return Size(t.shape)
+        if name in ("dim", "ndimension") and not args:
+            return t.value.ndim
+        if name in ("numel", "nelement") and not args:
+            return int(t.value.size)
+        if name == "is_contiguous" and not args and not kwargs:
+            return strides.is_contiguous(t.shape, runtime.element_strides(t))
+        if name == "stride" and len(args) <= 1 and not kwargs:
+            layout = runtime.element_strides(t)
+            return tuple(layout) if not args else layout[dim_index(args[0], len(layout))]
+        if name == "requires_grad_":
+            t.set_requires_grad(self.truth(args[0]) if args else bool(kwargs.get("requires_grad", True)))
+            return t
+        if name == "retain_grad" and not args:
+            if t.grad_fn is not None:
+                t.retains_grad = True
+                t.grad_fn.retained = t
+            elif not t.requires_grad:
+                raise ScriptRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return None
+        if name == "detach" and not args:
+            return Tensor.alias(t)  # shares elements and the version counter
+        if name == "detach_" and not args:
+            t.grad_fn, t.requires_grad = None, False
+            return t
+        if name == "numpy" and not args:
+            if t.requires_grad:
+                raise ScriptRuntimeError(
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+                )
+            return t.value
+        if name in ("scatter_", "scatter"):
+            return self.scatter(t, name, args, kwargs, node)
+        if name in ("zero_", "fill_"):
+            fill = 0 if name == "zero_" else args[0]
+            # torch's node: ZeroBackward0, FillBackward2 for a number, FillBackward3 for a tensor
+            kind = (
+                "ZeroBackward0" if name == "zero_" else f"FillBackward{3 if isinstance(fill, Tensor) else 2}"
+            )
+            if isinstance(fill, Tensor):
+                fill = self.item(fill)
+            self.check_in_place(t, self.grad_enabled and t.requires_grad)
+            if self.grad_enabled and t.requires_grad:
+                kind = "CopySlices" if t.view_of is not None else kind
+                self.record_write(t, Ellipsis, float(fill), kind)
+                return t
+            self.python(lambda: t.write(fill))
+            return t
+        if name in _IN_PLACE_CALLS:
+            others = [a for a in [*args, *kwargs.values()] if isinstance(a, Tensor)]
+            recording = self.grad_enabled and (t.requires_grad or any(a.requires_grad for a in others))
+            self.check_in_place(t, recording)
+            return self.write_in_place(t, self.registry("", _IN_PLACE_CALLS[name], t, args, kwargs, node))
+        if name in _IN_PLACE_METHODS:
+            alpha = kwargs.pop("alpha", None)
+            if len(args) != 1 or kwargs:
+                raise ScriptRuntimeError(f"{name}() takes one tensor or number (and alpha=)", "TypeError")
+            return self.in_place(t, _IN_PLACE_METHODS[name], args[0], alpha)
+        if name == "copy_" and len(args) == 1 and isinstance(args[0], Tensor):
+            recording = self.grad_enabled and (t.requires_grad or args[0].requires_grad)
+            self.check_in_place(t, recording)
+            if recording:
+                self.record_write(
+                    t, Ellipsis, args[0], "CopySlices" if t.view_of is not None else "CopyBackwards"
+                )
+                return t
+            t.assign(np.broadcast_to(args[0].value, t.shape))
+            return t
+        if name in ("cpu", "cuda") and not args and not kwargs:
+            self.on_cpu(name)
+            return t
+        if name == "to":  # .to(device), .to(dtype), .to(device, dtype), .to(device=..., dtype=...)
+            kwargs.pop("non_blocking", None)
+            given = list(args) + [kwargs.pop(k) for k in ("device", "dtype") if k in kwargs]
+            if kwargs or len(given) > 2 or not all(isinstance(g, (DType, Device, str)) for g in given):
+                raise ScriptError(
+                    f"{source_position(node)}: .to() takes a device and/or a dtype here, as in .to(device) or .to(torch.float64)"
+                )
+            for g in given:
+                if not isinstance(g, DType):
+                    self.on_cpu(g)
+            dtypes_given = [g for g in given if isinstance(g, DType)]
+            if not dtypes_given:
+                return t
+            args, name = dtypes_given, "to"
+        if name in ("float", "double", "long", "int", "bool", "to", "type") and not kwargs:
+            target = {
+                "float": "float32",
+                "double": "float64",
+                "long": "int64",
+                "int": "int32",
+                "bool": "bool",
+            }.get(name)
+            if name in ("to", "type"):
+                if len(args) != 1 or not isinstance(args[0], DType):
+                    raise ScriptError(
+                        f"{source_position(node)}: .{name}() takes a dtype here, as in .to(torch.float64)"
+                    )
+                target = args[0].name
+            if target == t.dtype:
+                return t
+            if t.dtype in ("float32", "float64") and target in ("float32", "float64"):
+                return self.apply("_to_copy", [t], {"dtype": target})
+            # an integer or bool result never requires grad in torch: no node, no gradient
+            return Tensor(t.value.astype(target), dtype=target)
+        if name in PIECE_CALLS:
+            return self.pieces(name, t, args, kwargs)
+        if name in POSITION_CALLS:
+            return self.positions(name, t, args, kwargs)
+        if name == "register_hook" and len(args) == 1 and not kwargs:
+            return self.register_hook(t, args[0], node)
+        if name == "register_post_accumulate_grad_hook":
+            raise ScriptError(f"{source_position(node)}: post-accumulate hooks are not supported yet")
+        return self.registry("", name, t, args, kwargs, node)

@@ -1,0 +1,246 @@
+"""The values a `run` script holds besides numbers, strings and lists: torch's objects as the
+interpreter models them (functions, modules, dtypes, sizes, devices, grad_fn nodes, hook handles),
+and `show`, the one place a tensor becomes text."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import runtime
+from .runtime import Tensor
+from .tensor_repr import dtype_repr, size_repr, tensor_repr
+
+
+def show(t: Tensor) -> str:
+    """The one place a tensor becomes text: PyTorch's repr."""
+    if t.stale_view and not t.view_of.steps:  # PyTorch regenerates a view's grad_fn
+        t.refresh_view()
+    name = t.grad_fn.name if t.grad_fn is not None else None
+    if t.stale_view:
+        name = "AsStridedBackward0"
+    text = tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
+    return "Parameter containing:\n" + text if is_parameter(t) else text
+
+
+def is_parameter(t: Tensor) -> bool:
+    """Made by torch.nn.Parameter (views, detach() and results of ops are plain tensors)."""
+    return t.__dict__.get("parameter", False)
+
+
+# ---------------------------------------------------------------- values of the language
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str  # torch, torch.nn.functional, torch.autograd, math, numpy
+
+
+@dataclass(frozen=True)
+class Function:
+    """A library function: `torch.sin`, `F.relu`, `math.sqrt`, or a builtin (`print`)."""
+
+    module: str  # "" for builtins
+    name: str
+
+
+@dataclass(frozen=True)
+class Method:
+    receiver: Any
+    name: str
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str  # float32
+
+    def __repr__(self) -> str:
+        return dtype_repr(self.name)
+
+
+class Size(tuple):
+    def __repr__(self) -> str:
+        return size_repr(self)
+
+
+@dataclass(frozen=True)
+class TypeOf:
+    """What `type(v)` gives a script: a class it can print and compare, nothing to call."""
+
+    name: str  # 'torch.Tensor', 'tuple' ...
+
+    def __repr__(self) -> str:
+        return f"<class '{self.name}'>"
+
+
+class Picked(tuple):
+    """What x.max(dim) and torch.min(x, dim) return: torch.return_types.max(values, indices),
+    a tuple (unpacking, [0], [1]) whose parts are also .values and .indices."""
+
+    kind: str
+
+    def __new__(cls, parts: list, kind: str) -> Picked:
+        picked = super().__new__(cls, parts)
+        picked.kind = kind
+        return picked
+
+    @property
+    def values(self) -> Any:
+        return self[0]
+
+    @property
+    def indices(self) -> Any:
+        return self[1]
+
+
+@dataclass
+class UserFunction:
+    node: ast.FunctionDef
+    grad_mode: NoGrad | None = None  # @torch.no_grad(): the body runs without recording
+    generator: bool = False  # a body with `yield`: calling it runs it through (see Generated)
+    closure: tuple[dict, ...] = ()  # the enclosing defs' frames, innermost first (read-only names)
+
+
+class Generated(list):
+    """What calling a generator function gives a script: the body runs to its end at the
+    call (within the script's caps) and its yielded values are iterated afterwards. Only the
+    timing of the body's own side effects (prints) can differ from Python's lazy generator."""
+
+    def __init__(self, values: list, name: str) -> None:
+        super().__init__(values)
+        self.name = name
+
+
+@dataclass
+class Iterator:
+    """iter(sequence): next() takes its items in order."""
+
+    items: list
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class NoGrad:
+    enabled: bool = False  # torch.no_grad() -> False, torch.enable_grad() -> True
+    before: bool | None = None  # set_grad_enabled(b) switched at the call: the mode to restore
+    inference: bool = False  # torch.inference_mode(): tensors made inside keep no version counter
+
+
+@dataclass
+class Caught:
+    """An exception value bound by `except RuntimeError as e`."""
+
+    kind: str
+    message: str
+
+
+@dataclass(eq=False)
+class AccumulateGrad:
+    """The node that accumulates a leaf's gradient into .grad (PyTorch's next_functions show it)."""
+
+    variable: Tensor
+
+
+def next_functions(fn: Any) -> tuple:
+    """PyTorch's grad_fn.next_functions: one (node, 0) per differentiable tensor input.
+
+    A number operand of mul/add/sub/div is a wrapped tensor in PyTorch (an entry of its own,
+    None, after the tensor: 2 * x is mul(x, 2)); rsub, rdiv and pow take it as a Scalar (no
+    entry); where's condition is no input."""
+    if isinstance(fn, AccumulateGrad):
+        return ()
+    operands = list(fn.operands)
+    name = fn.op.name
+    if name == "where":
+        operands = operands[1:]
+    tensors = [o for o in operands if isinstance(o, runtime.Operand)]
+    wrapped = name in ("mul", "add") or name in ("sub", "div") and isinstance(operands[-1], float)
+    wrapped = wrapped and not fn.name.endswith("Backward1")  # a rule's Scalar overload has no entry
+    wrapped = wrapped or name == "copy_slices"  # y[0] = 0 copies from a tensor made of the number
+    # create_graph's .grad is copy_ into a new tensor that requires no grad: its entry first
+    entries: list[tuple] = [(None, 0)] if fn.name == "CopyBackwards" else []
+    for operand in tensors:
+        if operand.grad_fn is not None:
+            entries.append((operand.grad_fn, 0))
+        elif operand.requires_grad:
+            if operand.tensor.accumulator is None:  # one per leaf, as PyTorch keeps it
+                operand.tensor.accumulator = AccumulateGrad(operand.tensor)
+            entries.append((operand.tensor.accumulator, 0))
+        else:
+            entries.append((None, 0))
+    if wrapped and len(tensors) < len(operands):
+        entries.append((None, 0))
+    if name == "clamp_tensor":  # clamp.Tensor keeps a slot for a bound left out (a number here)
+        entries = _fill(entries, operands)
+    return tuple(entries)
+
+
+def _fill(entries: list, operands: list) -> list:
+    """The tensor operands' entries, spread over every operand position (None where a number)."""
+    found = iter(entries)
+    return [next(found) if isinstance(o, runtime.Operand) else (None, 0) for o in operands]
+
+
+@dataclass(eq=False)
+class HookHandle:
+    """What register_hook returns; .remove() takes the hook off."""
+
+    owner: dict
+    key: int
+
+    def remove(self) -> None:
+        self.owner.pop(self.key, None)
+
+
+class Device:
+    """torch.device: gradcli runs on the CPU; a cuda or mps device can be named, not used."""
+
+    def __init__(self, kind: str = "cpu") -> None:
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.kind}')"
+
+    def __str__(self) -> str:  # print(x.device) and f"{x.device}" show "cpu"
+        return self.kind
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Device) and other.kind == self.kind
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+NO_CUDA = "Torch not compiled with CUDA enabled"
+
+
+class Fixed:
+    """A torch function whose answer is fixed here: torch.cuda.is_available() is False."""
+
+    def __init__(self, name: str, value: Any) -> None:
+        self.name, self.value = name, value
+
+
+@dataclass
+class RunResult:
+    stdout: str
+    warnings: list[str] = field(default_factory=list)
+    backward_calls: list[dict] = field(default_factory=list)
+    error: str | None = None  # `line N: RuntimeError: ...`; what was printed before is in stdout
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "stdout": self.stdout,
+            "warnings": list(self.warnings),
+            "backward_calls": [c if isinstance(c, dict) else c.to_dict() for c in self.backward_calls],
+        }
+        if self.error is not None:
+            document["error"] = self.error
+        return document
+
+
+CONTAINERS = (list, tuple, dict, set)

@@ -1,0 +1,236 @@
+"""What `run` accepts, decided before anything runs: Python's parser reads the script, then `check`
+walks the whole tree against the whitelist, so a hostile script prints nothing and runs nothing."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+from .. import limits
+from .runtime import ScriptError
+
+IMPORTS = {
+    "torch": "torch",
+    "torch.nn.functional": "torch.nn.functional",
+    "torch.autograd": "torch.autograd",
+    "torch.autograd.functional": "torch.autograd.functional",
+    "torch.nn": "torch.nn",
+    "math": "math",
+    "numpy": "numpy",
+}
+
+# ---------------------------------------------------------------- the whitelist
+
+_ALLOWED = (
+    ast.Yield,  # only as a statement in a def (check() refuses it elsewhere)
+    ast.Starred,  # only as a call's argument, f(*xs) (check() refuses it elsewhere)
+    ast.Module,
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.For,
+    ast.While,
+    ast.If,
+    ast.FunctionDef,
+    ast.Lambda,  # a def of one return expression (see Interpreter.expr)
+    ast.Return,
+    ast.Try,
+    ast.ExceptHandler,
+    ast.Assert,
+    ast.With,
+    ast.withitem,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+    ast.Import,
+    ast.ImportFrom,
+    ast.alias,
+    ast.arguments,
+    ast.arg,
+    ast.Name,
+    ast.Load,
+    ast.Store,
+    ast.Constant,
+    ast.Attribute,
+    ast.Call,
+    ast.keyword,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.Subscript,
+    ast.Slice,
+    ast.Tuple,
+    ast.List,
+    ast.Dict,
+    ast.JoinedStr,
+    ast.FormattedValue,
+    ast.IfExp,
+    ast.ListComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.comprehension,
+    ast.operator,
+    ast.unaryop,
+    ast.boolop,
+    ast.cmpop,
+    ast.expr_context,
+)
+FORBIDDEN_CALLS = {
+    "eval",
+    "exec",
+    "compile",
+    "open",
+    "getattr",
+    "setattr",
+    "delattr",
+    "globals",
+    "locals",
+    "vars",
+    "input",
+    "breakpoint",
+    "help",
+    "dir",
+    "object",
+    "memoryview",
+    "exit",
+    "quit",
+}
+_WHAT = {
+    "While": "while loops",
+    "ClassDef": "class definitions",
+    "Lambda": "lambda",
+    "Global": "global",
+    "Nonlocal": "nonlocal",
+    "Delete": "del",
+    "Raise": "raise",
+    "SetComp": "set comprehensions",
+    "Set": "sets",
+    "YieldFrom": "yield from",
+    "Await": "await",
+    "AsyncFunctionDef": "async",
+    "NamedExpr": "':='",
+    "Starred": "starred arguments",
+    "AnnAssign": "annotations",
+}
+
+
+def source_position(node: ast.AST) -> str:
+    return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
+
+
+def yields(node: ast.FunctionDef) -> bool:
+    """Whether this def's own body (not a nested def's) yields: a generator function."""
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.Yield):
+            return True
+        if not isinstance(child, (ast.FunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(child))
+    return False
+
+
+def check(module: ast.Module) -> None:
+    """Refuse, before running anything, what the language does not have; names the first offence."""
+    statements = {  # `yield v` as a statement of a def: a generator function (Generated)
+        id(n.value)
+        for fn in ast.walk(module)
+        if isinstance(fn, ast.FunctionDef)
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Yield)
+    }
+    spread = {id(a) for n in ast.walk(module) if isinstance(n, ast.Call) for a in n.args}  # f(*xs)
+    # `def step(input, hidden)`, `dir = ...`: a name the script binds is its own variable, never
+    # Python's builtin (which gradcli does not have); an unbound use is refused below.
+    bound = {n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {n.arg for n in ast.walk(module) if isinstance(n, ast.arg)}
+    bound |= {n.name for n in ast.walk(module) if isinstance(n, ast.FunctionDef)}
+    stack: list[tuple[ast.AST, int]] = [(module, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.Starred) and id(node) not in spread:
+            raise ScriptError(
+                f"{source_position(node)}: starred expressions are supported in calls only, as in f(*xs)"
+            )
+        if isinstance(node, ast.Yield) and id(node) not in statements:
+            raise ScriptError(
+                f"{source_position(node)}: yield is supported as a statement in a def, as in `yield x, y`"
+            )
+        if depth > limits.Script.MAX_EXPR_DEPTH and isinstance(node, ast.expr):
+            raise ScriptError(
+                f"{source_position(node)}: expression nesting exceeds the limit MAX_EXPR_DEPTH={limits.Script.MAX_EXPR_DEPTH}"
+            )
+        kind = type(node).__name__
+        if not isinstance(node, _ALLOWED):
+            raise ScriptError(
+                f"{source_position(node)}: {_WHAT.get(kind, kind)} not supported in gradcli run scripts"
+            )
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if isinstance(node, (ast.FunctionDef, ast.arg)):
+            name = getattr(node, "name", None) or getattr(node, "arg", None)
+        # `type(e).__name__` is read-only and gives a name: the one dunder a script may read
+        readable = isinstance(node, ast.Attribute) and name == "__name__" and isinstance(node.ctx, ast.Load)
+        if isinstance(name, str) and name.startswith("__") and not readable:
+            raise ScriptError(f"{source_position(node)}: names starting with '__' are not allowed: '{name}'")
+        if isinstance(node, ast.Name) and node.id in FORBIDDEN_CALLS and node.id not in bound:
+            raise ScriptError(f"{source_position(node)}: '{node.id}' is not available in gradcli run scripts")
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in IMPORTS:
+                    raise ScriptError(
+                        f"{source_position(node)}: import of '{alias.name}' refused: only torch, "
+                        "torch.nn.functional, torch.autograd, math and numpy can be imported"
+                    )
+        if isinstance(node, ast.ImportFrom):
+            if node.module not in IMPORTS or node.level:
+                raise ScriptError(
+                    f"{source_position(node)}: import from '{node.module}' refused: only torch, "
+                    "torch.nn.functional, torch.autograd, math and numpy can be imported"
+                )
+            if any(alias.name == "*" for alias in node.names):
+                raise ScriptError(
+                    f"{source_position(node)}: 'import *' is not supported; name what you import"
+                )
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            args = node.args
+            decorated = isinstance(node, ast.FunctionDef) and len(node.decorator_list) > 1
+            if decorated or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+                raise ScriptError(
+                    f"{source_position(node)}: only plain functions (def f(a, b=1):, lambda t: t ** 2), or one "
+                    "@torch.no_grad(), are supported"
+                )
+        if (
+            isinstance(node, (ast.For, ast.While))
+            and node.orelse
+            or isinstance(node, ast.Try)
+            and (node.orelse or node.finalbody)
+        ):
+            raise ScriptError(f"{source_position(node)}: else/finally clauses are not supported")
+        if isinstance(node, ast.Dict) and any(key is None for key in node.keys):
+            raise ScriptError(f"{source_position(node)}: dict unpacking ({{**d}}) is not supported")
+        if isinstance(node, ast.keyword) and node.arg is None:
+            raise ScriptError(f"{source_position(node)}: keyword unpacking (f(**d)) is not supported")
+        if isinstance(node, ast.Constant) and isinstance(node.value, (bytes, complex)):
+            raise ScriptError(
+                f"{source_position(node)}: {type(node.value).__name__} literals are not supported"
+            )
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, depth + 1 if isinstance(child, ast.expr) else 0))
+
+
+def parse_script(source: str) -> ast.Module:
+    if len(source) > limits.MAX_PROGRAM_CHARS:
+        raise ScriptError(
+            f"the script is longer than MAX_PROGRAM_CHARS={limits.MAX_PROGRAM_CHARS:,} characters"
+        )
+    if "\x00" in source:
+        raise ScriptError("the script contains a NUL byte")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source, mode="exec")
+    except SyntaxError as exc:
+        raise ScriptError(f"line {exc.lineno}, column {exc.offset}: SyntaxError: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise ScriptError(f"the script cannot be parsed: {type(exc).__name__}") from None
