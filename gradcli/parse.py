@@ -13,101 +13,39 @@ import math
 import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 from . import limits
+from .binding import (
+    ALWAYS_PAIRED,
+    ELEMENTWISE_PICK,
+    PICKED,
+    CallBinding,
+    dotted_name,
+    float_call,
+    has_dim,
+    has_other,
+)
 from .errors import LimitError, ParseError
 from .ops import (
     BINARY,
+    BITWISE,
+    COMPARISONS,
     COMPOSITES,
     CONSTANTS,
-    FUNCTIONAL,
-    FUNCTIONAL_MODULES,
     FUNCTIONS,
-    LISTED,
-    LISTED_EMPTY,
     MODULES,
-    NOT_IN_TORCH,
-    NOT_METHODS,
-    OTHER_ORDER,
-    PYTHON_BUILTINS,
-    REGISTRY,
-    SIGNATURES,
+    OPERATOR_SYMBOLS,
     TORCH_SPELLINGS,
-    Composite,
-    Param,
-    Spelling,
 )
-
-
-@dataclass(frozen=True)
-class Num:
-    """A number literal (or pi/e); `text` keeps how it was written, for the symbolic form."""
-
-    value: float
-    text: str
-    line: int
-    column: int
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A use of a name: an input or an earlier statement's result."""
-
-    name: str
-    line: int
-    column: int
-
-
-@dataclass(frozen=True)
-class Apply:
-    """An op applied to operand expressions, with its non-tensor arguments (dim=, keepdim=).
-
-    `op` names a registry record, or a shaped Composite (cross_entropy, linear) that the
-    graph expands into records once its operands' shapes are known."""
-
-    op: str
-    args: tuple[Expr, ...]
-    line: int
-    column: int
-    attrs: tuple[tuple[str, Any], ...] = ()  # the op's params, every one given or defaulted
-    # A step of a subscript such as x[0, 5]: its element's place in the index tuple (torch's
-    # out-of-bounds error names that place), and on the first step the number of dims the
-    # subscript indexes (torch refuses more than the tensor has first).
-    subscript: tuple[int, int | None] | None = field(default=None, compare=False)
-
-
-Expr = Num | Ref | Apply
-
-
-@dataclass(frozen=True)
-class Deferred:
-    """An int argument written as an expression of sizes (`x.shape[0]`, `len(x) - 1`) or a
-    `range(len(x))` index: the graph settles it once the shapes are known."""
-
-    exprs: tuple[Expr, ...]
-    what: str  # the argument's name, for errors
-    kind: str = "int"  # one int; "range": range(*exprs); "shape": the sizes of exprs[0], x.shape
-
-
-@dataclass(frozen=True)
-class Statement:
-    target: str | None  # None for a bare expression
-    expr: Expr
-    line: int
-    in_place: bool = False  # `c += 1`: PyTorch's in-place op on the tensor `c` names
-
-
-@dataclass(frozen=True)
-class Program:
-    """A parsed program: statements in order; the last one is the output."""
-
-    source: str
-    statements: tuple[Statement, ...]
-    inputs: tuple[str, ...]  # free names, in order of first use
-    multiline: bool
-
+from .program import (
+    Apply,
+    Deferred,  # noqa: F401  (graph.py still imports it from here)
+    Expr,
+    Num,
+    Program,
+    Ref,
+    Statement,
+)
 
 _FRIENDLY = {
     "Lambda": "lambda",
@@ -136,173 +74,13 @@ _FRIENDLY = {
     "FunctionDef": "function definition",
     "ClassDef": "class definition",
 }
-_MODULE_ROOTS = {"torch", "np", "numpy", "math", "F", "jnp", "jax", "nn"}
-_MODULES_HINT = "known module prefixes: " + ", ".join(sorted(MODULES))
-# Names from other tools that mean one of ours, for "did you mean" hints.
-_SYNONYMS = {"ln": "log"}
-
-
-_PICKED = {
-    "max": ("max_values", "argmax"),
-    "min": ("min_values", "argmin"),
-    "sort": ("sort", "argsort"),
-    "topk": ("topk", "topk_indices"),
-}
-_ALWAYS_PAIRED = {"sort", "topk"}  # (values, indices) with or without a dim
-
-
-def _dtype_kind(value: Any) -> str | None:
-    """float, int64 or bool: what a `gradcli run` tensor is, as the graph's nodes say it; a
-    Python number is "number", as the graph names a number operand."""
-    if isinstance(value, (int, float)):  # bool too: a Python scalar, not a tensor
-        return "number"
-    dtype = str(getattr(value, "dtype", "float"))
-    return "bool" if dtype == "bool" else "int64" if dtype.startswith(("int", "uint")) else "float"
-
-
-def _float_call(node: ast.AST) -> float | None:
-    """float('-inf'), float('nan'), float('1e-3'): Python's float of a string literal, as
-    attention masks write -inf; None for any other node (float(x) of a tensor is refused)."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "float"
-        and len(node.args) == 1
-        and not node.keywords
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
-        and len(node.args[0].value) <= 40
-    ):
-        try:
-            return float(node.args[0].value)
-        except ValueError:
-            return None
-    return None
-
-
-def _element_strides(value: Any) -> tuple[int, ...] | None:
-    """A `gradcli run` tensor's strides in elements, as torch counts them (None for a number)."""
-    array = getattr(value, "value", None)
-    if not isinstance(getattr(array, "strides", None), tuple) or not getattr(array, "itemsize", 0):
-        return None
-    return tuple(stride // array.itemsize for stride in array.strides)
-
-
-def _torch_refuses(name: str, written: str, module: str | None, method: bool) -> tuple[str, str] | None:
-    """(error, hint) where torch has no such function or method (F.sin, x.softplus(), torch.view),
-    or a bare name is a Python builtin with another meaning (float(x)); None where it has."""
-    if method and name in NOT_METHODS:
-        fix = (
-            f"F.{name}(x)"
-            if name in FUNCTIONAL
-            else f"torch.{name}(...)"
-            if name not in NOT_IN_TORCH
-            else f"{name}(x)"
-        )
-        return f"unknown method '{written}'", f"torch has no Tensor.{name}; write {fix}"
-    if module in FUNCTIONAL_MODULES and name not in FUNCTIONAL:
-        return f"unknown function '{written}'", f"torch.nn.functional has no {name}; write torch.{name}(x)"
-    if module == "torch" and name in OTHER_ORDER:
-        return f"'{written}' takes its arguments in another order", f"write {OTHER_ORDER[name]}"
-    if module == "torch" and name in NOT_IN_TORCH:
-        fix = (
-            f"F.{name}(x)"
-            if name in FUNCTIONAL
-            else f"x.{name}()"
-            if name not in NOT_METHODS
-            else f"{name}(x)"
-        )
-        return f"unknown function '{written}'", f"the torch module has no function {name}; write {fix}"
-    if module is None and not method and name in PYTHON_BUILTINS:
-        return (
-            f"{name}(x) is Python's {name} of a tensor, not a tensor",
-            f"write x.{name}() for torch's conversion",
-        )
-    return None
-
-
-def _is_int_literal(node: ast.AST) -> bool:
-    """3 or -3, as written."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) is int
-
-
-def _is_none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _has_dim(call: ast.Call, receiver: list) -> bool:
-    """torch.max(x, 1) / x.max(dim=1): the form that returns (values, indices)."""
-    return len(receiver) + len(call.args) > 1 or any(kw.arg in ("dim", "axis") for kw in call.keywords)
 
 
 def returns_pair(name: str, call: ast.Call, receiver: list) -> bool:
     """Whether this call returns torch's (values, indices): x.sort(), x.topk(k), x.max(dim)."""
-    if name in _ALWAYS_PAIRED:
+    if name in ALWAYS_PAIRED:
         return True
-    return name in _ELEMENTWISE_PICK and _has_dim(call, receiver) and not _has_other(call, receiver)
-
-
-_ELEMENTWISE_PICK = {"max": "maximum", "min": "minimum"}
-# torch's dtype names, for x.to(torch.float64) and x.type(torch.long): the method each means
-_DTYPE_METHODS = {
-    **dict.fromkeys(("float", "float32", "double", "float64"), "float"),
-    **dict.fromkeys(("long", "int64"), "long"),
-    "bool": "bool",
-}
-
-
-# dtype= of a constructor: what the new tensor is in torch (the graph's dtype kinds). Python's
-# and NumPy's `int` is int64; torch.int (int32) and the half floats are not gradcli's.
-_DTYPE_NAMES = {
-    **dict.fromkeys(("torch.float", "torch.float32", "torch.double", "torch.float64"), "float"),
-    **dict.fromkeys(("float", "float32", "float64", "double"), "float"),
-    **dict.fromkeys(("torch.long", "torch.int64", "int", "int64"), "int64"),
-    **dict.fromkeys(("torch.bool", "bool", "bool_"), "bool"),
-}
-
-
-# Methods torch has that gradcli's one-device, float/int64/bool model leaves out, with the
-# spelling that does what a program usually wants from them.
-_NOT_MODELLED = {
-    "int": "x.int() makes an int32 tensor, which gradcli does not model; x.long() gives int64",
-    "short": "gradcli's integer tensors are int64: write x.long()",
-    "half": "gradcli computes in float64 or float32 (--dtype); x.float() keeps the values",
-    "bfloat16": "gradcli computes in float64 or float32 (--dtype); x.float() keeps the values",
-    "cuda": "gradcli computes on the CPU: leave .cuda() out (x.cpu() is x itself)",
-    "numpy": "a program's values are tensors; the output's value is printed (or in --format json)",
-    "requires_grad_": "a program's leaves are its --at names: give the tensor with --at",
-    "backward": "gradcli grad runs backward() on the program's output; a script with .backward() "
-    "runs with 'gradcli run'",
-}
-_RANDOM = (
-    "a program has no random numbers: give values with --at x=randn(3) (seeded), or use "
-    "'gradcli run' for a script with torch.manual_seed"
-)
-# Functions torch has that a program leaves to the command line or to `gradcli run`.
-_NOT_IN_PROGRAMS = {
-    **dict.fromkeys(("rand", "randn", "randint", "rand_like", "randn_like", "manual_seed", "normal"), _RANDOM),
-    "empty": "torch.empty is uninitialised memory: write torch.zeros(...)",
-}
-
-
-def _has_other(call: ast.Call, receiver: list) -> bool:
-    """torch.max(x, y) / x.max(y) / torch.max(x, other=y): a second tensor, not a dim."""
-    if any(kw.arg == "other" for kw in call.keywords):
-        return True
-    second = (receiver + list(call.args))[1:2]
-    return bool(second) and not _is_int_literal(second[0]) and not _is_size(second[0])
-
-
-def _is_size(node: ast.AST) -> bool:
-    """An int written with sizes (x.dim() - 1, len(x.shape) - 1): a dim, not a tensor."""
-    return any(
-        (isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim"))
-        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dim", "size"))
-        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len")
-        for n in ast.walk(node)
-    )
+    return name in ELEMENTWISE_PICK and has_dim(call, receiver) and not has_other(call, receiver)
 
 
 def _picked_part(node: ast.AST) -> tuple[ast.Call, int] | None:
@@ -321,7 +99,7 @@ def _picked_part(node: ast.AST) -> tuple[ast.Call, int] | None:
         and type(node.slice.value) is int
         and isinstance(node.value.func, (ast.Attribute, ast.Name))
         and (node.value.func.attr if isinstance(node.value.func, ast.Attribute) else node.value.func.id)
-        in _PICKED
+        in PICKED
     ):
         return node.value, node.slice.value
     return None
@@ -356,48 +134,10 @@ def _unpacks_a_shape(stmt: ast.Assign) -> ast.AST | None:
     return None
 
 
-def _dotted(node: ast.AST) -> str | None:
-    """`torch.nn.functional` for that attribute chain of plain names; None for anything else."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _number_text(value: float) -> str:
-    return str(int(value)) if math.isfinite(value) and value == int(value) else repr(value)
-
-
-def _guess(name: str) -> str:
-    import difflib  # only for this hint: a parse that succeeds never needs it
-
-    known = sorted(TORCH_SPELLINGS)
-    close = difflib.get_close_matches(name, known + list(_SYNONYMS), n=1)
-    listed = "see 'gradcli ops' for the list"
-    return f"did you mean {_SYNONYMS.get(close[0], close[0])}? {listed}" if close else listed
-
-
 # Every BinOp, Call and unary minus has one of these characters of its own (`^` is read
 # as `**` before parsing), so their count bounds the number of operations from above.
 _OPERATION_CHARACTERS = "+-*/@%<>|&("
-_COMPARISONS = {"Gt": "gt", "Lt": "lt", "GtE": "ge", "LtE": "le", "Eq": "eq", "NotEq": "ne"}
-_BITWISE = {"BitAnd": "bitwise_and", "BitOr": "bitwise_or", "Invert": "bitwise_not"}
 _IN_PLACE = {"Add", "Sub", "Mult", "Div", "Pow"}  # +=, -=, *=, /=, **= (PyTorch has no in-place @)
-_OPERATORS = {
-    "MatMult": "@",
-    "FloorDiv": "//",
-    "Mod": "%",
-    "LShift": "<<",
-    "RShift": ">>",
-    "BitOr": "|",
-    "BitAnd": "&",
-    "Invert": "~",
-    "Not": "not",
-}
 
 
 # Characters from maths text and word processors, and what Python spells them as.
@@ -495,7 +235,7 @@ class _Source:
         return self.position(line, byte_col)
 
 
-class _Parser:
+class _Parser(CallBinding):
     def __init__(self, source: str, names: frozenset[str] = frozenset()) -> None:
         self.src = _Source(source)
         self.operations = 0  # Apply nodes made so far, checked against MAX_NODES
@@ -561,11 +301,11 @@ class _Parser:
             return [], lambda: Ref(name, line, col)  # `t` or `e` as a variable, as Python allows
         if isinstance(node, ast.BinOp):
             kind = type(node.op).__name__
-            if kind in _BITWISE:  # a & b, a | b on bool tensors: torch's bitwise ops (no grad)
-                composite = COMPOSITES[_BITWISE[kind]]
+            if kind in BITWISE:  # a & b, a | b on bool tensors: torch's bitwise ops (no grad)
+                composite = COMPOSITES[BITWISE[kind]]
                 return [node.left, node.right], lambda a, b: self.composed(composite, (a, b), {}, line, col)
             if kind not in BINARY:
-                raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
+                raise self.error(f"operator '{OPERATOR_SYMBOLS.get(kind, kind)}' is not supported", node)
             return [node.left, node.right], lambda a, b: Apply(BINARY[kind], (a, b), line, col)
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):
@@ -573,10 +313,10 @@ class _Parser:
             if isinstance(node.op, ast.UAdd):
                 return [node.operand], lambda a: a  # +x is x itself, as in PyTorch
             if isinstance(node.op, ast.Invert):  # ~mask
-                composite = COMPOSITES[_BITWISE["Invert"]]
+                composite = COMPOSITES[BITWISE["Invert"]]
                 return [node.operand], lambda a: self.composed(composite, (a,), {}, line, col)
             kind = type(node.op).__name__
-            raise self.error(f"operator '{_OPERATORS.get(kind, kind)}' is not supported", node)
+            raise self.error(f"operator '{OPERATOR_SYMBOLS.get(kind, kind)}' is not supported", node)
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.value, ast.Attribute)
@@ -590,7 +330,7 @@ class _Parser:
             return self.plan_call(call, line, col, part=part)
         if isinstance(node, ast.Attribute):
             self.check_name(node.attr, node)
-            if _dotted(node.value) in MODULES and node.attr in CONSTANTS:  # math.pi, np.e
+            if dotted_name(node.value) in MODULES and node.attr in CONSTANTS:  # math.pi, np.e
                 return [], lambda: Num(CONSTANTS[node.attr], node.attr, line, col)
             if node.attr in ("T", "mT"):
                 return [node.value], lambda a: Apply(node.attr, (a,), line, col)
@@ -604,7 +344,7 @@ class _Parser:
                 f"unknown attribute '.{node.attr}' (only .T, .mT and the methods in 'gradcli ops')", node
             )
         if isinstance(node, ast.Call):
-            number = _float_call(node)
+            number = float_call(node)
             if number is not None:  # float('-inf'): a number, as Python reads it
                 text = ast.get_source_segment(self.src.text, node) or repr(number)
                 return [], lambda: Num(number, text, line, col)
@@ -615,592 +355,12 @@ class _Parser:
             if len(node.ops) != 1:
                 raise self.error("compare two things at a time: (a < b) & (b < c) is not supported", node)
             kind = type(node.ops[0]).__name__
-            if kind not in _COMPARISONS:
+            if kind not in COMPARISONS:
                 raise self.error(f"'{kind}' comparisons are not supported", node)
-            name = _COMPARISONS[kind]
+            name = COMPARISONS[kind]
             return [node.left, node.comparators[0]], lambda a, b: Apply(name, (a, b), line, col)
         kind = type(node).__name__
         raise self.error(f"{_FRIENDLY.get(kind, kind)} is not allowed in a gradcli program", node)
-
-    def plan_call(self, node: ast.Call, line: int, col: int, part: int | None = None):
-        """A call as PyTorch, NumPy or JAX users write it: f(x), torch.f(x), F.f(x), x.f().
-
-        `part` takes one member of what torch.max(x, dim) returns: 0 values, 1 indices."""
-        func = node.func
-        receiver: list[ast.AST] = []
-        for kw in node.keywords:  # f(__index__=x): a dunder name is refused wherever it is written
-            if kw.arg is not None:
-                self.check_name(kw.arg, kw.value)
-        if isinstance(func, ast.Name):
-            self.check_name(func.id, func)
-            table, name, written = TORCH_SPELLINGS, func.id, func.id
-        elif isinstance(func, ast.Attribute):
-            self.check_name(func.attr, func)
-            prefix = _dotted(func.value)
-            if prefix in MODULES:  # torch.sin(x), F.relu(x), np.sin(x)
-                table, name, written = MODULES[prefix], func.attr, f"{prefix}.{func.attr}"
-            elif prefix is not None and prefix.split(".")[0] in _MODULE_ROOTS and "." in prefix:
-                raise self.error(f"unknown module '{prefix}'", func.value, hint=_MODULES_HINT)
-            else:  # x.sin(), (a*b).sum(dim=0)
-                table, name, written = TORCH_SPELLINGS, func.attr, f".{func.attr}()"
-                receiver = [func.value]
-        else:
-            raise self.error("only gradcli's functions and methods can be called", node)
-        if receiver and name in ("to", "type") and table is TORCH_SPELLINGS:
-            # x.to(torch.float64), x.type(torch.long): the conversion's own method
-            name, node = (
-                self.dtype_method(node, written),
-                ast.copy_location(ast.Call(func=func, args=[], keywords=[]), node),
-            )
-        spelling = table.get(name)
-        module = _dotted(func.value) if isinstance(func, ast.Attribute) and not receiver else None
-        refused = _torch_refuses(name, written, module, bool(receiver)) if spelling is not None else None
-        if refused:
-            raise self.error(refused[0], func, hint=refused[1])
-        if spelling is None:
-            hint = _NOT_MODELLED.get(name) if receiver else _NOT_IN_PROGRAMS.get(name)
-            raise self.error(
-                f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=hint or _guess(name)
-            )
-        if (
-            spelling.op in _ELEMENTWISE_PICK
-            and part is None
-            and table is TORCH_SPELLINGS
-            and _has_other(node, receiver)
-        ):
-            # torch.max(a, b) / a.max(b) of two tensors: elementwise, torch.maximum (MaximumBackward0)
-            spelling = Spelling(_ELEMENTWISE_PICK[spelling.op])
-            other = [kw.value for kw in node.keywords if kw.arg == "other"]
-            node = ast.copy_location(
-                ast.Call(
-                    func=node.func,
-                    args=[*node.args, *other],
-                    keywords=[kw for kw in node.keywords if kw.arg != "other"],
-                ),
-                node,
-            )
-        if spelling.op == "clamp":  # tensor bounds are torch's other overload, clamp.Tensor
-            spelling, node = self.clamp_overload(node, receiver, spelling)
-        if spelling.op == "div":  # rounding_mode= is torch's div.Tensor_mode, DivBackward2
-            spelling, node = self.div_overload(node, spelling)
-        paired = spelling.op in _PICKED and (spelling.op in _ALWAYS_PAIRED or _has_dim(node, receiver))
-        if part is not None:
-            if not paired:
-                raise self.error(f"{written} returns one tensor: it has no .values or [0]", node)
-            spelling = Spelling(_PICKED[spelling.op][part], renames=spelling.renames)
-        elif paired and spelling.op in _ALWAYS_PAIRED:
-            raise self.error(
-                f"{written} returns (values, indices): take .values or .indices (or [0], [1])", node
-            )
-        elif paired:
-            raise self.error(
-                f"{written} with a dim returns (values, indices): take .values or .indices "
-                f"(or [0], [1]), or write {spelling.op}(x) over every element",
-                node,
-            )
-        positional = receiver + list(node.args)
-        keywords = list(node.keywords)
-        if spelling.op in LISTED:  # torch.cat([a, b], 1): the list's tensors are the operands
-            if receiver:  # torch has no x.cat(...)
-                raise self.error(f"unknown method '{written}'", func, hint=_guess(name))
-            op, positional, keywords = self.listed(node, spelling.op, written, positional, keywords)
-        else:
-            op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
-        if op.name in SIGNATURES:  # torch.gather(x, 1, index): a param between the tensors
-            positional, keywords = self.by_signature(node, op, written, positional, keywords)
-        for arg in positional:
-            if isinstance(arg, ast.Starred):
-                raise self.error("starred arguments are not allowed", arg)
-        tensors = op.arity - len(spelling.numbers)
-        operands, extra = positional[:tensors], positional[tensors:]
-        optional = op.optional if isinstance(op, Composite) else 0
-        while optional and operands and _is_none(operands[-1]) and len(operands) > tensors - optional:
-            operands.pop()  # F.linear(x, W, None): the optional operand left out
-        params = {param.name: param for param in op.params}
-        positional_params = [param.name for param in op.params if not param.keyword_only]
-        last = params[positional_params[-1]] if positional_params else None
-        if last is not None and last.kind == "ints" and len(extra) > len(positional_params):
-            # x.reshape(2, 3), x.permute(1, 0), torch.ones(2, 3): the last param takes the remaining ints
-            tail = len(positional_params) - 1
-            extra = [*extra[:tail], ast.Tuple(elts=extra[tail:], ctx=ast.Load(), lineno=line, col_offset=0)]
-        if len(operands) < tensors - optional or len(extra) > len(positional_params):
-            given = len(positional)
-            most = tensors + len(positional_params)
-            expected = f"{tensors - optional}" + (f" to {most}" if most > tensors - optional else "")
-            shown = written if receiver else f"{written}()"
-            raise self.error(f"{shown} takes {expected} argument(s) ({given} given)", node)
-        given_attrs: dict[str, ast.AST] = dict(zip(positional_params, extra))
-        renames = dict(spelling.renames)
-        for kw in keywords:
-            if kw.arg is None:
-                raise self.error("'**' arguments are not allowed", kw.value)
-            key = renames.get(kw.arg, kw.arg)
-            if key not in params:
-                raise self.error(f"{written} got an unexpected keyword argument '{kw.arg}'", kw.value)
-            if key in given_attrs:
-                raise self.error(f"{written} got multiple values for argument '{kw.arg}'", kw.value)
-            given_attrs[key] = kw.value
-        attrs = {param.name: param.default for param in op.params}
-        for key, value_node in given_attrs.items():
-            attrs[key] = self.attribute(params[key], value_node, written)
-        numbers = tuple(Num(v, _number_text(v), line, col) for v in spelling.numbers)
-        if isinstance(op, Composite):
-            return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
-        frozen = tuple(attrs.items())
-        return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
-
-    def clamp_overload(self, node: ast.Call, receiver: list, spelling: Spelling) -> tuple[Spelling, ast.Call]:
-        """torch.clamp(x, lo, hi) with a tensor bound: the clamp_tensor record, with a bound left
-        out written as an infinite number (torch takes both bounds as numbers or as tensors)."""
-        renames = dict(spelling.renames)
-        given: dict[str, ast.AST] = dict(zip(("input", "min", "max"), receiver + list(node.args)))
-        for kw in node.keywords:
-            if kw.arg is not None:
-                given[renames.get(kw.arg, kw.arg)] = kw.value
-        bounds = {k: v for k, v in given.items() if k in ("min", "max") and not _is_none(v)}
-
-        def number(value: ast.AST) -> bool:
-            return self.scalar_literal(value) is not None or _is_size(value)
-
-        if all(number(v) for v in bounds.values()):
-            return spelling, node
-        if any(number(v) for v in bounds.values()):
-            raise self.error(
-                "clamp() received an invalid combination of arguments: torch takes both bounds as "
-                "tensors or both as numbers",
-                node,
-            )
-        keywords = [kw for kw in node.keywords if renames.get(kw.arg, kw.arg) not in ("min", "max")]
-        for key, far in (("min", -math.inf), ("max", math.inf)):
-            bound = bounds.get(key)
-            keywords.append(ast.keyword(arg=key, value=bound if bound is not None else ast.Constant(far)))
-        args = [] if receiver else node.args[:1]  # the input; the bounds go by keyword now
-        call = ast.Call(func=node.func, args=args, keywords=keywords)
-        return Spelling("clamp_tensor"), ast.copy_location(call, node)
-
-    def div_overload(self, node: ast.Call, spelling: Spelling) -> tuple[Spelling, ast.Call]:
-        """torch.div(a, b, rounding_mode='floor' or 'trunc'): the _div_rounded record (a rounded
-        quotient, zero gradients); rounding_mode=None written out is true division, but recorded
-        by the same overload (DivBackward2)."""
-        mode = next((kw for kw in node.keywords if kw.arg == "rounding_mode"), None)
-        if mode is None:
-            return spelling, node
-        if _is_none(mode.value):  # still div.Tensor_mode for torch: DivBackward2, true division
-            others = [kw for kw in node.keywords if kw is not mode]
-            written = ast.keyword(arg="rounding_mode", value=ast.copy_location(ast.Constant("none"), mode.value))
-            call = ast.Call(func=node.func, args=node.args, keywords=[*others, written])
-            return Spelling("_div_rounded", renames=spelling.renames), ast.copy_location(call, node)
-        value = mode.value.value if isinstance(mode.value, ast.Constant) else None
-        if value not in ("floor", "trunc"):
-            found = f"'{value}'" if isinstance(value, str) else "a non-string"
-            raise self.error(
-                f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found {found}", mode.value
-            )
-        return Spelling("_div_rounded", renames=spelling.renames), node
-
-    def dtype_method(self, node: ast.Call, written: str) -> str:
-        """The method x.to(dtype) / x.type(dtype) means: float, long or bool (torch's dtype names)."""
-        given = list(node.args) + [kw.value for kw in node.keywords if kw.arg == "dtype"]
-        others = [kw for kw in node.keywords if kw.arg != "dtype"]
-        dotted = _dotted(given[0]) if len(given) == 1 and not others else None
-        method = (
-            _DTYPE_METHODS.get(dotted.split(".", 1)[-1]) if dotted and dotted.startswith("torch.") else None
-        )
-        if method is None:
-            raise self.error(
-                f"{written} takes one torch dtype here (torch.float64, torch.long, torch.bool); "
-                "devices and other tensors are not part of a gradcli program",
-                node,
-            )
-        return method
-
-    def by_signature(
-        self, node: ast.Call, op: Any, written: str, positional: list, keywords: list
-    ) -> tuple[list, list]:
-        """The call's arguments bound by torch's names and order (ops.SIGNATURES), returned as
-        the operands in order and the params as keywords: x.gather(1, i) is gather(x, i, dim=1)."""
-        signature = SIGNATURES[op.name]
-        params = {param.name for param in op.params}
-        shown = written if written.endswith("()") else f"{written}()"
-        if len(positional) > len(signature):
-            raise self.error(f"{shown} takes {len(signature)} arguments ({len(positional)} given)", node)
-        bound: dict[str, ast.AST] = dict(zip(signature, positional))
-        rest = []
-        for kw in keywords:
-            if kw.arg in signature:
-                if kw.arg in bound:
-                    raise self.error(f"{written} got multiple values for argument '{kw.arg}'", kw.value)
-                bound[kw.arg] = kw.value
-            else:
-                rest.append(kw)
-        operands = []
-        tensors = [name for name in signature if name not in params]
-        optional = tensors[len(tensors) - getattr(op, "optional", 0) :]  # F.linear's bias
-        for name in signature:
-            if name in params:
-                if name in bound:
-                    rest.append(ast.keyword(arg=name, value=bound[name]))
-            elif name not in bound:
-                if name in optional and not any(later in bound for later in optional[optional.index(name) :]):
-                    continue  # left out: the trailing optional operands are None
-                if name in optional:  # F.layer_norm(x, shape, bias=b): a gap before a given operand
-                    raise self.error(
-                        f"{shown} without '{name}' but with a later tensor is not supported; give {name}= too",
-                        node,
-                    )
-                raise self.error(f"{shown} missing 1 required argument: '{name}'", node)
-            else:
-                operands.append(bound[name])
-        return operands, rest
-
-    def listed(
-        self, node: ast.Call, name: str, written: str, positional: list, keywords: list
-    ) -> tuple[Any, list, list]:
-        """The record for a call that takes its tensors as one list, and the call's arguments
-        with the list's elements as its operands: torch.cat([a, b], 1) is cat2(a, b, dim=1)."""
-        given = [kw for kw in keywords if kw.arg == "tensors"]
-        if positional:
-            sequence, rest = positional[0], positional[1:]
-        elif given:
-            sequence, rest = given[0].value, []
-        else:
-            raise self.error(f"{written}() missing 1 required positional argument: 'tensors'", node)
-        keywords = [kw for kw in keywords if kw.arg != "tensors"]
-        if not isinstance(sequence, (ast.List, ast.Tuple)):
-            raise self.error(
-                f"{written}() takes its tensors as one list, as in {written}([a, b], dim=0)", sequence
-            )
-        elements = list(sequence.elts)
-        if not elements:
-            raise self.error(LISTED_EMPTY.get(name, f"{written}() expects a non-empty list"), sequence)
-        for position, element in enumerate(elements):
-            if isinstance(element, ast.Starred):
-                raise self.error("starred arguments are not allowed", element)
-            if isinstance(element, ast.Constant) and type(element.value) in (int, float):
-                kind = type(element.value).__name__
-                raise self.error(
-                    f"expected Tensor as element {position} in argument 0, but got {kind}", element
-                )
-        by_count = LISTED[name]
-        if len(elements) not in by_count:
-            most = max(by_count)
-            raise self.error(
-                f"{written}() joins at most {most} tensors in one call here ({len(elements)} given)",
-                sequence,
-                hint=f"join them in steps: {written}([{written}([a, b]), c]) gives the same values",
-            )
-        return by_count[len(elements)], elements + rest, keywords
-
-    def plan_subscript(self, node: ast.Subscript, line: int, col: int):
-        """x[0, 1:3], x[..., -1], x[:, [2, 0]], x[range(3), y]: the nodes PyTorch records.
-
-        Basic indices become select/slice nodes in order (a full `:` inside a tuple records
-        nothing, as in torch); integer lists, range(n) and index tensors become one index
-        node applied after them. Indices after `...` count from the end."""
-        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        single = not isinstance(node.slice, ast.Tuple)
-        ellipsis = [i for i, e in enumerate(elements) if isinstance(e, ast.Constant) and e.value is Ellipsis]
-        if len(ellipsis) > 1:
-            raise self.error("an index can only have a single ellipsis ('...')", node)
-        # ("select", dim, i) / ("slice", dim, a, b, c) / ("unsqueeze", dim) / ("advanced", dim, entry)
-        steps: list[tuple] = []
-        tensors: list[ast.AST] = []
-        after = ellipsis[0] if ellipsis else len(elements)
-        consuming = [not (isinstance(e, ast.Constant) and e.value is None) for e in elements]
-        dim = 0
-        literal_total = 0
-        for position, element in enumerate(elements):
-            if position == after:
-                continue
-            if position > after:  # after `...`: count the dims from the end
-                dim = -sum(consuming[position:])
-            if isinstance(element, ast.Constant) and element.value is None:
-                # a new axis here: torch's unsqueeze, in order with the selects and slices
-                if position > after:  # after `...`: before the k dims still to come, -(k + 1)
-                    steps.append(("unsqueeze", dim - 1))
-                else:
-                    steps.append(("unsqueeze", dim))
-                    dim += 1
-                continue
-            if isinstance(element, ast.Slice):
-                start, end, step = (
-                    None if part is None else self.int_literal(part, "a slice bound")
-                    for part in (element.lower, element.upper, element.step)
-                )
-                if step is not None and step <= 0:
-                    raise self.error("step must be greater than zero", element)
-                full = start is None and end is None and step in (None, 1)
-                if not full or single:
-                    steps.append(("slice", dim, start, end, 1 if step is None else step))
-                dim = dim + 1 if dim >= 0 else dim
-                continue
-            literal = self.index_literal(element)
-            if isinstance(literal, tuple):
-                literal_total += len(literal)
-                limits.check(
-                    literal_total,
-                    limits.MAX_INDEX_LITERAL,
-                    "index literals in one subscript",
-                    "MAX_INDEX_LITERAL",
-                )
-            if isinstance(literal, int):
-                steps.append(("select", dim, literal, position))
-                continue
-            if position > after and dim < 0:
-                raise self.error("list and tensor indices after '...' are not supported", element)
-            if literal is not None:
-                steps.append(("advanced", dim, ("list", literal)))
-            else:
-                steps.append(("advanced", dim, ("tensor", len(tensors))))
-                tensors.append(element)
-            dim += 1
-
-        indexed = sum(consuming) - len(ellipsis)  # dims the subscript indexes (a mask counts one)
-
-        def build(value: Expr, *index_exprs: Expr) -> Expr:
-            result = value
-            advanced: dict[int, tuple] = {}
-            first: int | None = indexed  # the dims check rides on the first node
-            for step in steps:
-                if step[0] == "select":
-                    attrs = (("dim", step[1]), ("index", step[2]))
-                    result = Apply("select", (result,), line, col, attrs, (step[3], first))
-                elif step[0] == "slice":
-                    attrs = (("dim", step[1]), ("start", step[2]), ("end", step[3]), ("step", step[4]))
-                    result = Apply("slice", (result,), line, col, attrs, (-1, first))
-                elif step[0] == "unsqueeze":
-                    result = Apply("unsqueeze", (result,), line, col, (("dim", step[1]),), (-1, first))
-                else:
-                    advanced[step[1]] = step[2]
-                    continue
-                first = None
-                self.count_operation()
-            if advanced:
-                key = tuple(advanced.get(d, ("all",)) for d in range(max(advanced) + 1))
-                name = "index" if not index_exprs else f"index{len(index_exprs)}"
-                if name not in REGISTRY:
-                    raise self.error("one index tensor per subscript is supported; index in two steps", node)
-                result = Apply(name, (result, *index_exprs), line, col, (("key", key),), (-1, first))
-            return result
-
-        return [node.value, *tensors], build
-
-    def index_literal(self, node: ast.AST) -> int | tuple | Deferred | None:
-        """An int, or a (nested) list of ints / range(...) as a tuple; None for a tensor expression."""
-        if (
-            isinstance(node, ast.UnaryOp)
-            and isinstance(node.op, ast.USub)
-            and isinstance(node.operand, ast.Constant)
-        ):
-            node_value = node.operand.value
-            if type(node_value) is int:
-                return -node_value
-        if isinstance(node, ast.Constant):
-            if type(node.value) is int:
-                return node.value
-            raise self.error(f"{node.value!r} cannot index a tensor; use integers, slices or lists", node)
-        if isinstance(node, (ast.List, ast.Tuple)):
-            # A flat list of ints: PyTorch reads a nested one as a tuple of indices, a
-            # meaning too easy to get wrong; x[[0, 1], [2, 2]] says it plainly.
-            limits.check(len(node.elts), limits.MAX_INDEX_LITERAL, "index list length", "MAX_INDEX_LITERAL")
-            items = []
-            for item in node.elts:
-                value = self.index_literal(item) if not isinstance(item, (ast.List, ast.Tuple)) else None
-                if not isinstance(value, int):
-                    raise self.error("an index list holds integer literals, as in x[[0, 2]]", item)
-                items.append(value)
-            return tuple(items)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "list"
-            and len(node.args) == 1
-            and not node.keywords
-        ):  # list(range(len(y))): the same indices as range(len(y))
-            inner = node.args[0]
-            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "range":
-                return self.index_literal(inner)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "arange"
-            and _dotted(node.func.value) in ("torch", "np", "numpy", "jnp")
-        ):  # torch.arange(n) as an index: the integers range(n) gives (int64, as torch's)
-            node = ast.copy_location(
-                ast.Call(func=ast.Name(id="range"), args=node.args, keywords=node.keywords), node
-            )
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
-            if not 1 <= len(node.args) <= 3 or node.keywords:
-                raise self.error("range() takes 1 to 3 integers here", node)
-            if not all(_is_int_literal(arg) for arg in node.args):  # range(len(x)): settled later
-                exprs = []
-                for arg in node.args:
-                    expr, names = self.convert(arg)
-                    self.attr_names.extend(names)
-                    exprs.append(expr)
-                return Deferred(tuple(exprs), "range()'s arguments", kind="range")
-            bounds = [self.int_literal(arg, "range()'s arguments") for arg in node.args]
-            if any(b is None for b in bounds):
-                raise self.error("range() takes 1 to 3 integers here", node)
-            span = range(*bounds)  # type: ignore[arg-type]
-            # counted before a single element is made: range(10**8) must cost nothing
-            limits.check(len(span), limits.MAX_INDEX_LITERAL, "range() length", "MAX_INDEX_LITERAL")
-            return tuple(span)
-        return None
-
-    def composed(self, composite: Composite, args: tuple, attrs: dict, line: int, col: int) -> Expr:
-        """A composite call's expression: the nodes PyTorch records for it."""
-
-        def apply(name: str, *operands: Any, **given: Any) -> Apply:
-            op = REGISTRY[name]
-            values = {param.name: param.default for param in op.params}
-            values.update(given)
-            exprs = tuple(
-                Num(float(o), _number_text(float(o)), line, col) if isinstance(o, (int, float)) else o
-                for o in operands
-            )
-            self.count_operation()
-            return Apply(name, exprs, line, col, tuple(values.items()))
-
-        if composite.shaped:
-            padded = (*args, *(None,) * (composite.arity - len(args)))
-            if any(isinstance(a, (Num, Ref, Apply)) for a in args):
-                # A program: the shapes are known once the graph is built, which expands the call.
-                self.count_operation()
-                return Apply(composite.name, tuple(args), line, col, tuple(attrs.items()))
-            # `gradcli run` binds tensors that already have shapes: expand the call now.
-            shapes = tuple(None if a is None else tuple(getattr(a, "shape", ())) for a in padded)
-            kinds = tuple(_dtype_kind(a) for a in padded)
-            layouts = tuple(_element_strides(a) for a in padded)
-            return composite.build(apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **attrs)
-        return composite.build(apply, *args, **attrs)
-
-    def attribute(self, param: Param, node: ast.AST, written: str) -> Any:
-        """A non-tensor argument: a literal of the kind PyTorch takes there (never evaluated)."""
-        if param.kind == "bool":
-            return self.bool_literal(node, param.name)
-        if param.kind == "choice":
-            if isinstance(node, ast.Constant) and node.value in param.choices:
-                return node.value
-            allowed = ", ".join(repr(c) for c in param.choices)
-            if param.refusal and isinstance(node, ast.Constant):
-                raise self.error(param.refusal.format(value=node.value), node, hint=f"{param.name} is one of {allowed}")
-            raise self.error(f"{written}: {param.name} must be one of {allowed}", node)
-        if param.kind == "data":
-            return self.data_literal(node, written)
-        if param.kind == "dtype":
-            return self.dtype_literal(node, written)
-        if isinstance(node, ast.Constant) and node.value is None and param.default is None:
-            return None
-        if param.kind == "scalar":  # arange's bounds: an int stays an int (torch.arange(4) is int64)
-            number = self.scalar_literal(node)
-            return number if number is not None else self.sized(node, param.name)
-        if param.kind == "ints":
-            if isinstance(node, ast.Attribute) and node.attr == "shape":  # x.view(y.shape)
-                expr, names = self.convert(node.value)
-                self.attr_names.extend(names)
-                return Deferred((expr,), param.name, kind="shape")
-            items = node.elts if isinstance(node, (ast.Tuple, ast.List)) else [node]
-            values = tuple(self.sized(item, param.name) for item in items)
-            if any(v is None or (isinstance(v, int) and abs(v) > limits.MAX_ELEMENTS) for v in values):
-                raise self.error(f"{param.name} must be integer literals", node)
-            return values
-        if param.kind == "dims" and isinstance(node, (ast.Tuple, ast.List)):
-            # x.sum(dim=(1, 2)): several dims at once, as torch's sum and mean take them
-            dims = tuple(self.sized(item, param.name) for item in node.elts)
-            if any(d is None or (isinstance(d, int) and abs(d) > limits.MAX_ELEMENTS) for d in dims):
-                raise self.error(f"{param.name} must be integer literals", node)
-            return dims
-        if param.kind in ("dim", "dims", "int"):
-            value = self.sized(node, param.name)
-            if value is None or (isinstance(value, int) and abs(value) > limits.MAX_ELEMENTS):
-                raise self.error(f"{param.name} must be an integer literal", node)
-            return value
-        sign, inner = 1.0, node  # "number": 0.2, -1, 1e-3
-        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, (ast.USub, ast.UAdd)):
-            sign = -sign if isinstance(inner.op, ast.USub) else sign
-            inner = inner.operand
-        if isinstance(inner, ast.Name) and inner.id in ("inf", "pi", "e") and inner.id not in self.shadowed:
-            return sign * (math.inf if inner.id == "inf" else CONSTANTS[inner.id])
-        if _float_call(inner) is not None:  # masked_fill(mask, float('-inf'))
-            return sign * _float_call(inner)
-        dotted = _dotted(inner) or ""
-        if dotted.rpartition(".")[0] in MODULES and dotted.rpartition(".")[2] in ("inf", "nan", "pi", "e"):
-            return sign * CONSTANTS[dotted.rpartition(".")[2]]  # math.inf, torch.inf, np.nan
-        if isinstance(inner, ast.Constant) and type(inner.value) in (int, float):
-            return sign * float(inner.value)
-        raise self.error(f"{param.name} must be a number literal", node)
-
-    def scalar_literal(self, node: ast.AST) -> int | float | bool | None:
-        """A number as written, keeping its Python type (2 is an int, 2. a float, True a bool):
-        -1, 1e-3, pi, inf; None if the node is not such a literal."""
-        sign, inner = 1, node
-        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, (ast.USub, ast.UAdd)):
-            sign = -sign if isinstance(inner.op, ast.USub) else sign
-            inner = inner.operand
-        if isinstance(inner, ast.Constant) and type(inner.value) in (int, float, bool):
-            value = inner.value
-            if inner is node:
-                return value
-            return sign * (int(value) if isinstance(value, bool) else value)
-        if _float_call(inner) is not None:
-            return sign * _float_call(inner)
-        dotted = _dotted(inner)
-        name = dotted.rsplit(".", 1)[-1] if dotted else None
-        if name in CONSTANTS and (
-            (dotted == name and name not in self.shadowed) or dotted.rsplit(".", 1)[0] in MODULES
-        ):
-            return sign * CONSTANTS[name]
-        return None
-
-    def data_literal(self, node: ast.AST, written: str) -> Any:
-        """torch.tensor's data: a number, or nested lists/tuples of numbers, as nested tuples.
-
-        Only literals are read (the brackets are already bounded by MAX_NESTING), so a
-        constant is fixed when the program is parsed, as a --const is."""
-        count = 0
-
-        def read(item: ast.AST) -> Any:
-            nonlocal count
-            if isinstance(item, (ast.List, ast.Tuple)):
-                return tuple(read(element) for element in item.elts)
-            count += 1
-            limits.check(count, limits.MAX_INDEX_LITERAL, "numbers in a tensor literal", "MAX_INDEX_LITERAL")
-            value = self.scalar_literal(item)
-            if value is None:
-                raise self.error(
-                    f"{written} takes numbers here (nested lists of number literals); "
-                    "a tensor in a program comes from --at or --const, or from an op",
-                    item,
-                )
-            return value
-
-        return read(node)
-
-    def dtype_literal(self, node: ast.AST, written: str) -> str | None:
-        """dtype=torch.float64 / torch.long / torch.bool (NumPy's np.float32, np.int64 too)."""
-        if isinstance(node, ast.Constant) and node.value is None:
-            return None
-        dotted = _dotted(node) or ""
-        module, _, name = dotted.rpartition(".")
-        if module in MODULES or (not module and name in ("float", "int", "bool")):
-            kind = _DTYPE_NAMES.get(name if module in ("", "np", "numpy", "jnp", "jax.numpy") else f"torch.{name}")
-            if kind is not None:
-                return kind
-        raise self.error(
-            f"{written}: dtype must be torch.float64, torch.float32, torch.long or torch.bool here "
-            "(gradcli computes floats in one dtype, --dtype)",
-            node,
-        )
-
-    def sized(self, node: ast.AST, what: str) -> int | None | Deferred:
-        """An int argument: a literal, or an expression of sizes (`x.shape[0]`, `len(x) // 2`)
-        that the graph settles once shapes are known."""
-        if _is_int_literal(node) or isinstance(node, ast.Constant):
-            return self.int_literal(node, what)
-        expr, names = self.convert(node)
-        self.attr_names.extend(names)
-        return Deferred((expr,), what)
 
     def convert(self, root: ast.AST) -> tuple[Expr, list[str]]:
         """The expression, and the names it uses in order of appearance.
@@ -1374,7 +534,7 @@ class _Parser:
                 kind = type(stmt.op).__name__
                 if kind not in _IN_PLACE:
                     raise self.error(
-                        f"in-place '{_OPERATORS.get(kind, kind)}=' is not supported; use + - * / or **",
+                        f"in-place '{OPERATOR_SYMBOLS.get(kind, kind)}=' is not supported; use + - * / or **",
                         stmt,
                     )
                 # c += v is PyTorch's c.add_(v): the same op, applied to the tensor c names.

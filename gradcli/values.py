@@ -348,7 +348,7 @@ def _fold(expr: Any) -> float:
     """A number-only expression of the program language, as the graph folds one."""
     from .graph import fold
     from .ops import REGISTRY
-    from .parse import Apply, Num, Ref
+    from .program import Apply, Num, Ref
 
     if isinstance(expr, Num):
         return expr.value

@@ -22,7 +22,8 @@ torch = pytest.importorskip(
 F = torch.nn.functional
 
 from gradcli.ops import COMPOSITES, LISTED, REGISTRY  # noqa: E402
-from gradcli.parse import Apply, Num, Ref, parse_program  # noqa: E402
+from gradcli.parse import parse_program  # noqa: E402
+from gradcli.program import Apply, Num, Ref  # noqa: E402
 
 TORCH_OPS = {
     "add": lambda a, b: a + b,
@@ -280,10 +281,13 @@ def run_torch(source: str, at: dict, const: dict | None = None, dtype=None) -> T
 
     program = parse_program(source)
     output = None
-    for statement in program.statements:
-        output = evaluate(statement.expr, statement.target)
-        if statement.target:
-            env[statement.target] = output
+    try:
+        for statement in program.statements:
+            output = evaluate(statement.expr, statement.target)
+            if statement.target:
+                env[statement.target] = output
+    finally:  # the constructors' float dtype holds for this run only, not for later tests
+        _RUN_FLOAT[0] = torch.float64
     tensors = {name: t for name, t in env.items()}
     return TorchRun(tensors, output, leaves, nodes)
 

@@ -22,7 +22,8 @@ def _torch_function(program: str, names: list[str], const: dict):
 
     from gradcli.graph import fold
     from gradcli.ops import REGISTRY
-    from gradcli.parse import Apply, Num, Ref, parse_program
+    from gradcli.parse import parse_program
+    from gradcli.program import Apply, Num, Ref
 
     parsed = parse_program(program)
     constants = {n: torch.tensor(v, dtype=torch.float64) for n, v in const.items()}

@@ -18,7 +18,8 @@ from seed_programs import LINEAR, MEAN
 from gradcli import grad
 from gradcli.local_steps import written_form
 from gradcli.ops import OPS, REGISTRY
-from gradcli.parse import Apply, parse_program
+from gradcli.parse import parse_program
+from gradcli.program import Apply
 
 FUNCTIONS = {
     "cos": np.cos,

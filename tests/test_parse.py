@@ -13,7 +13,8 @@ import gradcli
 from gradcli import grad, limits
 from gradcli.errors import LimitError, ParseError
 from gradcli.graph import InputSpec, build_graph
-from gradcli.parse import Apply, Num, Ref, parse_program
+from gradcli.parse import parse_program
+from gradcli.program import Apply, Num, Ref
 
 
 def test_a_program_parses_to_plain_data() -> None:

@@ -24,7 +24,8 @@ from sympy.parsing.sympy_parser import parse_expr
 
 from gradcli import grad
 from gradcli.ops import REGISTRY
-from gradcli.parse import Apply, Num, Ref, parse_program
+from gradcli.parse import parse_program
+from gradcli.program import Apply, Num, Ref
 from gradcli.symbolic import LEAF_FORM_LIMIT
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}

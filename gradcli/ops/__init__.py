@@ -358,7 +358,8 @@ PYTHON_BUILTINS = frozenset({"float", "bool"})
 # Names callable as f(...) in a program, and as x.f(...).
 FUNCTIONS: dict[str, Op] = {op.name: op for op in OPS if op.function}
 METHODS: dict[str, Op] = {op.name: op for op in OPS if op.method}
-# Infix operators of Python's ast, by node class name.
+# Python's operators, by ast node class name, and the registry op (or composite) each one calls:
+# the program parser and the run interpreter read these tables and no others.
 BINARY = {
     "Add": "add",
     "Sub": "sub",
@@ -369,11 +370,30 @@ BINARY = {
     "FloorDiv": "floor_divide",
     "Mod": "remainder",
 }
+COMPARISONS = {"Gt": "gt", "Lt": "lt", "GtE": "ge", "LtE": "le", "Eq": "eq", "NotEq": "ne"}
+# a & b, a | b, a ^ b, ~a: torch's bitwise functions (bool tensors: logical ops; float: torch's error)
+BITWISE = {"BitAnd": "bitwise_and", "BitOr": "bitwise_or", "BitXor": "bitwise_xor", "Invert": "bitwise_not"}
+# How error messages write an operator gradcli refuses somewhere.
+OPERATOR_SYMBOLS = {
+    "MatMult": "@",
+    "FloorDiv": "//",
+    "Mod": "%",
+    "LShift": "<<",
+    "RShift": ">>",
+    "BitOr": "|",
+    "BitAnd": "&",
+    "BitXor": "^",
+    "Invert": "~",
+    "Not": "not",
+}
 CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
 
 __all__ = [
     "BINARY",
+    "BITWISE",
+    "COMPARISONS",
+    "OPERATOR_SYMBOLS",
     "COMPOSITES",
     "Composite",
     "CONSTANTS",

@@ -136,6 +136,10 @@ class Op:
     # whose step depends on ranks (matmul) or dim (sum). gradcli.local_steps renders these,
     # and tests/test_local_steps.py evaluates each against the numeric VJP.
     step: tuple[str | Callable[..., str], ...] = ()
+    # A call that returns torch.return_types (values, indices): the records of its two parts
+    # (torch.max(x, dim) is max_values and argmax), and whether it does so without a dim too.
+    pair: tuple[str, str] = ()
+    always_paired: bool = False
 
     @property
     def arity(self) -> int:

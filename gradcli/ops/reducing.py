@@ -594,6 +594,7 @@ def _whole(name: str, forward, grad_fn: str, pick: str) -> Op:
         infer_shape=_max_shape(name),
         sym_vjp=(_sym_backward(f"{name}_backward"),),
         step=(_extremum_step,),
+        pair=(f"{name}_values", f"arg{name}"),  # torch.max(x, dim): (values, indices)
     )
 
 

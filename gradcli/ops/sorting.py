@@ -152,6 +152,8 @@ OPS: tuple[Op, ...] = (
         sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: _fn(sp, "sort_backward")(g, a, attrs.get("dim", -1)),),
         step=(lambda shapes, attrs: f"sort_backward({{g}}, {attrs.get('dim', -1)})",),
         written=lambda texts, attrs: _sort_text("sort", texts, attrs) + ".values",
+        pair=("sort", "argsort"),
+        always_paired=True,
     ),
     Op(
         "argsort",
@@ -188,6 +190,8 @@ OPS: tuple[Op, ...] = (
         ),
         step=(lambda shapes, attrs: f"topk_backward({{g}}, {attrs.get('dim', -1)})",),
         written=lambda texts, attrs: _topk_text(texts, attrs) + ".values",
+        pair=("topk", "topk_indices"),
+        always_paired=True,
     ),
 )
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import AutogradError, IndexOutOfRange, ParseError, ShapeError
+from ..ops import BINARY, BITWISE, COMPARISONS
 from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
@@ -45,19 +46,6 @@ _EXCEPTIONS = {
     "AttributeError",
     "KeyError",
 }
-_BIN = {
-    ast.Add: "add",
-    ast.Sub: "sub",
-    ast.Mult: "mul",
-    ast.Div: "div",
-    ast.Pow: "pow",
-    ast.MatMult: "matmul",
-    ast.Mod: "remainder",
-    ast.FloorDiv: "floor_divide",
-}
-# a & b, a | b, a ^ b of tensors: torch's bitwise functions, which the registry's composites
-# take as the program language does (bool tensors: logical ops; float ones: torch's error)
-_BITWISE = {ast.BitAnd: "bitwise_and", ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
 _PY_BIN = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -67,7 +55,6 @@ _PY_BIN = {
     ast.Mod: lambda a, b: a % b,
     ast.Pow: lambda a, b: a**b,
 }
-_CMP = {ast.Gt: "gt", ast.Lt: "lt", ast.GtE: "ge", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
 _PY_CMP = {
     ast.Gt: lambda a, b: a > b,
     ast.Lt: lambda a, b: a < b,
@@ -418,11 +405,11 @@ class PythonSubset:
             raise ScriptError(f"{source_position(target)}: cannot assign to this")
         right = self.expr(node.value)
         if isinstance(current, Tensor):
-            if op not in _BIN or op is ast.MatMult:
+            if op.__name__ not in BINARY or op is ast.MatMult:
                 raise ScriptError(
                     f"{source_position(node)}: this in-place operator is not supported on tensors"
                 )
-            self.in_place(current, _BIN[op], right)
+            self.in_place(current, BINARY[op.__name__], right)
             result = current
         else:
             result = self.binop(current, op, right, node)
@@ -461,7 +448,7 @@ class PythonSubset:
                     return self.apply("neg", [value], {})
                 if isinstance(node.op, ast.UAdd):
                     return value
-                return self.registry("torch", "bitwise_not", None, [value], {}, node)
+                return self.registry("torch", BITWISE["Invert"], None, [value], {}, node)
             return self.python(
                 lambda: {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Invert: lambda v: ~v}[
                     type(node.op)
@@ -572,13 +559,13 @@ class PythonSubset:
                         f"unsupported operand type(s): '{self.type_name(left)}' and '{self.type_name(right)}'",
                         "TypeError",
                     )
-            if op in _BITWISE:
-                return self.registry("torch", _BITWISE[op], None, [left, right], {}, node)
-            if op not in _BIN:
+            if op.__name__ in BITWISE:  # torch's bitwise functions, as composites of the registry
+                return self.registry("torch", BITWISE[op.__name__], None, [left, right], {}, node)
+            if op.__name__ not in BINARY:
                 raise ScriptError(
                     f"{source_position(node)}: operator {op.__name__} is not supported on tensors"
                 )
-            return self.apply(_BIN[op], [left, right], {})
+            return self.apply(BINARY[op.__name__], [left, right], {})
         big_power = op is ast.Pow and isinstance(left, int) and isinstance(right, int) and right > 0
         if big_power and abs(left) > 1 and right * max(left.bit_length(), 1) > limits.Script.MAX_INT_BITS:
             raise ScriptError(
@@ -652,8 +639,8 @@ class PythonSubset:
         for op, comparator in zip(node.ops, node.comparators):
             right = self.expr(comparator)
             kind = type(op)
-            if (isinstance(left, Tensor) or isinstance(right, Tensor)) and kind in _CMP:
-                value = self.apply(_CMP[kind], [left, right], {})
+            if (isinstance(left, Tensor) or isinstance(right, Tensor)) and kind.__name__ in COMPARISONS:
+                value = self.apply(COMPARISONS[kind.__name__], [left, right], {})
             else:
                 if kind in (ast.In, ast.NotIn) and not isinstance(left, int):
                     bounds.check_range(right, self.line)  # 1.5 in range(n) walks the range
@@ -822,7 +809,7 @@ class PythonSubset:
         best = items[0]
         for item in items[1:]:
             if isinstance(item, Tensor) or isinstance(best, Tensor):
-                better = self.apply(_CMP[beats], [item, best], {})
+                better = self.apply(COMPARISONS[beats.__name__], [item, best], {})
             else:
                 better = self.python(lambda item=item, best=best: _PY_CMP[beats](item, best))
             if self.truth(better):

@@ -18,7 +18,8 @@ from ..errors import IndexOutOfRange
 from ..ops import MODULES, REWRITES
 from ..ops.constructors import arange_values, linspace_values
 from ..ops.indexing import check_subscript, index_place
-from ..parse import Apply, Num, returns_pair
+from ..parse import returns_pair
+from ..program import Apply, Num
 from . import bounds, runtime
 from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
