@@ -7,7 +7,7 @@ Gradients scatter back through PyTorch's backward kernels, records of their own 
 select_backward, slice_backward and _index_put_impl_ (index_put: repeated indices
 accumulate), whose own derivatives are select, slice and index again, as under
 create_graph torch records SelectBackwardBackward0, SliceBackwardBackward0, IndexPutImplBackward0.
-The parser turns a subscript into these records (parse._Parser.subscript).
+The parser turns a subscript into these records (binding.CallBinding.plan_subscript).
 """
 
 from __future__ import annotations

@@ -600,7 +600,7 @@ def _whole(name: str, forward, grad_fn: str, pick: str) -> Op:
 
 # ---------------------------------------------------------------- max/min over a dim, argmax/argmin
 # torch.max(x, dim) returns (values, indices); a program takes one of them, as
-# `.values`/`[0]` or `.indices`/`[1]` (parse._Parser.plan_call's `select`), so each is a record.
+# `.values`/`[0]` or `.indices`/`[1]` (binding.CallBinding.plan_call, part=), so each is a record.
 
 
 def _pick_shape(name: str):

@@ -32,7 +32,7 @@ _ALLOWED = (
     ast.While,
     ast.If,
     ast.FunctionDef,
-    ast.Lambda,  # a def of one return expression (see Interpreter.expr)
+    ast.Lambda,  # a def of one return expression (see python.PythonSubset.expr)
     ast.Return,
     ast.Try,
     ast.ExceptHandler,
