@@ -8,12 +8,14 @@ pass seeded with B one-hot rows gives B rows of a Jacobian in one sweep. A rule 
 a primitive without a batching rule raises Unbatchable, and the caller runs row by row.
 
 Registry ops whose forward reads its operand as one array (indexing, shape ops, cat,
-reductions and their backward kernels) have a batching rule of their own (OP_RULES): the
-forward runs once on the stacked arrays, its dims moved past the batch axis.
+reductions and their backward kernels) declare a batching rule on their records
+(ops/core.py's Batching), which names one of the rules here: the forward runs once on the
+stacked arrays, its dims moved past the batch axis.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -22,7 +24,8 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .errors import GradcliError
-from .ops import LISTED, REGISTRY
+from .ops import REGISTRY
+from .ops.core import ALL_DIMS
 from .ops.summation import torch_mean, torch_sum
 
 
@@ -239,7 +242,7 @@ def apply(name: str, *operands: Any, **attrs: Any) -> Any:
     if not any(isinstance(o, Batched) for o in operands):
         return REGISTRY[name].forward(*operands, **attrs)
     op = REGISTRY[name]
-    rule = OP_RULES.get(name, _elementwise if op.elementwise else None)
+    rule = _rule_of(name)
     if rule is None:
         return op.forward(*operands, **attrs)
     with np.errstate(all="ignore"):
@@ -277,7 +280,9 @@ def _along(dims: dict[str, Any] | None = None, shapes: tuple[str, ...] = ()) -> 
                 value = tuple(range(first.ndim))
             if value is not None:
                 attrs[key] = (
-                    tuple(_sample_axis(int(d)) for d in value) if isinstance(value, tuple) else _sample_axis(value)
+                    tuple(_sample_axis(int(d)) for d in value)
+                    if isinstance(value, tuple)
+                    else _sample_axis(value)
                 )
         for key in shapes:
             attrs[key] = (size,) + tuple(attrs[key])
@@ -288,7 +293,9 @@ def _along(dims: dict[str, Any] | None = None, shapes: tuple[str, ...] = ()) -> 
 
 def _batched_matmul(name: str, a: Any, b: Any) -> Batched:
     """bmm of stacked 3-D samples: NumPy's matmul broadcasts the point axis."""
-    return Batched(np.matmul(a.value if isinstance(a, Batched) else a, b.value if isinstance(b, Batched) else b))
+    return Batched(
+        np.matmul(a.value if isinstance(a, Batched) else a, b.value if isinstance(b, Batched) else b)
+    )
 
 
 def _elementwise(name: str, *operands: Any, **attrs: Any) -> Batched:
@@ -421,84 +428,46 @@ def _nll_loss_backward(
         scale = -grads.reshape(size, 1)
     else:
         counted = np.count_nonzero(keep, axis=1)
-        scale = np.where(counted > 0, -grads.reshape(size) / np.maximum(counted, 1), 0.0 * grads.reshape(size))
+        scale = np.where(
+            counted > 0, -grads.reshape(size) / np.maximum(counted, 1), 0.0 * grads.reshape(size)
+        )
         scale = scale[:, None]
     chosen = (np.arange(rows.shape[-1]) == classes[..., None]) & keep[..., None]
     out = np.where(chosen, scale[..., None], 0.0)
     return Batched(out.reshape((size,) + tuple(_sample_shape(x))))
 
 
-_DIM0 = {"dim": 0}
-OP_RULES: dict[str, Any] = {
-    "select": _along(_DIM0),
-    "select_backward": _along(_DIM0, ("shape",)),
-    "slice": _along(_DIM0),
-    "slice_backward": _along(_DIM0, ("shape",)),
-    "index": _index,
-    "index1": _index,
-    "index_put": _index_put,
-    "index_put1": _index_put,
-    "transpose": _along({"dim0": None, "dim1": None}),
-    "mT": _along(),
-    "permute": _permute,
-    "reshape": _relabel,
-    "view": _relabel,
-    "_unsafe_view": _relabel,
-    "flatten": _relabel,
-    "squeeze": _relabel,
-    "unsqueeze": _relabel,
+_RULES: dict[str, Any] = {
+    "elementwise": _elementwise,
+    "relabel": _relabel,
     "expand": _expand,
     "repeat": _repeat,
+    "permute": _permute,
     "pad": _padded,
-    "clone": _copy,
-    "detach": _copy,
-    "where": _elementwise,
-    "masked_fill": _elementwise,
-    # other families' records: elementwise with number attrs, softmax over one dim
-    "clamp": _elementwise,
-    "nan_to_num": _elementwise,
-    "round": _elementwise,
-    "softmax": _along({"dim": None}),
-    "log_softmax": _along({"dim": None}),
-    **{op.name: _along(_DIM0) for by_count in LISTED.values() for op in by_count.values()},
-    # reductions: a dim of None reduces every dim of a sample, never the batch axis
-    "amax": _along({"dim": _ALL}),
-    "any": _along({"dim": _ALL}),
-    "all": _along({"dim": _ALL}),
-    "amin": _along({"dim": _ALL}),
-    "max": _over_samples(np.amax),
-    "min": _over_samples(np.amin),
-    "max_values": _along(_DIM0),
-    "min_values": _along(_DIM0),
-    "argmax": _argpick,
-    "argmin": _argpick,
-    "prod": _over_samples(np.prod),
-    "logsumexp": _along({"dim": None}),
-    "var": _along({"dim": _ALL}),
-    "std": _along({"dim": _ALL}),
-    "norm": _along({"dim": _ALL}),
-    "cumsum": _along({"dim": None}),
-    "cumprod": _along({"dim": None}),
-    # their backward kernels
-    "sum_to": _along(shapes=("size",)),
-    "flip": _along({"dims": None}),
-    "tril": _along(),  # the last two dims, whatever leads them
-    "triu": _along(),
-    "sort": _along({"dim": -1}),
-    "argsort": _along({"dim": -1}),
-    "topk": _along({"dim": -1}),
-    "topk_indices": _along({"dim": -1}),
+    "copy": _copy,
+    "index": _index,
+    "index_put": _index_put,
+    "argpick": _argpick,
     "bmm": _batched_matmul,
-    "isnan": _elementwise,
-    "isinf": _elementwise,
-    "isfinite": _elementwise,
-    "scatter": _along({"dim": 0}, ("shape",)),
-    "scatter_add": _along({"dim": 0}, ("shape",)),
-    "gather": _along({"dim": 0}),
-    "masked_fill_tensor": _elementwise,
     "nll_loss": _nll_loss,
     "nll_loss_backward": _nll_loss_backward,
 }
+_OVER_SAMPLES = {"max": np.amax, "min": np.amin, "prod": np.prod}
+
+
+@functools.cache
+def _rule_of(name: str) -> Any:
+    """The batching rule op `name`'s record declares (ops/core.py's Batching), or None."""
+    op = REGISTRY[name]
+    batching = op.batching
+    if batching is None:
+        return _elementwise if op.elementwise else None
+    if batching.rule == "along":
+        dims = {key: _ALL if default == ALL_DIMS else default for key, default in batching.dims}
+        return _along(dims, batching.shapes)
+    if batching.rule == "over_samples":
+        return _over_samples(_OVER_SAMPLES[name])
+    return _RULES[batching.rule]
 
 
 def forward_points(graph: Any, inputs: dict[str, Any], dtype: np.dtype) -> list[Any]:

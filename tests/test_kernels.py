@@ -179,7 +179,7 @@ def test_vjps_batch_over_jacobian_rows(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_forward_batches_over_points(name: str) -> None:
     """The kernel on two points stacked (its differentiable operands vary, indices and masks
-    do not) equals the kernel on each point: its batching rule (batched.OP_RULES)."""
+    do not) equals the kernel on each point: the batching rule its record declares (Op.batching)."""
     case = CASES[name]
     points = [
         [np.asarray(v, dtype=float) for v in case.operands],

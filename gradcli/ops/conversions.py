@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Composite, Op, _fn, broadcast_shapes
+from .core import Batching, Composite, Op, _fn, broadcast_shapes
 from .dtypes import BOOL, FLOAT, INT64
 
 _TORCH_DTYPE = {FLOAT: "Double", INT64: "Long", BOOL: "Bool"}
@@ -100,6 +100,7 @@ OPS: tuple[Op, ...] = (
             f"torch.{name}",
             f"no gradient: a bool tensor, {meaning}",
             gives_mask=True,
+            batching=Batching("elementwise"),
         )
         for name, test, meaning in (
             ("isnan", np.isnan, "x is nan"),

@@ -49,6 +49,28 @@ DIM_OR_DIMS = Param("dim", None, "dims")
 KEEPDIM = Param("keepdim", False, "bool")
 
 
+# A dim attr whose None means every dim of a sample (amax(x), var(x)) in a Batching rule.
+ALL_DIMS = "every sample dim"
+
+
+@dataclass(frozen=True)
+class Batching:
+    """How the batched domain (batched.py) runs an op on B stacked samples at once, for an op
+    whose forward reads its operand as one array (indexing, shape ops, reductions, kernels).
+
+    `rule` names a rule of batched.py. "along": the forward runs once on the stacked arrays,
+    with the attrs in `dims` (name, default; ALL_DIMS: None means every sample dim) moved past
+    the batch axis and those in `shapes` given the batch size in front. "elementwise": operands
+    line up from the right. The others are rules of their own: "relabel" (reshape and views),
+    "expand", "repeat", "permute", "pad", "copy", "index", "index_put", "over_samples" (a
+    reduction of every element), "argpick", "bmm", "nll_loss", "nll_loss_backward".
+    An elementwise op needs none; any other op without one runs point by point."""
+
+    rule: str
+    dims: tuple[tuple[str, Any], ...] = ()
+    shapes: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Spelling:
     """A name as written, the op it means, and what the name itself fixes."""
@@ -140,6 +162,7 @@ class Op:
     # (torch.max(x, dim) is max_values and argmax), and whether it does so without a dim too.
     pair: tuple[str, str] = ()
     always_paired: bool = False
+    batching: Batching | None = None  # how --batch and Jacobian rows run it on stacked samples
 
     @property
     def arity(self) -> int:
@@ -295,7 +318,9 @@ def _matmul_shape(a: Shape, b: Shape) -> Shape:
             f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and {len(b)}D"
         )
     if len(a) > 2 or len(b) > 2:  # batched products are rewritten into bmm or mm (products.py)
-        raise ShapeError(f"matmul of batched operands is recorded as torch records it, not as one node: {list(a)} @ {list(b)}")
+        raise ShapeError(
+            f"matmul of batched operands is recorded as torch records it, not as one node: {list(a)} @ {list(b)}"
+        )
     if len(a) == 1 and len(b) == 1:
         if a[0] != b[0]:
             raise ShapeError(

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, Spelling, _fn, _sgn, _unary, broadcast_shapes, call
+from .core import Batching, Op, Param, Shape, Spelling, _fn, _sgn, _unary, broadcast_shapes, call
 
 _LN2 = 0.6931471805599453  # M_LN2, as derivatives.yaml writes exp2's and log2's rules
 _LN10 = 2.3025850929940456
@@ -389,6 +389,7 @@ OPS: tuple[Op, ...] = (
         ),
         sym_vjp=(lambda sp, g, a, shapes, decimals=None: sp.Integer(0),),
         step=("{g} * 0",),
+        batching=Batching("elementwise"),
     ),
     Op(
         "atan2",
@@ -451,6 +452,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_clamp_shape,
         sym_vjp=(_clamp_sym_vjp,),
         step=(_clamp_step,),
+        batching=Batching("elementwise"),
     ),
     Op(
         "nan_to_num",
@@ -466,6 +468,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=lambda a, **attrs: tuple(a),
         sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: g,),
         step=("{g}",),  # at a finite x; 0 at nan and +-inf
+        batching=Batching("elementwise"),
     ),
     Op(
         "clamp_tensor",

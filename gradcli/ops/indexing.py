@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfRange, ShapeError
-from .core import Op, Param, Shape, _fn, _normalise_dim, call
+from .core import Batching, Op, Param, Shape, _fn, _normalise_dim, call
 from .kernels import kernel
 
 
@@ -279,6 +279,7 @@ def _make_index(count: int) -> Op:
         + (lambda sp, g, a, *tensors, shapes=(), key=(): sp.S.Zero,) * count,
         step=(lambda shapes, attrs: "index_backward({g})",) + ("0",) * count,
         written=lambda operands, attrs: f"{operands[0]}[{_key_text(attrs['key'], operands)}]",
+        batching=Batching("index"),
     )
 
 
@@ -302,6 +303,7 @@ def _make_index_put(count: int) -> Op:
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda g, *index_shapes, shape=(), key=(): tuple(shape),
+        batching=Batching("index_put"),
     )
 
 
@@ -315,6 +317,7 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda g, shape=(), dim=0, index=0: tuple(shape),
+        batching=Batching("along", dims=(("dim", 0),), shapes=("shape",)),
     ),
     kernel(
         "slice_backward",
@@ -329,6 +332,7 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda g, shape=(), dim=0, start=None, end=None, step=1: tuple(shape),
+        batching=Batching("along", dims=(("dim", 0),), shapes=("shape",)),
     ),
     *(_make_index_put(count) for count in range(2)),
 )
@@ -350,6 +354,7 @@ OPS: tuple[Op, ...] = (
         sym_vjp=(lambda sp, g, a, shapes=(), dim=0, index=0: _fn(sp, "select_backward")(g, dim, index),),
         step=(lambda shapes, attrs: f"select_backward({{g}}, {attrs['dim']}, {attrs['index']})",),
         written=lambda operands, attrs: f"{operands[0]}.select({attrs['dim']}, {attrs['index']})",
+        batching=Batching("along", dims=(("dim", 0),)),
     ),
     Op(
         "slice",
@@ -382,6 +387,7 @@ OPS: tuple[Op, ...] = (
             f"{'..., ' if attrs['dim'] < 0 else ''}{_slice_text(attrs['start'], attrs['end'], attrs['step'])}"
             f"{', ' + ', '.join([':'] * (-attrs['dim'] - 1)) if attrs['dim'] < -1 else ''}]"
         ),
+        batching=Batching("along", dims=(("dim", 0),)),
     ),
     *_INDEX_OPS.values(),
 )

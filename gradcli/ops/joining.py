@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, Spelling, _fn, _normalise_dim, call
+from .core import Batching, Op, Param, Shape, Spelling, _fn, _normalise_dim, call
 
 # One record per list length up to this; a longer list is joined in steps (the parser says so).
 MAX_LISTED = 8
@@ -166,6 +166,7 @@ def _make(function: str, count: int) -> Op:
         function=False,  # called by the list form, through LISTED
         method=False,
         params=(DIM0,),
+        batching=Batching("along", dims=(("dim", 0),)),
         infer_shape=_cat_shape if cat else _stack_shape,
         step=tuple((_cat_step if cat else _stack_step)(i) for i in range(count)),
         written=_written(function),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Op, _sgn, call
+from .core import Batching, Op, _sgn, call
 from .summation import torch_sum
 
 
@@ -73,6 +73,7 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda a, size: tuple(size),
+        batching=Batching("along", shapes=("size",)),
     ),
     kernel(
         "tanh_backward",

@@ -11,7 +11,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import DIM_OR_DIMS, KEEPDIM, Op, Param, Spelling, _axes, _fn, _reduce_shape, broadcast_shapes, call
+from .core import (
+    ALL_DIMS,
+    DIM_OR_DIMS,
+    KEEPDIM,
+    Batching,
+    Op,
+    Param,
+    Spelling,
+    _axes,
+    _fn,
+    _reduce_shape,
+    broadcast_shapes,
+    call,
+)
 
 
 def _comparison(name: str, symbol: str, ufunc: np.ufunc) -> Op:
@@ -124,6 +137,7 @@ def _truth(name: str, reduce) -> Op:
         infer_shape=_reduce_shape,
         sym_vjp=(lambda sp, g, a, shapes=(), dim=None, keepdim=False: sp.S.Zero,),
         step=("0",),
+        batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     )
 
 
@@ -160,6 +174,7 @@ OPS: tuple[Op, ...] = (
         ),
         step=("0", "{g} * {0}", "{g} * (1 - {0})"),
         written=lambda operands, attrs: f"torch.where({', '.join(operands)})",
+        batching=Batching("elementwise"),
     ),
     Op(
         "detach",
@@ -176,6 +191,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=lambda a: tuple(a),
         sym_vjp=(lambda sp, g, a, shapes=(): sp.S.Zero,),
         step=("0",),
+        batching=Batching("copy"),
     ),
     Op(
         "masked_fill",
@@ -199,6 +215,7 @@ OPS: tuple[Op, ...] = (
         ),
         step=("{g} * (1 - {1})", "0"),
         written=lambda operands, attrs: f"{operands[0]}.masked_fill({operands[1]}, {attrs['value']!r})",
+        batching=Batching("elementwise"),
     ),
     Op(
         "masked_select",

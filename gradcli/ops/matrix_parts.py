@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError
-from .core import Op, Param, Shape, _fn, _normalise_dim, call
+from .core import Batching, Op, Param, Shape, _fn, _normalise_dim, call
 
 _DIAGONAL = Param("diagonal", 0, "int")
 _FLIP_DIMS = Param("dims", None, "ints")
@@ -55,6 +55,7 @@ def _triangle_op(name: str, lower: bool, description: str) -> Op:
         sym_vjp=(lambda sp, g, a, shapes=((),), diagonal=0: _fn(sp, name)(g, diagonal),),
         step=(lambda shapes, attrs: f"{{g}}.{name}({attrs.get('diagonal', 0)})",),
         written=lambda texts, attrs: f"{texts[0]}.{name}({attrs.get('diagonal', 0) or ''})",
+        batching=Batching("along"),
     )
 
 
@@ -205,5 +206,6 @@ OPS: tuple[Op, ...] = (
         sym_vjp=(lambda sp, g, a, shapes=((),), dims=None: _fn(sp, "flip")(g, *(dims or ())),),
         step=(lambda shapes, attrs: f"{{g}}.flip({_dims_text(attrs)})",),
         written=lambda texts, attrs: f"{texts[0]}.flip({_dims_text(attrs)})",
+        batching=Batching("along", dims=(("dims", None),)),
     ),
 )

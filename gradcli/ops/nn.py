@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import GradcliError, IndexOutOfRange, ShapeError
 from . import softmax_order
 from .core import (
+    Batching,
     Composite,
     Op,
     Param,
@@ -539,6 +540,7 @@ OPS: tuple[Op, ...] = (
                 f"{{out}} * ({{g}} - sum({{g}} * {{out}}, {_dim_text(shapes, attrs)}, keepdim=True))"
             ),
         ),
+        batching=Batching("along", dims=(("dim", None),)),
     ),
     Op(
         "log_softmax",
@@ -558,6 +560,7 @@ OPS: tuple[Op, ...] = (
                 f"{{g}} - exp({{out}}) * sum({{g}}, {_dim_text(shapes, attrs)}, keepdim=True)"
             ),
         ),
+        batching=Batching("along", dims=(("dim", None),)),
     ),
     _loss(
         "mse_loss",
@@ -671,6 +674,7 @@ OPS: tuple[Op, ...] = (
             ),
             "no gradient: class indices",
         ),
+        batching=Batching("nll_loss"),
     ),
 )
 
@@ -775,6 +779,7 @@ KERNELS: tuple[Op, ...] = (
         "-g at each row's class",
         elementwise=False,
         infer_shape=_shape_of(1),
+        batching=Batching("nll_loss_backward"),
     ),
     kernel(
         "mse_loss_backward",

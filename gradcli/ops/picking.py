@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import IndexOutOfRange, ShapeError
-from .core import Composite, Op, Param, Shape, _fn, _normalise_dim, call
+from .core import Batching, Composite, Op, Param, Shape, _fn, _normalise_dim, call
 
 
 def _indices(index, size: int, dim: int) -> np.ndarray:
@@ -181,6 +181,7 @@ OPS: tuple[Op, ...] = (
         ),
         step=("gather_backward({g})", "0"),
         written=lambda texts, attrs: f"{texts[0]}.gather({attrs['dim']}, {texts[1]})",
+        batching=Batching("along", dims=(("dim", 0),)),
     ),
 )
 

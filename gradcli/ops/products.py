@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from . import strides as layout
-from .core import Composite, Op, Shape, Spelling, broadcast_shapes, call
+from .core import Batching, Composite, Op, Shape, Spelling, broadcast_shapes, call
 
 
 def _matmul_nodes(apply, a, b, shapes=(), strides=(), grads=(), **_):
@@ -148,6 +148,7 @@ OPS: tuple[Op, ...] = (
         ),
         step=("bmm({g}, {1}.transpose(1, 2))", "bmm({0}.transpose(1, 2), {g})"),
         written=lambda texts, attrs: f"torch.bmm({texts[0]}, {texts[1]})",
+        batching=Batching("bmm"),
     ),
 )
 REWRITES = {"matmul": _matmul_nodes}

@@ -21,7 +21,9 @@ import numpy as np
 
 from ..errors import ShapeError
 from .core import (
+    ALL_DIMS,
     KEEPDIM,
+    Batching,
     Composite,
     Op,
     Param,
@@ -576,6 +578,7 @@ def _extremum(name: str, forward, grad_fn: str, pick: str) -> Op:
         infer_shape=_extremum_shape(name),
         sym_vjp=(_sym_backward(f"{name}_backward"),),
         step=(_extremum_step,),
+        batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     )
 
 
@@ -595,6 +598,7 @@ def _whole(name: str, forward, grad_fn: str, pick: str) -> Op:
         sym_vjp=(_sym_backward(f"{name}_backward"),),
         step=(_extremum_step,),
         pair=(f"{name}_values", f"arg{name}"),  # torch.max(x, dim): (values, indices)
+        batching=Batching("over_samples"),
     )
 
 
@@ -695,6 +699,7 @@ def _picked(pick: str) -> tuple[Op, Op]:
             + (", keepdim=True" if attrs.get("keepdim") else "")
             + ").values"
         ),
+        batching=Batching("along", dims=(("dim", 0),)),
     )
     indices = Op(
         f"arg{pick}",
@@ -718,6 +723,7 @@ def _picked(pick: str) -> tuple[Op, Op]:
             + (", keepdim=True" if attrs.get("keepdim") else "")
             + ")"
         ),
+        batching=Batching("argpick"),
     )
     return values, indices
 
@@ -749,6 +755,7 @@ OPS: tuple[Op, ...] = (
         ),
         sym_vjp=(_sym_prod_vjp,),
         step=(_prod_step,),
+        batching=Batching("over_samples"),
     ),
     Op(
         "logsumexp",
@@ -765,6 +772,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_logsumexp_shape,
         sym_vjp=(_sym_logsumexp_vjp,),
         step=(_logsumexp_step,),
+        batching=Batching("along", dims=(("dim", None),)),
     ),
     Op(
         "var",
@@ -780,6 +788,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_var_shape,
         sym_vjp=(_sym_var_vjp,),
         step=(_var_step,),
+        batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     ),
     Op(
         "std",
@@ -795,6 +804,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_var_shape,
         sym_vjp=(_sym_std_vjp,),
         step=(lambda shapes, attrs: _var_step(shapes, attrs, std=True),),
+        batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     ),
     Op(
         "norm",
@@ -810,6 +820,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_norm_shape,
         sym_vjp=(_sym_norm_vjp,),
         step=(_norm_step,),
+        batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     ),
     Op(
         "cumsum",
@@ -826,6 +837,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_cumsum_shape,
         sym_vjp=(_sym_backward("reversed_cumsum"),),
         step=(_cumsum_step,),
+        batching=Batching("along", dims=(("dim", None),)),
     ),
     Op(
         "cumprod",
@@ -841,6 +853,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_cumprod_shape,
         sym_vjp=(_sym_backward("cumprod_backward"),),
         step=(lambda shapes, attrs: f"cumprod_backward({{g}}, {{0}}, {attrs.get('dim')})",),
+        batching=Batching("along", dims=(("dim", None),)),
     ),
 )
 
@@ -938,6 +951,7 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda mask, value, shape=(): tuple(shape),
+        batching=Batching("elementwise"),
     ),
     kernel(
         "scatter",
@@ -951,6 +965,7 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda src, index, dim=0, shape=(): tuple(shape),
+        batching=Batching("along", dims=(("dim", 0),), shapes=("shape",)),
     ),
     kernel(
         "scatter_add",
@@ -964,5 +979,6 @@ KERNELS: tuple[Op, ...] = (
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda src, index, dim=0, shape=(): tuple(shape),
+        batching=Batching("along", dims=(("dim", 0),), shapes=("shape",)),
     ),
 )

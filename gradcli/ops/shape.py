@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import IndexOutOfRange, ShapeError
 from .core import (
+    Batching,
     Composite,
     Op,
     Param,
@@ -535,6 +536,7 @@ OPS: tuple[Op, ...] = (
         step=(_reshape_step,),
         viewing="reshape",
         **_COMMON,
+        batching=Batching("relabel"),
     ),
     Op(
         "view",
@@ -553,6 +555,7 @@ OPS: tuple[Op, ...] = (
         step=(_reshape_step,),
         viewing="view",
         **_COMMON,
+        batching=Batching("relabel"),
     ),
     Op(
         "flatten",
@@ -569,6 +572,7 @@ OPS: tuple[Op, ...] = (
         step=(_reshape_step,),
         viewing="reshape",
         **_COMMON,
+        batching=Batching("relabel"),
     ),
     Op(
         "squeeze",
@@ -585,6 +589,7 @@ OPS: tuple[Op, ...] = (
         pick_grad_fn=_squeeze_grad_fn,
         step=(_reshape_step,),
         **_COMMON,
+        batching=Batching("relabel"),
     ),
     Op(
         "unsqueeze",
@@ -600,6 +605,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_unsqueeze_shape,
         step=(_unsqueeze_step,),
         **_COMMON,
+        batching=Batching("relabel"),
     ),
     Op(
         "permute",
@@ -615,6 +621,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_permute_shape,
         step=(_permute_step,),
         **_COMMON,
+        batching=Batching("permute"),
     ),
     Op(
         "transpose",
@@ -630,6 +637,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_transpose_shape,
         step=(_transpose_step,),
         **_COMMON,
+        batching=Batching("along", dims=(("dim0", None), ("dim1", None))),
     ),
     Op(
         "expand",
@@ -647,6 +655,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_expand_shape,
         step=(_expand_step,),
         **_COMMON,
+        batching=Batching("expand"),
     ),
     Op(
         "repeat",
@@ -664,6 +673,7 @@ OPS: tuple[Op, ...] = (
         infer_shape=_repeat_shape,
         step=(_repeat_step,),
         **_COMMON,
+        batching=Batching("repeat"),
     ),
     Op(
         "pad",
@@ -693,6 +703,7 @@ OPS: tuple[Op, ...] = (
         + ("" if attrs.get("value") is None else f", value={attrs['value']!r}")
         + ")",
         **_COMMON,
+        batching=Batching("pad"),
     ),
     Op(
         "mT",
@@ -711,6 +722,7 @@ OPS: tuple[Op, ...] = (
         step=("{g}.mT",),
         written=lambda operands, attrs: f"{operands[0]}.mT",
         **_COMMON,
+        batching=Batching("along"),
     ),
     Op(
         "_unsafe_view",
@@ -734,6 +746,7 @@ OPS: tuple[Op, ...] = (
             + ")"
         ),
         **_COMMON,
+        batching=Batching("relabel"),
     ),
     Op(
         "clone",
@@ -748,6 +761,7 @@ OPS: tuple[Op, ...] = (
         torch="torch.clone",
         derivative="grad is g",
         saves_tensors=False,
+        batching=Batching("copy"),
     ),
 )
 

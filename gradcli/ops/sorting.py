@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from . import stl_order
-from .core import Op, Param, Shape, _fn, _normalise_dim, call
+from .core import Batching, Op, Param, Shape, _fn, _normalise_dim, call
 
 _DIM = Param("dim", -1, "int")
 _DESCENDING = Param("descending", False, "bool")
@@ -154,6 +154,7 @@ OPS: tuple[Op, ...] = (
         written=lambda texts, attrs: _sort_text("sort", texts, attrs) + ".values",
         pair=("sort", "argsort"),
         always_paired=True,
+        batching=Batching("along", dims=(("dim", -1),)),
     ),
     Op(
         "argsort",
@@ -172,6 +173,7 @@ OPS: tuple[Op, ...] = (
         sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: sp.S.Zero,),
         step=("0",),
         written=lambda texts, attrs: _sort_text("argsort", texts, attrs),
+        batching=Batching("along", dims=(("dim", -1),)),
     ),
     Op(
         "topk",
@@ -192,6 +194,7 @@ OPS: tuple[Op, ...] = (
         written=lambda texts, attrs: _topk_text(texts, attrs) + ".values",
         pair=("topk", "topk_indices"),
         always_paired=True,
+        batching=Batching("along", dims=(("dim", -1),)),
     ),
 )
 
@@ -215,5 +218,6 @@ INTERNAL: tuple[Op, ...] = (
         sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: sp.S.Zero,),
         step=("0",),
         written=lambda texts, attrs: _topk_text(texts, attrs) + ".indices",
+        batching=Batching("along", dims=(("dim", -1),)),
     ),
 )
