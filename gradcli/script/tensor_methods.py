@@ -303,9 +303,13 @@ class TensorMethods:
             return
         if isinstance(value, Tensor):
             value = value.value.astype(owner.dtype, copy=False)
+        self.write_elements(owner, value, index)
+
+    def write_elements(self, owner: Tensor, value: Any, index: Any) -> None:
+        """owner[index] = value in NumPy, its errors in torch's words (dimension, not axis)."""
         try:
             self.python(lambda: owner.write(value, index))
-        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
+        except ScriptRuntimeError as exc:
             exc.message = re.sub(
                 r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
             )
@@ -326,13 +330,7 @@ class TensorMethods:
         old = base.snapshot()  # marks the array recorded, so the write below copies it first
         source = value.snapshot() if isinstance(value, Tensor) else float(value)
         written = value.value.astype(owner.dtype, copy=False) if isinstance(value, Tensor) else value
-        try:
-            self.python(lambda: owner.write(written, index))
-        except ScriptRuntimeError as exc:  # NumPy says axis where PyTorch says dimension
-            exc.message = re.sub(
-                r"out of bounds for axis (\d+)", r"out of bounds for dimension \1", exc.message
-            )
-            raise
+        self.write_elements(owner, written, index)
         attrs = {"steps": steps, "index": index, "shape": base.shape}
         fn = runtime.Fn(COPY_SLICES, name, attrs, (old, source), base.value)
         base.grad_fn, base.requires_grad = fn, True
