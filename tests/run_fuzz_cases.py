@@ -2,8 +2,8 @@
 constructor the interpreter supports, called with wrong, boundary and hostile arguments, with
 python+torch as the oracle.
 
-The surface is read from the interpreter's own tables (`_tensor_methods()`, `_CONSTRUCTORS`,
-`_PIECES`, `_POSITIONS`, `ops.MODULES` for torch., F., torch.special. and torch.linalg., the
+The surface is read from the interpreter's own tables (`tensor_method_names()`, `CONSTRUCTORS`,
+`PIECE_CALLS`, `POSITION_CALLS`, `ops.MODULES` for torch., F., torch.special. and torch.linalg., the
 autograd functions `module_attribute` hands out), keeping the names real torch has, so a newly
 added function is fuzzed without an edit here. For each callee a baseline call is found by
 trying a small pool of argument lists until gradcli runs one; the cases then change that
