@@ -332,8 +332,12 @@ class TorchNamespace:
                 for a, b in _tensor_split_bounds(given.get("indices_or_sections"), size)
             )
         if name == "chunk":
-            chunks = given.get("chunks")
-            if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
+            chunks = self.index_of(given.get("chunks"))
+            if not isinstance(chunks, int) or isinstance(chunks, bool):
+                raise ScriptRuntimeError(
+                    f"chunk(): argument 'chunks' must be int, not {self.type_name(chunks)}", "TypeError"
+                )
+            if chunks <= 0:
                 raise ScriptRuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
             step = -(-size // chunks) if size else 1
             sizes = [min(step, size - start) for start in range(0, size, step)] or [0]
@@ -388,6 +392,12 @@ class TorchNamespace:
         return tuple(parts)
 
     # -- tensors: construction -------------------------------------------------------------
+
+    def index_of(self, value: Any) -> Any:
+        """An int argument as torch reads it: a one-element integer tensor is its int (__index__)."""
+        if isinstance(value, Tensor) and value.dtype in ("int64", "int32") and value.value.size == 1:
+            return int(value.value.reshape(()))
+        return value
 
     def dtype_of(self, kwargs: dict, default: str | None) -> str | None:
         dtype = kwargs.pop("dtype", None)
@@ -665,10 +675,15 @@ class TorchNamespace:
         if name == "randint":
             if not 2 <= len(args) <= 3 or not isinstance(args[-1], (tuple, list)):
                 raise ScriptRuntimeError("randint() takes (low, high, size) or (high, size)", "TypeError")
-            low, high = (0, args[0]) if len(args) == 2 else (args[0], args[1])
-            if any(isinstance(v, int) and not -(2**63) <= v < 2**63 for v in (low, high)):
+            low, high = (self.index_of(v) for v in ((0, args[0]) if len(args) == 2 else (args[0], args[1])))
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)):
+                given = ", ".join(self.type_name(a) for a in args)
+                raise ScriptRuntimeError(
+                    f"randint() received an invalid combination of arguments - got ({given})", "TypeError"
+                )
+            if any(not -(2**63) <= v < 2**63 for v in (low, high)):
                 raise ScriptRuntimeError("Overflow when unpacking long long", "ValueError")
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) or high <= low:
+            if high <= low:
                 raise ScriptRuntimeError(
                     f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
                 )
