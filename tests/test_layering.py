@@ -247,3 +247,24 @@ def test_renderers_see_result_types_never_the_engine():
     assert not wrong, "renderers import the engine; give them what they need in gradcli/results.py:\n" + "\n".join(
         wrong
     )
+
+
+# Pending: blocked.py belongs to the engine rework; its _map_blocks becomes pool.map_in_order.
+OWN_POOLS_PENDING = {"gradcli/blocked.py"}
+
+
+def test_one_thread_pool():
+    """Threads come from gradcli/pool.py; no module keeps a pool of its own beside it."""
+    making = sorted(
+        path.relative_to(PACKAGE.parent).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if path.name != "pool.py" and "ThreadPoolExecutor(" in path.read_text(encoding="utf-8")
+    )
+    assert set(making) <= OWN_POOLS_PENDING, (
+        "these modules make a thread pool of their own; use gradcli.pool.map_in_order (and "
+        f"pool.threads) instead: {sorted(set(making) - OWN_POOLS_PENDING)}"
+    )
+    assert set(making) == OWN_POOLS_PENDING, (
+        f"{sorted(OWN_POOLS_PENDING - set(making))} now use(s) gradcli/pool.py: "
+        "remove it from OWN_POOLS_PENDING in tests/test_layering.py"
+    )
