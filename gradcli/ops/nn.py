@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import pool
 from ..errors import GradcliError, IndexOutOfRange, ShapeError
 from . import softmax_order
 from .core import (
@@ -88,6 +87,8 @@ def _by_row_blocks(kernel: Callable[..., np.ndarray], arrays: tuple[Any, ...], a
     plain = all(type(a) is np.ndarray and a.shape == first.shape for a in arrays)
     if not plain or axis is None or first.size < _PARALLEL_ELEMENTS or first.ndim < 2:
         return kernel(*arrays)
+    from .. import pool  # only a big softmax needs threads
+
     split = 0 if axis != 0 else 1
     workers = min(pool.threads(_ROW_THREADS), first.shape[split])
     if workers < 2:
