@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -25,6 +25,10 @@ from .errors import (
 from .graph import CONST, LEAF, OP, Graph, InputSpec, build_graph
 from .ops import TORCH_SPELLINGS
 from .parse import parse_program
+
+# The result types live in results.py (render/ and the script tracer read them there);
+# `from gradcli.api import GradResult` keeps working.
+from .results import GradResult, HessianResult, JacobianResult, NodeResult, PassResult, ProductResult
 from .values import literal_dtype, to_array
 
 if TYPE_CHECKING:
@@ -33,93 +37,6 @@ if TYPE_CHECKING:
 DTYPES = {"float64": np.float64, "float32": np.float32}
 
 allocator.reuse_freed_memory()
-
-
-@dataclass(frozen=True)
-class NodeResult:
-    """One node of the graph as a user sees it (leaf, const or op)."""
-
-    name: str
-    kind: str  # "leaf", "const" or "op"
-    op: str | None
-    grad_fn: str | None
-    inputs: tuple[str, ...]
-    shape: tuple[int, ...]
-    requires_grad: bool
-    value: np.ndarray | None  # None when no point was given
-    adjoint: np.ndarray | None  # last pass's adjoint; None where no gradient flows
-    symbolic: str | None
-    adjoint_symbolic: str | None
-    # The program's spelling of the op (`relu(t2)`) and the chain-rule step that gives this
-    # node's adjoint from its consumers' (`adj_h * (t2 > 0)`); None without symbolic output.
-    written: str | None = None
-    adjoint_local: str | None = None
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.kind != "op"
-
-
-@dataclass(frozen=True)
-class PassResult:
-    index: int
-    gradient: np.ndarray
-    grads: dict[str, np.ndarray | None]
-    # With grad(..., edges=True): every node's adjoint in this pass, and what each edge
-    # (op node index, operand position) carried, as the engine's backward computed them.
-    adjoints: tuple[np.ndarray | None, ...] | None = None
-    edges: dict[tuple[int, int], np.ndarray] | None = None
-
-
-@dataclass(frozen=True)
-class GradResult:
-    """Everything one `gradcli grad` computes; renderers read only this."""
-
-    expression: str
-    dtype: str
-    nodes: tuple[NodeResult, ...]
-    output_index: int
-    passes: tuple[PassResult, ...]
-    grads: dict[str, np.ndarray | None]  # each leaf's .grad after the last pass
-    grad_symbolic: dict[str, str | None]  # each leaf's gradient formula, if computed
-    order: int = 1
-    derivatives: dict[str, tuple[np.ndarray, ...]] = field(default_factory=dict)  # orders 1..N
-    # what --order N means for each leaf: "pure", "elementwise" or "hessian_row_sums"
-    derivative_kinds: dict[str, str] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()  # where nan/inf first appeared, and why
-    graph: Graph | None = None  # the engine's graph, kept with edges=True (explain reads it)
-
-    @property
-    def output(self) -> NodeResult:
-        return self.nodes[self.output_index]
-
-    @property
-    def value(self) -> np.ndarray | None:
-        return self.output.value
-
-    @property
-    def numeric(self) -> bool:
-        return self.output.value is not None
-
-    @property
-    def leaves(self) -> tuple[NodeResult, ...]:
-        return tuple(n for n in self.nodes if n.kind == LEAF)
-
-    @property
-    def consts(self) -> tuple[NodeResult, ...]:
-        return tuple(n for n in self.nodes if n.kind == CONST)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document of SPEC section 2, with strict-JSON-safe values."""
-        from .render.json import result_document
-
-        return result_document(self)
-
-    def to_json(self) -> str:
-        """Strict RFC 8259 JSON text (non-finite numbers as "nan"/"inf"/"-inf")."""
-        from .render.json import dumps
-
-        return dumps(self.to_dict())
 
 
 def _gradients(
@@ -394,58 +311,6 @@ def _symbolic_order(graph: Graph, sym, order: int) -> dict[str, str | None]:
     }
 
 
-@dataclass(frozen=True)
-class JacobianResult:
-    """d output / d leaf for every leaf, shaped output.shape + leaf.shape (torch's layout)."""
-
-    expression: str
-    dtype: str
-    output: NodeResult
-    jacobian: dict[str, np.ndarray]
-
-    def to_dict(self) -> dict[str, Any]:
-        from .render.json import encode, output_document
-
-        return {
-            "expression": self.expression,
-            "dtype": self.dtype,
-            "output": output_document(self.output),
-            "jacobian": {name: encode(value) for name, value in self.jacobian.items()},
-        }
-
-    def to_json(self) -> str:
-        from .render.json import dumps
-
-        return dumps(self.to_dict())
-
-
-@dataclass(frozen=True)
-class HessianResult:
-    """d2 output / d a d b for every leaf pair, shaped a.shape + b.shape (torch's layout)."""
-
-    expression: str
-    dtype: str
-    output: NodeResult
-    hessian: dict[str, dict[str, np.ndarray]]
-    symbolic: dict[str, dict[str, str | None]]  # scalar leaf pairs only
-
-    def to_dict(self) -> dict[str, Any]:
-        from .render.json import encode, output_document
-
-        return {
-            "expression": self.expression,
-            "dtype": self.dtype,
-            "output": output_document(self.output),
-            "hessian": {a: {b: encode(block) for b, block in row.items()} for a, row in self.hessian.items()},
-            "hessian_symbolic": self.symbolic,
-        }
-
-    def to_json(self) -> str:
-        from .render.json import dumps
-
-        return dumps(self.to_dict())
-
-
 def _output_node(prepared: _Prepared, values: list[np.ndarray]) -> NodeResult:
     return _node_results(prepared.graph, values, None, None)[prepared.graph.output]
 
@@ -616,37 +481,6 @@ def run(script: str) -> RunResult:
     from .script.interpreter import run_script
 
     return run_script(script)
-
-
-@dataclass(frozen=True)
-class ProductResult:
-    """A Jacobian or Hessian product without the matrix: kind is "vjp", "jvp" or "hvp",
-    as torch.autograd.functional names them. `product` is per leaf (vjp, hvp) or
-    output-shaped (jvp)."""
-
-    kind: str
-    expression: str
-    dtype: str
-    output: NodeResult
-    product: dict[str, np.ndarray] | np.ndarray
-
-    def to_dict(self) -> dict[str, Any]:
-        from .render.json import encode, output_document
-
-        product = self.product
-        return {
-            "expression": self.expression,
-            "dtype": self.dtype,
-            "output": output_document(self.output),
-            self.kind: {n: encode(v) for n, v in product.items()}
-            if isinstance(product, dict)
-            else encode(product),
-        }
-
-    def to_json(self) -> str:
-        from .render.json import dumps
-
-        return dumps(self.to_dict())
 
 
 def _vectors(prepared: _Prepared, v: Mapping[str, Any], what: str) -> dict[str, np.ndarray]:

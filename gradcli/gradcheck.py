@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,65 +17,12 @@ from . import limits
 from .autograd import NOT_SCALAR, backward, forward
 from .errors import AutogradError, GradcliError
 from .graph import OP, Graph
+from .results import CheckResult, CheckRow
 
 # torch.autograd.gradcheck's step and tolerances in float64; float32 holds about 7 digits, so
 # its central differences need a wider step (rounding error ~ 1e-7*|f|/eps) and looser tolerances.
 DEFAULTS = {"float64": (1e-6, 1e-5, 1e-3), "float32": (1e-3, 1e-2, 1e-2)}
 EPS, ATOL, RTOL = DEFAULTS["float64"]
-
-
-@dataclass(frozen=True)
-class CheckRow:
-    leaf: str
-    index: tuple[int, ...]
-    reverse: float
-    finite_difference: float
-    symbolic: float | None  # None where the symbolic gradient cannot be evaluated point-wise
-    ok: bool
-    note: str | None
-
-
-@dataclass(frozen=True)
-class CheckResult:
-    expression: str
-    rows: tuple[CheckRow, ...]
-    eps: float
-    atol: float
-    rtol: float
-    dtype: str = "float64"
-
-    @property
-    def passed(self) -> bool:
-        return all(row.ok for row in self.rows)
-
-    def to_dict(self) -> dict[str, Any]:
-        from .render.json import encode
-
-        return {
-            "expression": self.expression,
-            "dtype": self.dtype,
-            "passed": self.passed,
-            "eps": self.eps,
-            "atol": self.atol,
-            "rtol": self.rtol,
-            "rows": [
-                {
-                    "leaf": r.leaf,
-                    "index": list(r.index),
-                    "reverse": encode(np.float64(r.reverse)),
-                    "finite_difference": encode(np.float64(r.finite_difference)),
-                    "symbolic": None if r.symbolic is None else encode(np.float64(r.symbolic)),
-                    "ok": r.ok,
-                    "note": r.note,
-                }
-                for r in self.rows
-            ],
-        }
-
-    def to_json(self) -> str:
-        from .render.json import dumps
-
-        return dumps(self.to_dict())
 
 
 def _close(a: float, b: float, atol: float, rtol: float) -> bool:

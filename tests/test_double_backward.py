@@ -72,7 +72,7 @@ def test_gradient_graph_equals_torch_create_graph(name: str) -> None:
     names = list(run.leaves)
     leaves_t = [run.leaves[n] for n in names]
     firsts = torch.autograd.grad(run.output, leaves_t, create_graph=True, allow_unused=True)
-    chains_differ = []
+    chains_differ = []  # (leaf, our chain, torch's chain)
     for leaf_name, first in zip(names, firsts):
         leaf = next(n for n in graph.leaves if n.name == leaf_name)
         ours = adjoints[leaf.index]
@@ -80,8 +80,9 @@ def test_gradient_graph_equals_torch_create_graph(name: str) -> None:
         traced = isinstance(ours, Traced) and ours.requires_grad
         theirs = first is not None and first.requires_grad
         our_chain = _our_chain(tape, ours.index) if traced else "None"
-        if our_chain != (_torch_chain(first.grad_fn) if theirs else "None"):
-            chains_differ.append(leaf_name)
+        torch_chain = _torch_chain(first.grad_fn) if theirs else "None"
+        if our_chain != torch_chain:
+            chains_differ.append((leaf_name, our_chain, torch_chain))
         if not (traced and theirs):
             continue
         # orders 2 and 3 along each leaf, as repeated torch.autograd.grad(g.sum(), leaves)
@@ -97,7 +98,14 @@ def test_gradient_graph_equals_torch_create_graph(name: str) -> None:
     if name in GAPS["chain_differs"]:
         assert chains_differ, f"{name} now matches torch's chain: remove it from double_backward_gaps.json"
     else:
-        assert not chains_differ, f"{name}: the gradient graph's grad_fn chain differs from torch's"
+        assert not chains_differ, f"{name}: the gradient graph's grad_fn chain differs from torch's\n" + _chains(
+            chains_differ
+        )
+
+
+def _chains(differ: list[tuple[str, str, str]]) -> str:
+    """Each leaf's two chains, one under the other, so the first difference is easy to see."""
+    return "\n".join(f"  d/d{leaf}\n    ours:  {ours}\n    torch: {theirs}" for leaf, ours, theirs in differ)
 
 
 def test_gaps_name_registry_ops() -> None:

@@ -396,9 +396,10 @@ def test_float64_values_grads_and_grad_fn_chain_equal_torch(program, function, a
     recorded = [n.grad_fn for n in result.nodes if n.grad_fn]
     if program in FUSED:
         theirs, ours = FUSED[program]
-        assert chain(out) == theirs and recorded == ours
+        assert chain(out) == theirs, f"torch's chain changed: {chain(out)} (FUSED expects {theirs})"
+        assert recorded == ours, f"ours: {recorded}\nFUSED expects: {ours}"
     else:
-        assert recorded == chain(out)
+        assert recorded == chain(out), f"grad_fn chain\nours:  {recorded}\ntorch: {chain(out)}"
 
 
 @pytest.mark.parametrize(("program", "function", "at", "const", "indices", "gradient"), PROGRAMS, ids=IDS)

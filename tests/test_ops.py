@@ -11,8 +11,9 @@ test_every_registered_op_has_cases, so a new record cannot slip past these check
 from __future__ import annotations
 
 import numpy as np
+import op_cases
 import pytest
-from op_cases import FAMILY_CASES, Case, away_from_zero, uniform
+from op_cases import FAMILY_CASES, Case, away_from_zero, missing_case_message, uniform
 from oracle import TORCH_OPS, close, torch
 
 from gradcli import GradcliError, grad
@@ -98,9 +99,22 @@ NO_GRAD_CASES = [case for case in CASES if not REGISTRY[case.op].differentiable]
 
 @pytest.mark.parametrize("name", sorted(op.name for op in OPS))
 def test_every_registered_op_has_cases(name: str) -> None:
-    assert any(case.op == name for case in CASES), (
-        f"add a Case for the op '{name}' in tests/test_ops.py or tests/op_cases/"
-    )
+    assert any(case.op == name for case in CASES), missing_case_message(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [
+        ("relu", "tests/test_ops.py (_unary_cases"),
+        ("gather", "tests/op_cases/picking.py"),
+        ("no_such_op", "a new tests/op_cases/<family>.py"),
+    ],
+)
+def test_an_op_without_a_case_is_named_with_where_its_case_goes(monkeypatch, name, where):
+    monkeypatch.setattr(op_cases, "_ALL_CASES", lambda: [])
+    with pytest.raises(op_cases.MissingCase) as raised:
+        op_cases.example(name)  # what test modules call while collecting
+    assert f"the op {name!r}" in str(raised.value) and where in str(raised.value)
 
 
 def run_in_torch(case: Case):

@@ -11,7 +11,6 @@ trace under create_graph and batch over rows and points.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -79,26 +78,7 @@ def _axis(a: Any, dim: int | None) -> int | None:
 # vectorised on every CPU and releases the GIL, and each row's result depends only on that
 # row, so the blocks give the very bits one call would.
 _PARALLEL_ELEMENTS = 1 << 16
-
-
-def _workers() -> int:
-    try:
-        available = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        available = os.cpu_count() or 1
-    return max(1, min(available, 4))
-
-
-_pool: Any = None  # one ThreadPoolExecutor for the process, made on first use
-
-
-def _thread_pool() -> Any:
-    global _pool
-    if _pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _pool = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="gradcli-rows")
-    return _pool
+_ROW_THREADS = 4  # at most this many blocks, on the process's one pool (gradcli/pool.py)
 
 
 def _by_row_blocks(kernel: Callable[..., np.ndarray], arrays: tuple[Any, ...], axis: int | None) -> np.ndarray:
@@ -108,8 +88,10 @@ def _by_row_blocks(kernel: Callable[..., np.ndarray], arrays: tuple[Any, ...], a
     plain = all(type(a) is np.ndarray and a.shape == first.shape for a in arrays)
     if not plain or axis is None or first.size < _PARALLEL_ELEMENTS or first.ndim < 2:
         return kernel(*arrays)
+    from .. import pool  # only a big softmax needs threads
+
     split = 0 if axis != 0 else 1
-    workers = min(_workers(), first.shape[split])
+    workers = min(pool.threads(_ROW_THREADS), first.shape[split])
     if workers < 2:
         return kernel(*arrays)
     bounds = np.linspace(0, first.shape[split], workers + 1).astype(int)
@@ -123,7 +105,7 @@ def _by_row_blocks(kernel: Callable[..., np.ndarray], arrays: tuple[Any, ...], a
         else:
             target[...] = kernel(*(a[part] for a in arrays))
 
-    list(_thread_pool().map(block, range(workers)))
+    pool.map_in_order(block, range(workers))
     return result
 
 

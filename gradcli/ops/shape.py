@@ -244,6 +244,18 @@ def _contiguous_strides(shape: Shape) -> list[int]:
     return strides[::-1]
 
 
+def is_contiguous(shape: Shape, strides: Shape) -> bool:
+    """torch's is_contiguous: size-1 dims may have any stride."""
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 # ---------------------------------------------------------------- forwards and VJPs
 
 
@@ -769,8 +781,6 @@ OPS: tuple[Op, ...] = (
 # x.contiguous() of a contiguous tensor is x itself in torch: no node; of another, a copy
 # (CloneBackward0). `gradcli run` passes its tensors' NumPy strides.
 def _contiguous(apply, x, shapes=((),), dtypes=(), strides=(None,)):
-    from .strides import is_contiguous
-
     if strides and strides[0] is not None and not is_contiguous(shapes[0], strides[0]):
         return apply("clone", x)
     return x

@@ -17,6 +17,11 @@ from collections.abc import Sequence
 from .core import Op, Shape, _normalise_dim
 from .shape import _contiguous_strides, _expand_shape, _permutation, _transpose_dims, view_strides
 
+# The stride arithmetic the shape ops need themselves (contiguous(x) asks is_contiguous) lives in
+# shape.py, so this module builds on shape.py and never the other way; the graph and the
+# interpreter keep asking strides.is_contiguous.
+from .shape import is_contiguous as is_contiguous
+
 VIEW_ERROR = (
     "view size is not compatible with input tensor's size and stride (at least one dimension spans "
     "across two contiguous subspaces). Use .reshape(...) instead."
@@ -25,18 +30,6 @@ VIEW_ERROR = (
 
 def contiguous(shape: Shape) -> Shape:
     return tuple(_contiguous_strides(shape))
-
-
-def is_contiguous(shape: Shape, strides: Shape) -> bool:
-    """torch's is_contiguous: size-1 dims may have any stride."""
-    expected = 1
-    for size, stride in zip(reversed(shape), reversed(strides)):
-        if size == 1:
-            continue
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 
 def _dense_like(shape: Shape, strides: Shape) -> Shape:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
 
-    from ..api import GradResult, NodeResult
+    from ..results import GradResult, NodeResult
 
 
 def inline_value(value: np.ndarray | None) -> str:

@@ -14,8 +14,7 @@ from .safe_text import one_line
 from .values import format_value
 
 if TYPE_CHECKING:
-    from ..api import HessianResult, JacobianResult, NodeResult, ProductResult
-    from ..gradcheck import CheckResult
+    from ..results import CheckResult, HessianResult, JacobianResult, NodeResult, ProductResult
 
 
 def _heading(output: NodeResult, dtype: str) -> Text:

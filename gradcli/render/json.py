@@ -1,15 +1,15 @@
-"""Strict RFC 8259 JSON of a result: non-finite numbers become "nan", "inf", "-inf"."""
+"""Strict RFC 8259 JSON values: non-finite numbers become "nan", "inf", "-inf".
+
+results.py builds each result's document from these (its to_dict); this module knows no result type.
+"""
 
 from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from ..api import GradResult, NodeResult
 
 
 def clean(item: Any) -> Any:
@@ -36,71 +36,6 @@ def encode(value: np.ndarray | None) -> Any:
     else:
         plain = array.astype(np.float64).tolist()
     return clean(plain)
-
-
-def _node(node: NodeResult) -> dict[str, Any]:
-    return {
-        "name": node.name,
-        "op": node.op if node.op else node.kind,
-        "grad_fn": node.grad_fn,
-        "inputs": list(node.inputs),
-        "shape": list(node.shape),
-        "value": encode(node.value),
-        "symbolic": node.symbolic,
-        "adjoint": encode(node.adjoint),
-        "adjoint_symbolic": node.adjoint_symbolic,
-        "adjoint_local": node.adjoint_local,
-        "is_leaf": node.is_leaf,
-        "requires_grad": node.requires_grad,
-    }
-
-
-def output_document(output: NodeResult) -> dict[str, Any]:
-    return {
-        "name": output.name,
-        "shape": list(output.shape),
-        "value": encode(output.value),
-        "grad_fn": output.grad_fn,
-    }
-
-
-def _leaf(result: GradResult, leaf: NodeResult) -> dict[str, Any]:
-    document = {
-        "shape": list(leaf.shape),
-        "value": encode(leaf.value),
-        "requires_grad": True,
-        "grad": encode(result.grads.get(leaf.name)),
-        "grad_symbolic": result.grad_symbolic.get(leaf.name),
-    }
-    if result.order > 1:
-        document["derivatives"] = [encode(d) for d in result.derivatives.get(leaf.name, ())]
-        # "pure" d^k out/dx^k; for a tensor leaf, repeated grad(g.sum(), x): "elementwise"
-        # k-th derivatives, or in general "hessian_row_sums" (and their higher analogues)
-        document["derivative_kind"] = result.derivative_kinds.get(leaf.name, "pure")
-    return document
-
-
-def result_document(result: GradResult) -> dict[str, Any]:
-    document = {
-        "expression": result.expression,
-        "dtype": result.dtype,
-        "output": output_document(result.output),
-        "leaves": {leaf.name: _leaf(result, leaf) for leaf in result.leaves},
-        "consts": {c.name: {"shape": list(c.shape), "value": encode(c.value)} for c in result.consts},
-        "nodes": [_node(n) for n in result.nodes],
-        "passes": [
-            {
-                "index": p.index,
-                "gradient": encode(p.gradient),
-                "grads": {name: encode(g) for name, g in p.grads.items()},
-            }
-            for p in result.passes
-        ],
-        "warnings": list(result.warnings),
-    }
-    if result.order > 1:
-        document["order"] = result.order
-    return document
 
 
 def dumps(document: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from .safe_text import one_line
 if TYPE_CHECKING:
     import sympy
 
-    from ..api import GradResult
+    from ..results import GradResult
 
 # Functions sympy prints in the engine's forms, by the name sstr() gives them.
 _SYMPY_FUNCTIONS = [

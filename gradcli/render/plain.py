@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from .json import compact
 
 if TYPE_CHECKING:
-    from ..api import GradResult
+    from ..results import GradResult
 
 
 def render(result: GradResult) -> str:

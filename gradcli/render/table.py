@@ -20,7 +20,7 @@ from .safe_text import visible
 from .values import ELLIPSIS, block, summary
 
 if TYPE_CHECKING:
-    from ..api import GradResult, NodeResult
+    from ..results import GradResult, NodeResult
 
 
 MAX_TABLE_NODES = 200

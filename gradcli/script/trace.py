@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..api import GradResult, NodeResult, PassResult
 from ..graph import LEAF
 from ..render.safe_text import one_line
+from ..results import GradResult, NodeResult, PassResult
 from .runtime import Traced
 
 
@@ -104,9 +104,9 @@ class BackwardCall:
         return {node.index: node.name for node in laid.graph.nodes}
 
     def to_dict(self) -> dict[str, Any]:
-        from ..render.json import encode, result_document
+        from ..render.json import encode
 
-        document = result_document(self.result())
+        document = self.result().to_dict()
         names = self.names()
         record: dict[str, Any] = {
             "line": self.line,

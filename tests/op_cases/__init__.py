@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def example(op_name: str) -> tuple[str, dict, dict]:
     from gradcli.local_steps import written_form
     from gradcli.ops import REGISTRY
 
-    case = next(c for c in _ALL_CASES() if c.op == op_name)
+    case = first_case(op_name)
     names, at, const = [], {}, {}
     for position, operand in enumerate(case.operands):
         if isinstance(operand, float):
@@ -91,6 +92,50 @@ def example(op_name: str) -> tuple[str, dict, dict]:
             at["a"] = 1.5
         program = f"sum({next(iter(at))}) * sum({program})"
     return f"sum({program})", at, const
+
+
+class MissingCase(LookupError):
+    """A registry op no test case exercises."""
+
+
+def first_case(op_name: str) -> Case:
+    for case in _ALL_CASES():
+        if case.op == op_name:
+            return case
+    raise MissingCase(missing_case_message(op_name))
+
+
+# Families whose cases live in tests/test_ops.py (_unary_cases, _binary_cases, _tensor_cases).
+_SHARED_FAMILIES = ("arithmetic", "elementwise", "reductions", "layout")
+
+
+def family_of(op_name: str) -> str | None:
+    """The gradcli/ops/ module whose OPS (or KERNELS, INTERNAL) holds the op's record."""
+    import gradcli.ops
+
+    for module in pkgutil.iter_modules(gradcli.ops.__path__):
+        family = importlib.import_module(f"gradcli.ops.{module.name}")
+        records = (*getattr(family, "OPS", ()), *getattr(family, "KERNELS", ()), *getattr(family, "INTERNAL", ()))
+        if any(getattr(op, "name", None) == op_name for op in records):
+            return module.name
+    return None
+
+
+def missing_case_message(op_name: str) -> str:
+    """What to do about an op without a test case: which file to add its Case to."""
+    family = family_of(op_name)
+    defined = f" (defined in gradcli/ops/{family}.py)" if family else ""
+    if family in _SHARED_FAMILIES:
+        where = "to the cases in tests/test_ops.py (_unary_cases, _binary_cases or _tensor_cases)"
+    elif family and (Path(__file__).parent / f"{family}.py").exists():
+        where = f"to CASES in tests/op_cases/{family}.py"
+    else:
+        where = f"to CASES in a new tests/op_cases/{family or '<family>'}.py (every module there is collected)"
+    return (
+        f"the op {op_name!r}{defined} has no test case: add Case({op_name!r}, \"<label>\", (<operands>,)) {where}; "
+        "test_ops.py checks its forward, VJP and grad_fn against torch, and other tests build their example "
+        "program from its first case"
+    )
 
 
 def _ALL_CASES() -> list[Case]:
