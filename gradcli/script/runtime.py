@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd, limits
+from .. import autograd, engine, limits
 from ..errors import AutogradError, GradcliError, ShapeError
 from ..graph import CONST, LEAF, OP, Graph, Literal, Node
 from ..ops import NUMBER, REGISTRY, TENSOR, dtypes, strides
@@ -722,10 +722,7 @@ def run_backward(
         adjoints: list[Any] = [adopted.tensor_of(a) for a in traced_adjoints]
         arrays = [None if t is None else t.value for t in adjoints]
     else:
-        if hooked or len(roots) > 1:
-            adjoints = _sweep(laid, laid.values, seeds, dtype, hooked, on_edge=on_edge)
-        else:
-            adjoints = autograd.backward(laid.graph, laid.values, seeds[0], dtype, on_edge=on_edge)
+        adjoints = _sweep(laid, laid.values, seeds, dtype, hooked, on_edge=on_edge)
         arrays = adjoints
     if record is not None:
         record.laid, record.adjoints, record.seed, record.dtype = laid, arrays, seeds[0], str(dtype)
@@ -793,11 +790,7 @@ def _input_index(laid: _Laid, tensor: Tensor) -> int | None:
 def _on_a_path(laid: _Laid, inputs: set[int]) -> list[bool]:
     """Which nodes lie on a path from the roots down to one of `inputs` (the nodes torch's
     engine runs for backward(inputs=...)): an input, or a node with such a node below it."""
-    nodes = laid.graph.nodes
-    below = [False] * len(nodes)
-    for node in nodes:  # topological: operands come first
-        below[node.index] = node.index in inputs or any(below[o] for o in node.inputs())
-    return below
+    return engine.reaching(laid.graph.nodes, inputs, toward_inputs=False, gradient=False)
 
 
 def _sweep(
@@ -809,38 +802,49 @@ def _sweep(
     tracing: bool = False,
     on_edge: autograd.EdgeHook | None = None,
 ) -> list:
-    """autograd.backward's sweep from several roots at once (one seed each, summed where two
+    """The engine's backward walk from several roots at once (one seed each, summed where two
     roots are one node), with each hooked node's gradient passed through its hooks (in the
     order they were registered) before it flows on, as PyTorch's tensor hooks do. `tracing`:
     the values are traced (create_graph), and a rule that cannot trace names its node."""
     nodes = laid.graph.nodes
-    adjoints: list[Any] = [None] * len(nodes)
-    for index, seed in zip(laid.roots, seeds):
-        if index is not None:
-            adjoints[index] = seed if adjoints[index] is None else adjoints[index] + seed
+    pull = autograd.pullback(values, dtype, lambda o: nodes[o].shape)
+    if tracing:
+        pull = _naming_untraceable(pull)
     with np.errstate(all="ignore"):
-        for node in reversed(nodes):
-            g = adjoints[node.index]
-            if g is None:
-                continue
-            for hook in hooked.get(node.index, ()):
-                g = hook(g)
-            adjoints[node.index] = g
-            if node.kind != OP or not node.requires_grad:
-                continue
+        return engine.backward(
+            nodes,
+            [(index, seed) for index, seed in zip(laid.roots, seeds) if index is not None],
+            pull,
+            hooks=hooked,
+            on_edge=on_edge,
+        )
+
+
+def _naming_untraceable(pull: engine.Pullback) -> engine.Pullback:
+    """The pullback, with a rule that does not run on traced values refused by its node."""
+
+    def refuse(node: Node) -> ScriptError:
+        return ScriptError(
+            f"create_graph=True through {node.grad_fn} is not supported yet: the gradient of "
+            f"{node.op.name} does not build a graph in gradcli; differentiate once, or "
+            "rewrite it with other ops"
+        )
+
+    def traced_pull(node: Node, g: Any) -> engine.Edge:
+        try:
+            edge = pull(node, g)
+        except CANNOT_TRACE:
+            raise refuse(node) from None
+
+        def traced_edge(position: int, operand: int) -> Any:
             try:
-                autograd.push_adjoints(
-                    node, g, values, adjoints, nodes, dtype, lambda o: nodes[o].shape, on_edge
-                )
+                return edge(position, operand)
             except CANNOT_TRACE:
-                if not tracing:
-                    raise
-                raise ScriptError(
-                    f"create_graph=True through {node.grad_fn} is not supported yet: the gradient of "
-                    f"{node.op.name} does not build a graph in gradcli; differentiate once, or "
-                    "rewrite it with other ops"
-                ) from None
-    return adjoints
+                raise refuse(node) from None
+
+        return traced_edge
+
+    return traced_pull
 
 
 # A rule that does not run on traced values fails inside NumPy or our protocols (higher.py
