@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .graph import LEAF, OP, Graph, Literal
+from . import engine
+from .graph import LEAF, OP, Graph, Literal, Node
 from .ops import REGISTRY, Op, broadcast_dims
 from .parse import Apply, Expr, Num
 
@@ -142,26 +143,13 @@ def build(graph: Graph) -> SymbolicResult:
             shapes = tuple(graph.operand_shape(o) for o in node.operands)
             forms[node.index] = _form(node.op, args, shapes, node.attrs)
 
-    # Contributions are collected and summed once per node: adding them one by one
-    # rebuilds a growing Add each time, quadratic for an input used 10,000 times.
-    contributions: list[list[sp.Expr]] = [[] for _ in nodes]
-    contributions[graph.output].append(sp.Integer(1))
-    adjoints: list[sp.Expr | None] = [None] * len(nodes)
-    for node in reversed(nodes):
-        terms = contributions[node.index]
-        if not terms:
-            continue
-        adjoint = adjoints[node.index] = terms[0] if len(terms) == 1 else sp.Add(*terms)
-        contributions[node.index] = []
-        if node.kind != OP or not node.requires_grad:
-            continue
+    def pull(node: Node, adjoint: sp.Expr) -> engine.Edge:
         # Past the size limit, consumers see this adjoint by name (common subexpression).
         g = sp.Symbol(f"adj_{node.name}", real=True) if _size_exceeds(adjoint, INLINE_LIMIT) else adjoint
         args = operand_forms[node.index]
         shapes = tuple(graph.operand_shape(o) for o in node.operands)
-        for position, operand in enumerate(node.operands):
-            if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                continue
+
+        def edge(position: int, operand: int) -> sp.Expr:
             if node.op.elementwise:
                 derivative, placeholders = _local_derivative(node.op.name, position)
                 try:
@@ -172,10 +160,19 @@ def build(graph: Graph) -> SymbolicResult:
                 dims = broadcast_dims(nodes[operand].shape, node.shape)
                 if dims:
                     contribution = sp.Function(SUM)(contribution, *dims)
-            else:
-                rule = node.op.sym_vjp[position]
-                contribution = rule(sp, g, *args, shapes=shapes, **node.attrs)
-            contributions[operand].append(contribution)
+                return contribution
+            return node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs)
+
+        return edge
+
+    # Contributions are collected and summed once per node: adding them one by one
+    # rebuilds a growing Add each time, quadratic for an input used 10,000 times.
+    adjoints: list[sp.Expr | None] = engine.backward(
+        nodes,
+        [(graph.output, sp.Integer(1))],
+        pull,
+        combine=lambda terms: terms[0] if len(terms) == 1 else sp.Add(*terms),
+    )
 
     try:
         leaf_grads = _leaf_gradients(graph, symbols, forms, adjoints)
@@ -299,7 +296,6 @@ def build_named(graph: Graph) -> NamedResult:
 
     forms: list[str | None] = [None] * len(nodes)
     operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both passes
-    contributions: list[list[str]] = [[] for _ in nodes]
     for node in nodes:
         if node.kind != OP:
             continue
@@ -314,19 +310,11 @@ def build_named(graph: Graph) -> NamedResult:
             symbols = [sp.Symbol(a) for a in args]
             forms[node.index] = sstr(_form(node.op, symbols, shapes, node.attrs))
 
-    adjoints: list[str | None] = [None] * len(nodes)
-    adjoints[graph.output] = "1"
-    for node in reversed(nodes):
-        if node.index != graph.output:
-            terms = contributions[node.index]
-            adjoints[node.index] = " + ".join(terms) if terms else None
-        if adjoints[node.index] is None or node.kind != OP or not node.requires_grad:
-            continue
+    def pull(node: Node, adjoint: str) -> engine.Edge:
         g = "1" if node.index == graph.output else f"adj_{node.name}"
         args = operand_texts[node.index]
-        for position, operand in enumerate(node.operands):
-            if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                continue
+
+        def edge(position: int, operand: int) -> str:
             if node.op.elementwise:
                 local = node.op.deriv_text[position].format(*args)
                 if g == "1" or local == "1":
@@ -336,12 +324,15 @@ def build_named(graph: Graph) -> NamedResult:
                 dims = broadcast_dims(nodes[operand].shape, node.shape)
                 if dims:
                     term = f"{SUM}({term}, {', '.join(map(str, dims))})"
-            else:
-                import sympy as sp
+                return term
+            import sympy as sp
 
-                shapes = tuple(graph.operand_shape(o) for o in node.operands)
-                rule = node.op.sym_vjp[position]
-                upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
-                term = sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
-            contributions[operand].append(term)
+            shapes = tuple(graph.operand_shape(o) for o in node.operands)
+            rule = node.op.sym_vjp[position]
+            upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
+            return sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
+
+        return edge
+
+    adjoints: list[str | None] = engine.backward(nodes, [(graph.output, "1")], pull, combine=" + ".join)
     return NamedResult(forms, adjoints, {leaf.name: None for leaf in graph.leaves})
