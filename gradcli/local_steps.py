@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from . import engine
-from .graph import OP, Graph, Literal, Operand
+from .graph import Graph, Literal, Operand
 from .ops import Op, broadcast_dims
 from .parse import Num
 
@@ -88,14 +88,12 @@ def _first_spelling(syntax: str) -> tuple[str, list[str]]:
 
 def written_forms(graph: Graph) -> list[str | None]:
     """Every op node's written form in its operands' names; None for inputs."""
-    forms: list[str | None] = []
-    for node in graph.nodes:
-        if node.kind != OP:
-            forms.append(None)
-            continue
-        operands = [_operand(graph, o).text for o in node.operands]
-        forms.append(written_form(node.op, operands, node.attrs))
-    return forms
+    return engine.forward(
+        graph.nodes,
+        [None] * len(graph.nodes),
+        lambda node: None,
+        lambda node, _: written_form(node.op, [_operand(graph, o).text for o in node.operands], node.attrs),
+    )
 
 
 def _template(op: Op, position: int, shapes: tuple, attrs: dict) -> str:

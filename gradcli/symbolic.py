@@ -134,14 +134,15 @@ def build(graph: Graph) -> SymbolicResult:
     def operand_form(operand) -> sp.Expr:
         return symbols[operand] if isinstance(operand, int) else literal_form(operand)
 
-    forms: list[sp.Expr | None] = [None] * len(nodes)
     operand_forms: list[list[sp.Expr]] = [[] for _ in nodes]
-    for node in nodes:
-        if node.kind == OP:
-            args = [operand_form(o) for o in node.operands]
-            operand_forms[node.index] = args
-            shapes = tuple(graph.operand_shape(o) for o in node.operands)
-            forms[node.index] = _form(node.op, args, shapes, node.attrs)
+
+    def form(node: Node, _: list) -> sp.Expr:
+        args = operand_forms[node.index] = [operand_form(o) for o in node.operands]
+        shapes = tuple(graph.operand_shape(o) for o in node.operands)
+        return _form(node.op, args, shapes, node.attrs)
+
+    # the forward walk over the symbolic domain, each op in its operands' names (inputs: None)
+    forms: list[sp.Expr | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
 
     def pull(node: Node, adjoint: sp.Expr) -> engine.Edge:
         # Past the size limit, consumers see this adjoint by name (common subexpression).
@@ -183,20 +184,24 @@ def build(graph: Graph) -> SymbolicResult:
 
 def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None]:
     """Each leaf's adjoint rewritten in leaf and const names, when that stays small."""
-    inlined: dict[int, sp.Expr | None] = {}
     sizes: dict[int, int] = {}  # tree size of each inlined form, to refuse before building
-    for node in graph.nodes:
-        if node.kind != OP:
-            inlined[node.index], sizes[node.index] = symbols[node.index], 1
-            continue
+
+    def read(node: Node) -> sp.Expr:
+        sizes[node.index] = 1
+        return symbols[node.index]
+
+    def inline(node: Node, inlined: list) -> sp.Expr | None:
         parts = {symbols[o]: inlined[o] for o in node.inputs()}
         estimate = _tree_size(forms[node.index]) + sum(sizes.get(o, 0) for o in node.inputs())
         if any(v is None for v in parts.values()) or estimate > LEAF_FORM_LIMIT:
-            inlined[node.index] = None  # deep chains stop here instead of recursing in sympy
-            continue
-        inlined[node.index] = forms[node.index].xreplace(parts)
-        sizes[node.index] = _tree_size(inlined[node.index])
-    substitution = {symbols[i]: e for i, e in inlined.items() if graph.nodes[i].kind == OP}
+            return None  # deep chains stop here instead of recursing in sympy
+        expr = forms[node.index].xreplace(parts)
+        sizes[node.index] = _tree_size(expr)
+        return expr
+
+    # the forward walk over forms in leaf names: each op's form with its operands' substituted
+    inlined = engine.forward(graph.nodes, [None] * len(graph.nodes), read, inline)
+    substitution = {symbols[i]: e for i, e in enumerate(inlined) if graph.nodes[i].kind == OP}
     result: dict[str, sp.Expr | None] = {}
     for node in graph.nodes:
         if node.kind != LEAF:
@@ -294,21 +299,19 @@ def build_named(graph: Graph) -> NamedResult:
         written = operand.expr.text if isinstance(operand.expr, Num) else repr(operand.value)
         return _slot_text(written)
 
-    forms: list[str | None] = [None] * len(nodes)
-    operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both passes
-    for node in nodes:
-        if node.kind != OP:
-            continue
+    operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both walks
+
+    def form(node: Node, _: list) -> str:
         args = operand_texts[node.index] = [operand_text(o) for o in node.operands]
         if node.op.elementwise:
-            forms[node.index] = node.op.text.format(*args)
-        else:
-            import sympy as sp
+            return node.op.text.format(*args)
+        import sympy as sp
 
-            # Tensor-level ops never take a number operand (those fold or fail), so args are names.
-            shapes = tuple(graph.operand_shape(o) for o in node.operands)
-            symbols = [sp.Symbol(a) for a in args]
-            forms[node.index] = sstr(_form(node.op, symbols, shapes, node.attrs))
+        # Tensor-level ops never take a number operand (those fold or fail), so args are names.
+        shapes = tuple(graph.operand_shape(o) for o in node.operands)
+        return sstr(_form(node.op, [sp.Symbol(a) for a in args], shapes, node.attrs))
+
+    forms: list[str | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
 
     def pull(node: Node, adjoint: str) -> engine.Edge:
         g = "1" if node.index == graph.output else f"adj_{node.name}"
