@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import autograd, engine, limits
 from ..errors import AutogradError, GradcliError, ShapeError
-from ..graph import CONST, LEAF, OP, Graph, Literal, Node
+from ..graph import CONST, LEAF, OP, Graph, Literal, Node, copies_to_view, recorded_grad_fn
 from ..ops import NUMBER, REGISTRY, TENSOR, dtypes, strides
 from ..traced import Tape, Untraceable
 from ..traced import Traced as TracedValue
@@ -495,14 +495,13 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
     check_op_size(name, shapes, tuple(shape))
-    aliased = False  # a reshape viewing a tensor that is not contiguous: ReshapeAliasBackward0
+    layout = None  # a reshape's operand's strides: viewing one not contiguous is ReshapeAliasBackward0
     if op.viewing == "reshape" and isinstance(operands[0], Tensor):
         layout = element_strides(operands[0])
-        if strides.view_strides(operands[0].shape, layout, tuple(shape)) is None:
+        if copies_to_view(op, operands[0].shape, layout, tuple(shape)):
             # as the graph does (graph.py): torch copies what cannot be viewed, then views the copy
             copy = apply_op("clone", [operands[0]], {}, grad_enabled)
             return apply_op("_unsafe_view", [copy], {"size": tuple(shape)}, grad_enabled)
-        aliased = not strides.is_contiguous(operands[0].shape, layout)
     check_dtypes(op, operands)
     dtype = result_dtype(op, tensors, numbers, attrs)
     compute = "float64" if dtype == "float64" else "float32"
@@ -542,7 +541,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         return result
     kinds = [TENSOR if isinstance(o, Tensor) else NUMBER for o in operands]
     recorded = tuple(o.snapshot() if isinstance(o, Tensor) else float(o) for o in operands)
-    grad_fn = "ReshapeAliasBackward0" if aliased else op.grad_fn_for(kinds, shapes, attrs)
+    grad_fn = recorded_grad_fn(op, kinds, shapes, attrs, layout)
     fn = Fn(op, grad_fn, dict(attrs), recorded, out)
     result.requires_grad, result.grad_fn = True, fn
     fn.output = (result.version, result.version.value)
