@@ -10,9 +10,10 @@ sees the values an op ran with or, where PyTorch saved the tensor, raises PyTorc
 
 backward() does not carry derivative rules of its own: it collects the Fn records
 reachable from the output, lays them out as a `graph.Graph` (leaves first, then ops in
-creation order, which is topological) and hands that to `autograd.seed_for` and
-`autograd.backward`, the same code `gradcli grad` runs, so both commands share every
-VJP and every PyTorch error text.
+creation order, which is topological) and walks it with the engine's backward
+(engine.backward over autograd's array domain, with the tensors' hooks and several roots),
+the same walk and rules `gradcli grad` runs, so both commands share every VJP and every
+PyTorch error text.
 """
 
 from __future__ import annotations
