@@ -40,19 +40,26 @@ def forward(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> lis
     """Values of every node; NumPy warnings are silenced (nan/inf follow IEEE as in PyTorch)."""
     with np.errstate(all="ignore"):
         return engine.forward(
-            graph.nodes,
-            [None] * len(graph.nodes),
-            lambda node: inputs[node.name],
-            lambda node, values: evaluate(node, values, dtype),
+            graph.nodes, [None] * len(graph.nodes), lambda node: inputs[node.name], evaluator(dtype)
         )
 
 
 def evaluate(node: Node, values: list[np.ndarray | None], dtype: np.dtype) -> np.ndarray:
     """One op node's value from its operands' values (numbers are used as they are)."""
-    args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-    if dtype == np.float32:  # exp, tanh ...: double, rounded once, as torch's kernels land
-        args = widened(node.op.name, args)
-    return np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
+    return evaluator(dtype)(node, values)
+
+
+def evaluator(dtype: np.dtype) -> engine.Evaluate:
+    """The array domain's forward step for engine.forward: the registry's forward, in `dtype`."""
+    single = dtype == np.float32
+
+    def evaluate(node: Node, values: list[np.ndarray | None]) -> np.ndarray:
+        args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+        if single:  # exp, tanh ...: double, rounded once, as torch's kernels land
+            args = widened(node.op.name, args)
+        return np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
+
+    return evaluate
 
 
 EdgeHook = engine.EdgeHook
@@ -65,40 +72,41 @@ def backward(
 
     `on_edge(node, position, operand, contribution)` sees every gradient an op sends an
     operand, in the order backward() sends them (explain narrates from these)."""
-    nodes = graph.nodes
     with np.errstate(all="ignore"):
         return engine.backward(
-            nodes,
-            [(graph.output, seed)],
-            pullback(values, dtype, lambda operand: nodes[operand].shape),
-            on_edge=on_edge,
+            graph.nodes, [(graph.output, seed)], pullback(values, dtype, graph.nodes), on_edge=on_edge
         )
 
 
 def pullback(
-    values: list[np.ndarray | None], dtype: np.dtype, shape_of: Callable[[int], tuple[int, ...]]
+    values: list[np.ndarray | None],
+    dtype: np.dtype,
+    nodes: tuple[Node, ...],
+    shape_of: Callable[[int], tuple[int, ...]] | None = None,
 ) -> engine.Pullback:
-    """The numeric chain-rule step for engine.backward: each op's registry VJP rules on the
-    forward values, summed over broadcast dims to the operand's shape.
+    """The array domain's chain-rule step for engine.backward: each op's registry VJP rules
+    on the forward values, summed over broadcast dims to the operand's shape.
 
     The same rules run on arrays, traced values (create_graph: a traced contribution stays
     traced) and batched arrays; `shape_of` gives an operand's shape where it is evaluated
-    (a block, for blocked.py)."""
+    (a block, for blocked.py; by default its node's)."""
 
-    def pull(node: Node, g: np.ndarray) -> engine.Edge:
+    def pull(node: Node, g: np.ndarray, positions: list[int]) -> list[np.ndarray]:
         if node.grad_fn == "NotImplemented":  # torch records the node but has no formula for it
             raise ShapeError(f"derivative for aten::{node.op.torch.rsplit('.', 1)[-1]} is not implemented")
         args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
         out = values[node.index]
         rules, attrs = node.op.vjp, node.attrs
-
-        def edge(position: int, operand: int) -> np.ndarray:
-            contribution = unbroadcast(rules[position](g, out, *args, **attrs), shape_of(operand))
+        contributions = []
+        operands = node.operands
+        for position in positions:
+            operand = operands[position]
+            shape = nodes[operand].shape if shape_of is None else shape_of(operand)
+            contribution = unbroadcast(rules[position](g, out, *args, **attrs), shape)
             if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
                 contribution = np.asarray(contribution, dtype=dtype)
-            return contribution
-
-        return edge
+            contributions.append(contribution)
+        return contributions
 
     return pull
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine
-from .autograd import evaluate, pullback
+from .autograd import evaluator, pullback
 from .graph import OP, Graph, Node
 from .ops import Shape
 
@@ -100,6 +100,8 @@ def run(
         seed_flat = np.asarray(seed, dtype=dtype).reshape(-1)
         out_flat = np.empty(plan.size, dtype)
 
+    evaluate = evaluator(dtype)
+
     def block(start: int) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
         stop = min(start + BLOCK, plan.size)
         here = (stop - start,)
@@ -108,7 +110,7 @@ def run(
             return flat[node.name][start:stop] if node.index in big else inputs[node.name]
 
         with np.errstate(all="ignore"):  # per thread: NumPy's error state is thread-local
-            values = engine.forward(region, [None] * len(nodes), read, lambda n, v: evaluate(n, v, dtype))
+            values = engine.forward(region, [None] * len(nodes), read, evaluate)
             root_value = values[plan.root]
             if plan.reduction:
                 partial = root_value.sum()
@@ -119,7 +121,9 @@ def run(
                 root_seed = seed_flat[start:stop]
             # the output (a reduction outside the region) gets no adjoint: the walk starts at the root
             adjoints = engine.backward(
-                nodes, [(plan.root, root_seed)], pullback(values, dtype, lambda o: here if o in big else ())
+                nodes,
+                [(plan.root, root_seed)],
+                pullback(values, dtype, nodes, lambda o: here if o in big else ()),
             )
         scalar_parts = {}
         for leaf in leaves:

@@ -23,10 +23,10 @@ from .graph import OP, Node
 # (node, values so far) -> the op node's value; (node) -> an input's value
 Evaluate = Callable[[Node, list], Any]
 Read = Callable[[Node], Any]
-# The contribution an op node sends the operand at `position` (node index `operand`).
-Edge = Callable[[int, int], Any]
-# (op node, gradient that reached it) -> its edges' contributions: a domain's chain-rule step
-Pullback = Callable[[Node, Any], Edge]
+# A domain's chain-rule step: (op node, the gradient that reached it, the positions of the
+# operands a gradient flows to) -> the contribution sent to each, in that order. One call
+# per node, not per edge: the walk runs once per node of every pass.
+Pullback = Callable[[Node, Any, list], Sequence[Any]]
 # Sees every contribution as the walk sends it: (op node, position, operand, contribution).
 EdgeHook = Callable[[Node, int, int, Any], None]
 Hook = Callable[[Any], Any]  # a tensor hook: the gradient reaching a node, replaced before it flows on
@@ -72,9 +72,9 @@ def backward(
     (every consumer has sent its contribution) before it flows on; a node used twice gets
     two contributions, so sharing is right by construction. At each node the gradient is
     first passed through `hooks[node]` in order (PyTorch's tensor hooks: the result is the
-    node's adjoint and what flows on); then an op that requires grad asks `pullback(node, g)`
-    for each edge (engine.edges) and adds the contribution into the operand's adjoint,
-    telling `on_edge` of it first. `combine`: contributions (seeds too) are kept in a list
+    node's adjoint and what flows on); then an op that requires grad asks `pullback(node, g,
+    positions)` for the contributions along its edges (engine.edges) and adds each into its
+    operand's adjoint, telling `on_edge` of it first. `combine`: contributions (seeds too) are kept in a list
     per node and combined once when the walk reaches it (a sympy sum built term by term is
     quadratic); without it they are added with `+` as they arrive.
     """
@@ -106,11 +106,17 @@ def backward(
             adjoints[index] = g
         if node.kind != OP or not node.requires_grad:
             continue
-        edge = pullback(node, g)
-        for position, operand in enumerate(node.operands):
-            if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                continue  # the rule of engine.edges, inline: this loop runs once per edge of every pass
-            contribution = edge(position, operand)
+        operands = node.operands  # the rule of engine.edges, inline and without a comprehension's frame
+        wanted = []
+        position = 0
+        for operand in operands:  # a counter, not enumerate: no tuple per operand in the hot loop
+            if isinstance(operand, int) and nodes[operand].requires_grad:
+                wanted.append(position)
+            position += 1  # noqa: SIM113
+        if not wanted:
+            continue
+        for position, contribution in zip(wanted, pullback(node, g, wanted)):
+            operand = operands[position]
             if on_edge is not None:
                 on_edge(node, position, operand, contribution)
             if pending is not None:

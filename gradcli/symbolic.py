@@ -144,7 +144,7 @@ def build(graph: Graph) -> SymbolicResult:
     # the forward walk over the symbolic domain, each op in its operands' names (inputs: None)
     forms: list[sp.Expr | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
 
-    def pull(node: Node, adjoint: sp.Expr) -> engine.Edge:
+    def pull(node: Node, adjoint: sp.Expr, positions: list[int]) -> list[sp.Expr]:
         # Past the size limit, consumers see this adjoint by name (common subexpression).
         g = sp.Symbol(f"adj_{node.name}", real=True) if _size_exceeds(adjoint, INLINE_LIMIT) else adjoint
         args = operand_forms[node.index]
@@ -164,7 +164,7 @@ def build(graph: Graph) -> SymbolicResult:
                 return contribution
             return node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs)
 
-        return edge
+        return [edge(position, node.operands[position]) for position in positions]
 
     # Contributions are collected and summed once per node: adding them one by one
     # rebuilds a growing Add each time, quadratic for an input used 10,000 times.
@@ -313,7 +313,7 @@ def build_named(graph: Graph) -> NamedResult:
 
     forms: list[str | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
 
-    def pull(node: Node, adjoint: str) -> engine.Edge:
+    def pull(node: Node, adjoint: str, positions: list[int]) -> list[str]:
         g = "1" if node.index == graph.output else f"adj_{node.name}"
         args = operand_texts[node.index]
 
@@ -335,7 +335,7 @@ def build_named(graph: Graph) -> NamedResult:
             upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
             return sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
 
-        return edge
+        return [edge(position, node.operands[position]) for position in positions]
 
     adjoints: list[str | None] = engine.backward(nodes, [(graph.output, "1")], pull, combine=" + ".join)
     return NamedResult(forms, adjoints, {leaf.name: None for leaf in graph.leaves})

@@ -44,7 +44,7 @@ def derivative(node: Node, position: int, values: list[float]) -> float:
 
 
 def scalar_pullback(values: list[float]) -> engine.Pullback:
-    return lambda node, g: lambda position, operand: g * derivative(node, position, values)
+    return lambda node, g, positions: [g * derivative(node, position, values) for position in positions]
 
 
 VALUES = [3.0, 2.0, 9.0, 18.0, 21.0, np.sin(2.0)]
@@ -99,8 +99,8 @@ def test_combine_collects_each_nodes_terms_and_combines_them_once():
         calls.append(list(terms))
         return " + ".join(terms)
 
-    def pullback(node: Node, g: str) -> engine.Edge:
-        return lambda position, operand: f"{g}*d{node.name}/d{position}"
+    def pullback(node: Node, g: str, positions: list[int]) -> list[str]:
+        return [f"{g}*d{node.name}/d{position}" for position in positions]
 
     adjoints = engine.backward(NODES, [(4, "1")], pullback, combine=combine)
     assert adjoints[0] == "1*dt4/d1 + 1*dt4/d0*dt3/d0*dt2/d0 + 1*dt4/d0*dt3/d0*dt2/d1"

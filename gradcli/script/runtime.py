@@ -807,7 +807,7 @@ def _sweep(
     order they were registered) before it flows on, as PyTorch's tensor hooks do. `tracing`:
     the values are traced (create_graph), and a rule that cannot trace names its node."""
     nodes = laid.graph.nodes
-    pull = autograd.pullback(values, dtype, lambda o: nodes[o].shape)
+    pull = autograd.pullback(values, dtype, nodes)
     if tracing:
         pull = _naming_untraceable(pull)
     with np.errstate(all="ignore"):
@@ -830,19 +830,11 @@ def _naming_untraceable(pull: engine.Pullback) -> engine.Pullback:
             "rewrite it with other ops"
         )
 
-    def traced_pull(node: Node, g: Any) -> engine.Edge:
+    def traced_pull(node: Node, g: Any, positions: list[int]) -> Any:
         try:
-            edge = pull(node, g)
+            return pull(node, g, positions)
         except CANNOT_TRACE:
             raise refuse(node) from None
-
-        def traced_edge(position: int, operand: int) -> Any:
-            try:
-                return edge(position, operand)
-            except CANNOT_TRACE:
-                raise refuse(node) from None
-
-        return traced_edge
 
     return traced_pull
 
