@@ -9,7 +9,7 @@ exactly as repeated `out.backward(...)` calls do, including PyTorch's errors.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,22 +91,24 @@ def pullback(
     traced) and batched arrays; `shape_of` gives an operand's shape where it is evaluated
     (a block, for blocked.py; by default its node's)."""
 
-    def pull(node: Node, g: np.ndarray, positions: list[int]) -> list[np.ndarray]:
+    def pull(node: Node, g: np.ndarray, positions: list[int]) -> Iterable[np.ndarray]:
         if node.grad_fn == "NotImplemented":  # torch records the node but has no formula for it
             raise ShapeError(f"derivative for aten::{node.op.torch.rsplit('.', 1)[-1]} is not implemented")
         args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
         out = values[node.index]
-        rules, attrs = node.op.vjp, node.attrs
-        contributions = []
-        operands = node.operands
-        for position in positions:
-            operand = operands[position]
-            shape = nodes[operand].shape if shape_of is None else shape_of(operand)
-            contribution = unbroadcast(rules[position](g, out, *args, **attrs), shape)
-            if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
-                contribution = np.asarray(contribution, dtype=dtype)
-            contributions.append(contribution)
-        return contributions
+        if len(positions) == 1:
+            return (edge(node, g, out, args, positions[0]),)
+        # lazily: each contribution is added into its operand before the next is made, so a
+        # node's contributions are never all alive at once (10M-element tensors)
+        return (edge(node, g, out, args, position) for position in positions)
+
+    def edge(node: Node, g: np.ndarray, out: np.ndarray, args: list, position: int) -> np.ndarray:
+        operand = node.operands[position]
+        shape = nodes[operand].shape if shape_of is None else shape_of(operand)
+        contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), shape)
+        if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
+            contribution = np.asarray(contribution, dtype=dtype)
+        return contribution
 
     return pull
 

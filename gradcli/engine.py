@@ -24,9 +24,10 @@ from .graph import OP, Node
 Evaluate = Callable[[Node, list], Any]
 Read = Callable[[Node], Any]
 # A domain's chain-rule step: (op node, the gradient that reached it, the positions of the
-# operands a gradient flows to) -> the contribution sent to each, in that order. One call
-# per node, not per edge: the walk runs once per node of every pass.
-Pullback = Callable[[Node, Any, list], Sequence[Any]]
+# operands a gradient flows to) -> the contribution sent to each, in that order (a list, or
+# a generator: each is added into its operand before the next is asked for). One call per
+# node, not per edge: the walk runs once per node of every pass.
+Pullback = Callable[[Node, Any, list], Iterable[Any]]
 # Sees every contribution as the walk sends it: (op node, position, operand, contribution).
 EdgeHook = Callable[[Node, int, int, Any], None]
 Hook = Callable[[Any], Any]  # a tensor hook: the gradient reaching a node, replaced before it flows on

@@ -832,7 +832,7 @@ def _naming_untraceable(pull: engine.Pullback) -> engine.Pullback:
 
     def traced_pull(node: Node, g: Any, positions: list[int]) -> Any:
         try:
-            return pull(node, g, positions)
+            yield from pull(node, g, positions)  # the rules run as the walk asks for each edge
         except CANNOT_TRACE:
             raise refuse(node) from None
 
