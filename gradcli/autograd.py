@@ -1,20 +1,20 @@
 """Numeric forward and backward passes with PyTorch's backward() semantics.
 
-One backward pass walks the node list once, in reverse (it is already topological),
-adding each op's vector-Jacobian products into its operands' adjoints, so a node
-used twice is right by construction. Passes accumulate into the leaves' `.grad`
+The walks are the engine's (engine.py); this is their array domain: a node's value by the
+registry's forward, the chain-rule step by its VJP rules (`pullback`, which runs unchanged
+on traced and batched values too). Passes accumulate into the leaves' `.grad`
 exactly as repeated `out.backward(...)` calls do, including PyTorch's errors.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import limits
+from . import engine, limits
 from .errors import CLI_WORDS, AutogradError, ShapeError, option
 from .graph import OP, Graph, Node
 from .ops import unbroadcast
@@ -38,25 +38,31 @@ NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 
 def forward(graph: Graph, inputs: dict[str, np.ndarray], dtype: np.dtype) -> list[np.ndarray]:
     """Values of every node; NumPy warnings are silenced (nan/inf follow IEEE as in PyTorch)."""
-    values: list[np.ndarray] = []
     with np.errstate(all="ignore"):
-        for node in graph.nodes:
-            if node.kind != OP:
-                values.append(inputs[node.name])
-                continue
-            values.append(evaluate(node, values, dtype))
-    return values
+        return engine.forward(
+            graph.nodes, [None] * len(graph.nodes), lambda node: inputs[node.name], evaluator(dtype)
+        )
 
 
 def evaluate(node: Node, values: list[np.ndarray | None], dtype: np.dtype) -> np.ndarray:
     """One op node's value from its operands' values (numbers are used as they are)."""
-    args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-    if dtype == np.float32:  # exp, tanh ...: double, rounded once, as torch's kernels land
-        args = widened(node.op.name, args)
-    return np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
+    return evaluator(dtype)(node, values)
 
 
-EdgeHook = Callable[[Node, int, int, np.ndarray], None]
+def evaluator(dtype: np.dtype) -> engine.Evaluate:
+    """The array domain's forward step for engine.forward: the registry's forward, in `dtype`."""
+    single = dtype == np.float32
+
+    def evaluate(node: Node, values: list[np.ndarray | None]) -> np.ndarray:
+        args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+        if single:  # exp, tanh ...: double, rounded once, as torch's kernels land
+            args = widened(node.op.name, args)
+        return np.asarray(node.op.forward(*args, **node.attrs), dtype=dtype)
+
+    return evaluate
+
+
+EdgeHook = engine.EdgeHook
 
 
 def backward(
@@ -66,49 +72,45 @@ def backward(
 
     `on_edge(node, position, operand, contribution)` sees every gradient an op sends an
     operand, in the order backward() sends them (explain narrates from these)."""
-    nodes = graph.nodes
-    adjoints: list[np.ndarray | None] = [None] * len(nodes)
-    adjoints[graph.output] = seed
     with np.errstate(all="ignore"):
-        for node in reversed(nodes):
-            g = adjoints[node.index]
-            if g is None or node.kind != OP or not node.requires_grad:
-                continue
-            push_adjoints(
-                node, g, values, adjoints, nodes, dtype, lambda operand: nodes[operand].shape, on_edge
-            )
-    return adjoints
+        return engine.backward(
+            graph.nodes, [(graph.output, seed)], pullback(values, dtype, graph.nodes), on_edge=on_edge
+        )
 
 
-def push_adjoints(
-    node: Node,
-    g: np.ndarray,
+def pullback(
     values: list[np.ndarray | None],
-    adjoints: list[np.ndarray | None],
-    nodes: tuple[Node, ...],
     dtype: np.dtype,
-    shape_of: Callable[[int], tuple[int, ...]],
-    on_edge: EdgeHook | None = None,
-) -> None:
-    """Add one node's vector-Jacobian products into its operands' adjoints.
+    nodes: tuple[Node, ...],
+    shape_of: Callable[[int], tuple[int, ...]] | None = None,
+) -> engine.Pullback:
+    """The array domain's chain-rule step for engine.backward: each op's registry VJP rules
+    on the forward values, summed over broadcast dims to the operand's shape.
 
-    A node used twice gets two contributions, so sharing is right by construction;
-    `shape_of` gives an operand's shape where it is evaluated (a block, for blocked.py).
-    """
-    if node.grad_fn == "NotImplemented":  # torch records the node but has no formula for it
-        raise ShapeError(f"derivative for aten::{node.op.torch.rsplit('.', 1)[-1]} is not implemented")
-    args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-    out = values[node.index]
-    for position, operand in enumerate(node.operands):
-        if not isinstance(operand, int) or not nodes[operand].requires_grad:
-            continue
-        contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), shape_of(operand))
+    The same rules run on arrays, traced values (create_graph: a traced contribution stays
+    traced) and batched arrays; `shape_of` gives an operand's shape where it is evaluated
+    (a block, for blocked.py; by default its node's)."""
+
+    def pull(node: Node, g: np.ndarray, positions: list[int]) -> Iterable[np.ndarray]:
+        if node.grad_fn == "NotImplemented":  # torch records the node but has no formula for it
+            raise ShapeError(f"derivative for aten::{node.op.torch.rsplit('.', 1)[-1]} is not implemented")
+        args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+        out = values[node.index]
+        if len(positions) == 1:
+            return (edge(node, g, out, args, positions[0]),)
+        # lazily: each contribution is added into its operand before the next is made, so a
+        # node's contributions are never all alive at once (10M-element tensors)
+        return (edge(node, g, out, args, position) for position in positions)
+
+    def edge(node: Node, g: np.ndarray, out: np.ndarray, args: list, position: int) -> np.ndarray:
+        operand = node.operands[position]
+        shape = nodes[operand].shape if shape_of is None else shape_of(operand)
+        contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), shape)
         if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
             contribution = np.asarray(contribution, dtype=dtype)
-        if on_edge is not None:
-            on_edge(node, position, operand, contribution)
-        previous = adjoints[operand]
-        adjoints[operand] = contribution if previous is None else previous + contribution
+        return contribution
+
+    return pull
 
 
 def local_derivative(node: Node, values: list[np.ndarray], position: int) -> np.ndarray:

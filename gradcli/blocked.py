@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .autograd import evaluate, push_adjoints
-from .graph import OP, Graph
+from . import engine
+from .autograd import evaluator, pullback
+from .graph import OP, Graph, Node
 from .ops import Shape
 
 BLOCK = 16_384  # elements per block: a block's dozen temporaries fit in a core's L2 cache
@@ -99,32 +100,31 @@ def run(
         seed_flat = np.asarray(seed, dtype=dtype).reshape(-1)
         out_flat = np.empty(plan.size, dtype)
 
+    evaluate = evaluator(dtype)
+
     def block(start: int) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
         stop = min(start + BLOCK, plan.size)
         here = (stop - start,)
-        values: list[np.ndarray | None] = [None] * len(nodes)
-        adjoints: list[np.ndarray | None] = [None] * len(nodes)
+
+        def read(node: Node) -> np.ndarray:
+            return flat[node.name][start:stop] if node.index in big else inputs[node.name]
+
         with np.errstate(all="ignore"):  # per thread: NumPy's error state is thread-local
-            for node in region:
-                if node.kind != OP:
-                    values[node.index] = (
-                        flat[node.name][start:stop] if node.index in big else inputs[node.name]
-                    )
-                    continue
-                values[node.index] = evaluate(node, values, dtype)
+            values = engine.forward(region, [None] * len(nodes), read, evaluate)
             root_value = values[plan.root]
             if plan.reduction:
                 partial = root_value.sum()
-                adjoints[plan.root] = np.broadcast_to(root_adjoint, here)
+                root_seed = np.broadcast_to(root_adjoint, here)
             else:
                 partial = None
                 out_flat[start:stop] = root_value
-                adjoints[plan.root] = seed_flat[start:stop]
-            for node in reversed(region):
-                g = adjoints[node.index]
-                if g is None or node.kind != OP or not node.requires_grad:
-                    continue
-                push_adjoints(node, g, values, adjoints, nodes, dtype, lambda o: here if o in big else ())
+                root_seed = seed_flat[start:stop]
+            # the output (a reduction outside the region) gets no adjoint: the walk starts at the root
+            adjoints = engine.backward(
+                nodes,
+                [(plan.root, root_seed)],
+                pullback(values, dtype, nodes, lambda o: here if o in big else ()),
+            )
         scalar_parts = {}
         for leaf in leaves:
             adjoint = adjoints[leaf.index]
@@ -137,8 +137,8 @@ def run(
         return partial, scalar_parts
 
     results = _map_blocks(block, range(0, plan.size, BLOCK))
-    reached = _reached(graph, plan)
-    flowing = {leaf.name for leaf in leaves if leaf.index in reached}
+    reached = engine.reaching(nodes, [plan.root])
+    flowing = {leaf.name for leaf in leaves if reached[leaf.index]}
     grads: dict[str, np.ndarray | None] = {}
     with np.errstate(all="ignore"):  # sums of inf and -inf are nan, silently, as in PyTorch
         for leaf in graph.leaves:
@@ -155,15 +155,6 @@ def run(
         else:
             value = out_flat.reshape(plan.shape)
     return value, grads
-
-
-def _reached(graph: Graph, plan: BlockPlan) -> set[int]:
-    """The nodes a gradient reaches from the root: chains of grad-requiring ops."""
-    reaching = {plan.root}
-    for node in reversed(graph.nodes):
-        if node.index in reaching and node.kind == OP and node.requires_grad:
-            reaching.update(o for o in node.inputs() if graph.nodes[o].requires_grad)
-    return reaching
 
 
 def _map_blocks(block: Callable, starts: range) -> list:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import engine
 from .graph import OP, Graph, Node
 
 
@@ -82,24 +83,26 @@ def forward_warnings(graph: Graph, values: list[np.ndarray]) -> list[str]:
 
 
 def backward_warnings(graph: Graph, values: list[np.ndarray], adjoints: list[np.ndarray | None]) -> list[str]:
-    """The first backward step (from the output) that turns finite adjoints into nan/inf."""
-    for node in reversed(graph.nodes):
-        if node.kind != OP or adjoints[node.index] is None or _first_bad(adjoints[node.index]) is not None:
+    """The first backward step (from the output) that turns finite adjoints into nan/inf:
+    the engine's edges in the order its backward walk sent gradients along them."""
+    current, sound = None, False
+    for node, _, operand in engine.edges(graph.nodes, adjoints):
+        if node is not current:  # a node's own adjoint and value are checked once, not per edge
+            current = node
+            sound = _first_bad(adjoints[node.index]) is None and _first_bad(values[node.index]) is None
+        if not sound:
             continue
-        if _first_bad(values[node.index]) is not None:
+        adjoint = adjoints[operand]
+        if adjoint is None:
             continue
-        for operand in node.inputs():
-            adjoint = adjoints[operand]
-            if adjoint is None:
-                continue
-            index = _first_bad(adjoint)
-            if index is None:
-                continue
-            value = float(np.asarray(adjoint)[index]) if index else float(adjoint)
-            source = graph.nodes[operand]
-            at = _operand_text(graph, node, values, index if node.shape else ())
-            return [
-                f"adjoint of {source.name} is {_describe(value)}{_where(index)}: "
-                f"{node.op.name}'({at}) in the backward of {node.name} ({node.grad_fn}) is not finite"
-            ]
+        index = _first_bad(adjoint)
+        if index is None:
+            continue
+        value = float(np.asarray(adjoint)[index]) if index else float(adjoint)
+        source = graph.nodes[operand]
+        at = _operand_text(graph, node, values, index if node.shape else ())
+        return [
+            f"adjoint of {source.name} is {_describe(value)}{_where(index)}: "
+            f"{node.op.name}'({at}) in the backward of {node.name} ({node.grad_fn}) is not finite"
+        ]
     return []

@@ -104,6 +104,30 @@ def fold(op: Op, values: list[float], attrs: dict) -> float:
     return float(np.asarray(result))
 
 
+# What applying an op records, where torch's rule is not the op's own: shared by the graph
+# built here and the tensors `gradcli run` records (script/runtime.apply_op).
+
+
+def copies_to_view(op: Op, source_shape: Shape, source_layout: Shape, shape: Shape) -> bool:
+    """A viewing op whose operand's layout cannot be viewed as `shape`: torch's reshape then
+    records a clone and an _unsafe_view of the copy (at::reshape), and view refuses."""
+    return bool(op.viewing) and strides.view_strides(source_shape, source_layout, shape) is None
+
+
+def recorded_grad_fn(
+    op: Op, kinds: list[str], shapes: list[Shape], attrs: dict, source_layout: Shape | None
+) -> str:
+    """The grad_fn torch records: the op's own, but ReshapeAliasBackward0 for a reshape that
+    views a tensor that is not contiguous (`source_layout`: its operand's strides)."""
+    if (
+        op.viewing == "reshape"
+        and source_layout is not None
+        and not strides.is_contiguous(shapes[0], source_layout)
+    ):
+        return "ReshapeAliasBackward0"
+    return op.grad_fn_for(kinds, shapes, attrs)
+
+
 class _Builder:
     def __init__(self, program: Program, specs: dict[str, InputSpec]) -> None:
         self.program = program
@@ -238,7 +262,7 @@ class _Builder:
             result_strides = strides.result_strides(op, shapes, layouts, attrs, shape)
         if op.viewing and isinstance(operands[0], int):
             source = self.nodes[operands[0]]
-            if strides.view_strides(source.shape, layouts[0], shape) is None:
+            if copies_to_view(op, source.shape, layouts[0], shape):
                 if op.viewing == "view":
                     raise ShapeError(_where(self.program, expr) + strides.VIEW_ERROR)
                 # reshape of what cannot be viewed: torch copies, then views the copy
@@ -250,9 +274,7 @@ class _Builder:
         grad_fn = None
         if requires_grad:
             kinds = [TENSOR if isinstance(o, int) else NUMBER for o in operands]
-            grad_fn = op.grad_fn_for(kinds, shapes, attrs)
-            if op.viewing == "reshape" and not strides.is_contiguous(shapes[0], layouts[0]):
-                grad_fn = "ReshapeAliasBackward0"  # a view of a tensor that is not contiguous
+            grad_fn = recorded_grad_fn(op, kinds, shapes, attrs, layouts[0] if layouts else None)
         node = Node(
             index=len(self.nodes),
             name=name or self.fresh_name(),

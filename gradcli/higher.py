@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import limits
+from . import engine, limits
 from .autograd import NOT_SCALAR, backward
 from .autograd import forward as autograd_forward
 from .batched import Unbatchable, backward_rows
@@ -312,12 +312,7 @@ def hvp(
 
 def _ancestors(graph: Graph) -> list[Node]:
     """The nodes the output depends on (a tape also holds the forward graph's other nodes)."""
-    needed = [False] * len(graph.nodes)
-    needed[graph.output] = True
-    for node in reversed(graph.nodes):
-        if needed[node.index]:
-            for operand in node.inputs():
-                needed[operand] = True
+    needed = engine.reaching(graph.nodes, [graph.output], gradient=False)
     return [node for node in graph.nodes if needed[node.index]]
 
 

@@ -12,7 +12,8 @@ import re
 from functools import cache
 from typing import Any
 
-from .graph import OP, Graph, Literal, Operand
+from . import engine
+from .graph import Graph, Literal, Operand
 from .ops import Op, broadcast_dims
 from .parse import Num
 
@@ -87,14 +88,12 @@ def _first_spelling(syntax: str) -> tuple[str, list[str]]:
 
 def written_forms(graph: Graph) -> list[str | None]:
     """Every op node's written form in its operands' names; None for inputs."""
-    forms: list[str | None] = []
-    for node in graph.nodes:
-        if node.kind != OP:
-            forms.append(None)
-            continue
-        operands = [_operand(graph, o).text for o in node.operands]
-        forms.append(written_form(node.op, operands, node.attrs))
-    return forms
+    return engine.forward(
+        graph.nodes,
+        [None] * len(graph.nodes),
+        lambda node: None,
+        lambda node, _: written_form(node.op, [_operand(graph, o).text for o in node.operands], node.attrs),
+    )
 
 
 def _template(op: Op, position: int, shapes: tuple, attrs: dict) -> str:
@@ -128,23 +127,24 @@ def local_steps(graph: Graph, seed: str = "1") -> list[str | None]:
     """
     nodes = graph.nodes
     terms: list[list[str]] = [[] for _ in nodes]
-    for node in nodes:
-        if node.kind != OP or not node.requires_grad:
-            continue
-        slots = [_operand(graph, o) for o in node.operands]
-        shapes = tuple(graph.operand_shape(o) for o in node.operands)
-        for position, operand in enumerate(node.operands):
-            if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                continue
-            template = _template(node.op, position, shapes, node.attrs)
+    # Every grad edge, in program order (a node's terms read in the order its consumers were
+    # written), including those from consumers the output does not reach: their adj_ shows
+    # as "-", as the table shows such a node.
+    current = None
+    for node, position, operand in engine.edges(nodes, backward=False):
+        if node is not current:
+            current = node
+            slots = [_operand(graph, o) for o in node.operands]
+            shapes = tuple(graph.operand_shape(o) for o in node.operands)
             fields = {"g": adjoint_name(node.name), "out": node.name}
-            term = template.format(*slots, **fields)  # str.format calls _Slot.__format__ too
-            if "**" in term:  # most steps have no power to tidy: skip the regex
-                term = _POWER_ONE.sub("", term)
-            if node.op.elementwise:  # other ops' steps already have the operand's shape
-                term = _unbroadcast(term, nodes[operand].shape, node.shape)
-            terms[operand].append(term)
-    reached = _reaches_output(graph)
+        template = _template(node.op, position, shapes, node.attrs)
+        term = template.format(*slots, **fields)  # str.format calls _Slot.__format__ too
+        if "**" in term:  # most steps have no power to tidy: skip the regex
+            term = _POWER_ONE.sub("", term)
+        if node.op.elementwise:  # other ops' steps already have the operand's shape
+            term = _unbroadcast(term, nodes[operand].shape, node.shape)
+        terms[operand].append(term)
+    reached = engine.reaching(nodes, [graph.output])  # only what the output depends on gets an adjoint
     steps: list[str | None] = []
     for node in nodes:
         if node.index == graph.output:
@@ -154,17 +154,6 @@ def local_steps(graph: Graph, seed: str = "1") -> list[str | None]:
         else:
             steps.append(_join(terms[node.index]))
     return steps
-
-
-def _reaches_output(graph: Graph) -> list[bool]:
-    """Which nodes the output depends on (through grad-requiring ops): only they get an adjoint."""
-    reached = [False] * len(graph.nodes)
-    reached[graph.output] = True
-    for node in reversed(graph.nodes):
-        if reached[node.index] and node.kind == OP and node.requires_grad:
-            for i in node.inputs():
-                reached[i] = True
-    return reached
 
 
 def _join(terms: list[str]) -> str:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from .graph import LEAF, OP, Graph, Literal
+from . import engine
+from .graph import LEAF, OP, Graph, Literal, Node
 from .ops import REGISTRY, Op, broadcast_dims
 from .parse import Apply, Expr, Num
 
@@ -133,35 +134,23 @@ def build(graph: Graph) -> SymbolicResult:
     def operand_form(operand) -> sp.Expr:
         return symbols[operand] if isinstance(operand, int) else literal_form(operand)
 
-    forms: list[sp.Expr | None] = [None] * len(nodes)
     operand_forms: list[list[sp.Expr]] = [[] for _ in nodes]
-    for node in nodes:
-        if node.kind == OP:
-            args = [operand_form(o) for o in node.operands]
-            operand_forms[node.index] = args
-            shapes = tuple(graph.operand_shape(o) for o in node.operands)
-            forms[node.index] = _form(node.op, args, shapes, node.attrs)
 
-    # Contributions are collected and summed once per node: adding them one by one
-    # rebuilds a growing Add each time, quadratic for an input used 10,000 times.
-    contributions: list[list[sp.Expr]] = [[] for _ in nodes]
-    contributions[graph.output].append(sp.Integer(1))
-    adjoints: list[sp.Expr | None] = [None] * len(nodes)
-    for node in reversed(nodes):
-        terms = contributions[node.index]
-        if not terms:
-            continue
-        adjoint = adjoints[node.index] = terms[0] if len(terms) == 1 else sp.Add(*terms)
-        contributions[node.index] = []
-        if node.kind != OP or not node.requires_grad:
-            continue
+    def form(node: Node, _: list) -> sp.Expr:
+        args = operand_forms[node.index] = [operand_form(o) for o in node.operands]
+        shapes = tuple(graph.operand_shape(o) for o in node.operands)
+        return _form(node.op, args, shapes, node.attrs)
+
+    # the forward walk over the symbolic domain, each op in its operands' names (inputs: None)
+    forms: list[sp.Expr | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
+
+    def pull(node: Node, adjoint: sp.Expr, positions: list[int]) -> list[sp.Expr]:
         # Past the size limit, consumers see this adjoint by name (common subexpression).
         g = sp.Symbol(f"adj_{node.name}", real=True) if _size_exceeds(adjoint, INLINE_LIMIT) else adjoint
         args = operand_forms[node.index]
         shapes = tuple(graph.operand_shape(o) for o in node.operands)
-        for position, operand in enumerate(node.operands):
-            if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                continue
+
+        def edge(position: int, operand: int) -> sp.Expr:
             if node.op.elementwise:
                 derivative, placeholders = _local_derivative(node.op.name, position)
                 try:
@@ -172,10 +161,19 @@ def build(graph: Graph) -> SymbolicResult:
                 dims = broadcast_dims(nodes[operand].shape, node.shape)
                 if dims:
                     contribution = sp.Function(SUM)(contribution, *dims)
-            else:
-                rule = node.op.sym_vjp[position]
-                contribution = rule(sp, g, *args, shapes=shapes, **node.attrs)
-            contributions[operand].append(contribution)
+                return contribution
+            return node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs)
+
+        return [edge(position, node.operands[position]) for position in positions]
+
+    # Contributions are collected and summed once per node: adding them one by one
+    # rebuilds a growing Add each time, quadratic for an input used 10,000 times.
+    adjoints: list[sp.Expr | None] = engine.backward(
+        nodes,
+        [(graph.output, sp.Integer(1))],
+        pull,
+        combine=lambda terms: terms[0] if len(terms) == 1 else sp.Add(*terms),
+    )
 
     try:
         leaf_grads = _leaf_gradients(graph, symbols, forms, adjoints)
@@ -186,20 +184,24 @@ def build(graph: Graph) -> SymbolicResult:
 
 def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None]:
     """Each leaf's adjoint rewritten in leaf and const names, when that stays small."""
-    inlined: dict[int, sp.Expr | None] = {}
     sizes: dict[int, int] = {}  # tree size of each inlined form, to refuse before building
-    for node in graph.nodes:
-        if node.kind != OP:
-            inlined[node.index], sizes[node.index] = symbols[node.index], 1
-            continue
+
+    def read(node: Node) -> sp.Expr:
+        sizes[node.index] = 1
+        return symbols[node.index]
+
+    def inline(node: Node, inlined: list) -> sp.Expr | None:
         parts = {symbols[o]: inlined[o] for o in node.inputs()}
         estimate = _tree_size(forms[node.index]) + sum(sizes.get(o, 0) for o in node.inputs())
         if any(v is None for v in parts.values()) or estimate > LEAF_FORM_LIMIT:
-            inlined[node.index] = None  # deep chains stop here instead of recursing in sympy
-            continue
-        inlined[node.index] = forms[node.index].xreplace(parts)
-        sizes[node.index] = _tree_size(inlined[node.index])
-    substitution = {symbols[i]: e for i, e in inlined.items() if graph.nodes[i].kind == OP}
+            return None  # deep chains stop here instead of recursing in sympy
+        expr = forms[node.index].xreplace(parts)
+        sizes[node.index] = _tree_size(expr)
+        return expr
+
+    # the forward walk over forms in leaf names: each op's form with its operands' substituted
+    inlined = engine.forward(graph.nodes, [None] * len(graph.nodes), read, inline)
+    substitution = {symbols[i]: e for i, e in enumerate(inlined) if graph.nodes[i].kind == OP}
     result: dict[str, sp.Expr | None] = {}
     for node in graph.nodes:
         if node.kind != LEAF:
@@ -297,36 +299,25 @@ def build_named(graph: Graph) -> NamedResult:
         written = operand.expr.text if isinstance(operand.expr, Num) else repr(operand.value)
         return _slot_text(written)
 
-    forms: list[str | None] = [None] * len(nodes)
-    operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both passes
-    contributions: list[list[str]] = [[] for _ in nodes]
-    for node in nodes:
-        if node.kind != OP:
-            continue
+    operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both walks
+
+    def form(node: Node, _: list) -> str:
         args = operand_texts[node.index] = [operand_text(o) for o in node.operands]
         if node.op.elementwise:
-            forms[node.index] = node.op.text.format(*args)
-        else:
-            import sympy as sp
+            return node.op.text.format(*args)
+        import sympy as sp
 
-            # Tensor-level ops never take a number operand (those fold or fail), so args are names.
-            shapes = tuple(graph.operand_shape(o) for o in node.operands)
-            symbols = [sp.Symbol(a) for a in args]
-            forms[node.index] = sstr(_form(node.op, symbols, shapes, node.attrs))
+        # Tensor-level ops never take a number operand (those fold or fail), so args are names.
+        shapes = tuple(graph.operand_shape(o) for o in node.operands)
+        return sstr(_form(node.op, [sp.Symbol(a) for a in args], shapes, node.attrs))
 
-    adjoints: list[str | None] = [None] * len(nodes)
-    adjoints[graph.output] = "1"
-    for node in reversed(nodes):
-        if node.index != graph.output:
-            terms = contributions[node.index]
-            adjoints[node.index] = " + ".join(terms) if terms else None
-        if adjoints[node.index] is None or node.kind != OP or not node.requires_grad:
-            continue
+    forms: list[str | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
+
+    def pull(node: Node, adjoint: str, positions: list[int]) -> list[str]:
         g = "1" if node.index == graph.output else f"adj_{node.name}"
         args = operand_texts[node.index]
-        for position, operand in enumerate(node.operands):
-            if not isinstance(operand, int) or not nodes[operand].requires_grad:
-                continue
+
+        def edge(position: int, operand: int) -> str:
             if node.op.elementwise:
                 local = node.op.deriv_text[position].format(*args)
                 if g == "1" or local == "1":
@@ -336,12 +327,15 @@ def build_named(graph: Graph) -> NamedResult:
                 dims = broadcast_dims(nodes[operand].shape, node.shape)
                 if dims:
                     term = f"{SUM}({term}, {', '.join(map(str, dims))})"
-            else:
-                import sympy as sp
+                return term
+            import sympy as sp
 
-                shapes = tuple(graph.operand_shape(o) for o in node.operands)
-                rule = node.op.sym_vjp[position]
-                upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
-                term = sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
-            contributions[operand].append(term)
+            shapes = tuple(graph.operand_shape(o) for o in node.operands)
+            rule = node.op.sym_vjp[position]
+            upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
+            return sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
+
+        return [edge(position, node.operands[position]) for position in positions]
+
+    adjoints: list[str | None] = engine.backward(nodes, [(graph.output, "1")], pull, combine=" + ".join)
     return NamedResult(forms, adjoints, {leaf.name: None for leaf in graph.leaves})

@@ -98,45 +98,46 @@ def backward_steps(
     unit_seed: bool,
     edges: dict[tuple[int, int], np.ndarray] | None = None,
 ) -> list[Step]:
-    """Every edge that carries a gradient, in the order backward() visits them; `edges` holds
-    what the engine's backward sent along each (see _pass_adjoints)."""
+    """Every edge that carries a gradient, in the order backward() visits them. `edges` holds
+    what the engine's backward sent along each, recorded by its edge callback as the walk ran
+    (see _pass_adjoints), so a numeric story is told in the walk's own order; without a pass
+    (symbolic only) the edges are the engine's, every op's that requires grad."""
+    from .. import engine
     from ..autograd import local_derivative
 
     forms = _operand_forms(graph) if symbolic else {}
+    nodes = graph.nodes
+    if adjoints is not None and edges is not None:
+        walked = ((nodes[index], position, nodes[index].operands[position]) for index, position in edges)
+    else:
+        walked = engine.edges(nodes, adjoints)
     steps: list[Step] = []
-    for node in reversed(graph.nodes):
-        if node.kind != "op" or not node.requires_grad:
-            continue
-        if adjoints is not None and adjoints[node.index] is None:
-            continue
-        for position, operand in enumerate(node.operands):
-            if not isinstance(operand, int) or not graph.nodes[operand].requires_grad:
-                continue
-            local = contribution = None
-            if values is not None and edges is not None:
-                if node.op.elementwise:
-                    local = local_derivative(node, values, position)
-                contribution = edges.get((node.index, position))
-            local_symbolic = rule_symbolic = gradient_symbol = None
-            if symbolic:
-                if node.op.elementwise:
-                    local_symbolic = _local_symbolic(node, forms[node.index], position)
-                else:
-                    gradient = None if node.index == graph.output and unit_seed else _gradient_name(graph)
-                    rule_symbolic, gradient_symbol = _rule_symbolic(
-                        graph, node, forms[node.index], position, gradient
-                    )
-            step = Step(
-                node.index,
-                operand,
-                position,
-                local_symbolic,
-                local,
-                rule_symbolic,
-                gradient_symbol,
-                contribution,
-            )
-            steps.append(step)
+    for node, position, operand in walked:
+        local = contribution = None
+        if values is not None and edges is not None:
+            if node.op.elementwise:
+                local = local_derivative(node, values, position)
+            contribution = edges.get((node.index, position))
+        local_symbolic = rule_symbolic = gradient_symbol = None
+        if symbolic:
+            if node.op.elementwise:
+                local_symbolic = _local_symbolic(node, forms[node.index], position)
+            else:
+                gradient = None if node.index == graph.output and unit_seed else _gradient_name(graph)
+                rule_symbolic, gradient_symbol = _rule_symbolic(
+                    graph, node, forms[node.index], position, gradient
+                )
+        step = Step(
+            node.index,
+            operand,
+            position,
+            local_symbolic,
+            local,
+            rule_symbolic,
+            gradient_symbol,
+            contribution,
+        )
+        steps.append(step)
     return steps
 
 

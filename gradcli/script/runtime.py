@@ -10,9 +10,10 @@ sees the values an op ran with or, where PyTorch saved the tensor, raises PyTorc
 
 backward() does not carry derivative rules of its own: it collects the Fn records
 reachable from the output, lays them out as a `graph.Graph` (leaves first, then ops in
-creation order, which is topological) and hands that to `autograd.seed_for` and
-`autograd.backward`, the same code `gradcli grad` runs, so both commands share every
-VJP and every PyTorch error text.
+creation order, which is topological) and walks it with the engine's backward
+(engine.backward over autograd's array domain, with the tensors' hooks and several roots),
+the same walk and rules `gradcli grad` runs, so both commands share every VJP and every
+PyTorch error text.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd, limits
+from .. import autograd, engine, limits
 from ..errors import AutogradError, GradcliError, ShapeError
-from ..graph import CONST, LEAF, OP, Graph, Literal, Node
+from ..graph import CONST, LEAF, OP, Graph, Literal, Node, copies_to_view, recorded_grad_fn
 from ..ops import NUMBER, REGISTRY, TENSOR, dtypes, strides
 from ..traced import Tape, Untraceable
 from ..traced import Traced as TracedValue
@@ -495,14 +496,13 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
     check_op_size(name, shapes, tuple(shape))
-    aliased = False  # a reshape viewing a tensor that is not contiguous: ReshapeAliasBackward0
+    layout = None  # a reshape's operand's strides: viewing one not contiguous is ReshapeAliasBackward0
     if op.viewing == "reshape" and isinstance(operands[0], Tensor):
         layout = element_strides(operands[0])
-        if strides.view_strides(operands[0].shape, layout, tuple(shape)) is None:
+        if copies_to_view(op, operands[0].shape, layout, tuple(shape)):
             # as the graph does (graph.py): torch copies what cannot be viewed, then views the copy
             copy = apply_op("clone", [operands[0]], {}, grad_enabled)
             return apply_op("_unsafe_view", [copy], {"size": tuple(shape)}, grad_enabled)
-        aliased = not strides.is_contiguous(operands[0].shape, layout)
     check_dtypes(op, operands)
     dtype = result_dtype(op, tensors, numbers, attrs)
     compute = "float64" if dtype == "float64" else "float32"
@@ -542,7 +542,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         return result
     kinds = [TENSOR if isinstance(o, Tensor) else NUMBER for o in operands]
     recorded = tuple(o.snapshot() if isinstance(o, Tensor) else float(o) for o in operands)
-    grad_fn = "ReshapeAliasBackward0" if aliased else op.grad_fn_for(kinds, shapes, attrs)
+    grad_fn = recorded_grad_fn(op, kinds, shapes, attrs, layout)
     fn = Fn(op, grad_fn, dict(attrs), recorded, out)
     result.requires_grad, result.grad_fn = True, fn
     fn.output = (result.version, result.version.value)
@@ -722,10 +722,7 @@ def run_backward(
         adjoints: list[Any] = [adopted.tensor_of(a) for a in traced_adjoints]
         arrays = [None if t is None else t.value for t in adjoints]
     else:
-        if hooked or len(roots) > 1:
-            adjoints = _sweep(laid, laid.values, seeds, dtype, hooked, on_edge=on_edge)
-        else:
-            adjoints = autograd.backward(laid.graph, laid.values, seeds[0], dtype, on_edge=on_edge)
+        adjoints = _sweep(laid, laid.values, seeds, dtype, hooked, on_edge=on_edge)
         arrays = adjoints
     if record is not None:
         record.laid, record.adjoints, record.seed, record.dtype = laid, arrays, seeds[0], str(dtype)
@@ -793,11 +790,7 @@ def _input_index(laid: _Laid, tensor: Tensor) -> int | None:
 def _on_a_path(laid: _Laid, inputs: set[int]) -> list[bool]:
     """Which nodes lie on a path from the roots down to one of `inputs` (the nodes torch's
     engine runs for backward(inputs=...)): an input, or a node with such a node below it."""
-    nodes = laid.graph.nodes
-    below = [False] * len(nodes)
-    for node in nodes:  # topological: operands come first
-        below[node.index] = node.index in inputs or any(below[o] for o in node.inputs())
-    return below
+    return engine.reaching(laid.graph.nodes, inputs, toward_inputs=False, gradient=False)
 
 
 def _sweep(
@@ -809,38 +802,41 @@ def _sweep(
     tracing: bool = False,
     on_edge: autograd.EdgeHook | None = None,
 ) -> list:
-    """autograd.backward's sweep from several roots at once (one seed each, summed where two
+    """The engine's backward walk from several roots at once (one seed each, summed where two
     roots are one node), with each hooked node's gradient passed through its hooks (in the
     order they were registered) before it flows on, as PyTorch's tensor hooks do. `tracing`:
     the values are traced (create_graph), and a rule that cannot trace names its node."""
     nodes = laid.graph.nodes
-    adjoints: list[Any] = [None] * len(nodes)
-    for index, seed in zip(laid.roots, seeds):
-        if index is not None:
-            adjoints[index] = seed if adjoints[index] is None else adjoints[index] + seed
+    pull = autograd.pullback(values, dtype, nodes)
+    if tracing:
+        pull = _naming_untraceable(pull)
     with np.errstate(all="ignore"):
-        for node in reversed(nodes):
-            g = adjoints[node.index]
-            if g is None:
-                continue
-            for hook in hooked.get(node.index, ()):
-                g = hook(g)
-            adjoints[node.index] = g
-            if node.kind != OP or not node.requires_grad:
-                continue
-            try:
-                autograd.push_adjoints(
-                    node, g, values, adjoints, nodes, dtype, lambda o: nodes[o].shape, on_edge
-                )
-            except CANNOT_TRACE:
-                if not tracing:
-                    raise
-                raise ScriptError(
-                    f"create_graph=True through {node.grad_fn} is not supported yet: the gradient of "
-                    f"{node.op.name} does not build a graph in gradcli; differentiate once, or "
-                    "rewrite it with other ops"
-                ) from None
-    return adjoints
+        return engine.backward(
+            nodes,
+            [(index, seed) for index, seed in zip(laid.roots, seeds) if index is not None],
+            pull,
+            hooks=hooked,
+            on_edge=on_edge,
+        )
+
+
+def _naming_untraceable(pull: engine.Pullback) -> engine.Pullback:
+    """The pullback, with a rule that does not run on traced values refused by its node."""
+
+    def refuse(node: Node) -> ScriptError:
+        return ScriptError(
+            f"create_graph=True through {node.grad_fn} is not supported yet: the gradient of "
+            f"{node.op.name} does not build a graph in gradcli; differentiate once, or "
+            "rewrite it with other ops"
+        )
+
+    def traced_pull(node: Node, g: Any, positions: list[int]) -> Any:
+        try:
+            yield from pull(node, g, positions)  # the rules run as the walk asks for each edge
+        except CANNOT_TRACE:
+            raise refuse(node) from None
+
+    return traced_pull
 
 
 # A rule that does not run on traced values fails inside NumPy or our protocols (higher.py
