@@ -17,7 +17,6 @@ adjoints of intermediate nodes are not kept: this serves `grad(..., nodes=False)
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -72,15 +71,6 @@ def plan(graph: Graph) -> BlockPlan | None:
         if node.shape not in (shape, ()) or (node.kind == OP and not node.op.elementwise):
             return None
     return BlockPlan(shape, size, root, reduction)
-
-
-def threads() -> int:
-    """Worker threads: the CPUs this process may use, at most 8."""
-    try:
-        available = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        available = os.cpu_count() or 1
-    return max(1, min(available, 8))
 
 
 def run(
@@ -159,16 +149,6 @@ def run(
 
 def _map_blocks(block: Callable, starts: range) -> list:
     """Run every block, in order of results; a Ctrl-C drops the blocks not yet started."""
-    workers = threads()
-    if workers == 1 or len(starts) == 1:
-        return [block(start) for start in starts]
-    from concurrent.futures import ThreadPoolExecutor  # with logging: only when blocks run
+    from .pool import map_in_order  # threads start only when blocks run
 
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gradcli-block")
-    try:
-        results = list(pool.map(block, starts))
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
-    return results
+    return map_in_order(block, starts)

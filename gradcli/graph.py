@@ -18,7 +18,7 @@ from . import limits
 from .errors import AutogradError, GradcliError, IndexOutOfRange, LimitError, ParseError, ShapeError
 from .ops import COMPOSITES, NUMBER, REGISTRY, REWRITES, TENSOR, Op, Shape, dtypes, strides
 from .ops.indexing import check_subscript, index_place
-from .parse import Apply, Deferred, Expr, Num, Program, Ref, Statement
+from .program import Apply, Deferred, Expr, Num, Program, Ref, Statement
 
 LEAF, CONST, OP = "leaf", "const", "op"
 

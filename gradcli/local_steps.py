@@ -15,7 +15,7 @@ from typing import Any
 from . import engine
 from .graph import Graph, Literal, Operand
 from .ops import Op, broadcast_dims
-from .parse import Num
+from .program import Num
 
 _PLACEHOLDER = re.compile(r"\b[abxA]\b")  # the operands in Op.syntax ("a + b", "sin(x)", "A.T")
 _NUMBER = re.compile(r"\d+(\.\d*)?([eE][-+]?\d+)?")

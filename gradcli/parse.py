@@ -39,7 +39,6 @@ from .ops import (
 )
 from .program import (
     Apply,
-    Deferred,  # noqa: F401  (graph.py still imports it from here)
     Expr,
     Num,
     Program,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from . import engine
 from .graph import LEAF, OP, Graph, Literal, Node
 from .ops import REGISTRY, Op, broadcast_dims
-from .parse import Apply, Expr, Num
+from .program import Apply, Expr, Num
 
 if TYPE_CHECKING:
     import sympy as sp

@@ -26,7 +26,7 @@ from .errors import GradcliError
 from .graph import CONST, LEAF, OP, Graph, Literal, Node, Operand
 from .ops import NUMBER, REGISTRY, TENSOR
 from .ops.summation import torch_sum
-from .parse import Num
+from .program import Num
 
 
 class Untraceable(GradcliError):

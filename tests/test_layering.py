@@ -29,10 +29,6 @@ ALLOWED = {
     # A package __init__ that assembles its registry: ops/__init__.py imports every family
     # module, and core.call() looks an op up in the assembled registry when a rule runs.
     ("gradcli.ops.core", "gradcli.ops"): "call() reads the registry its package assembles",
-    # Pending: explain.py belongs to the engine rework. Its TYPE_CHECKING import should read
-    # `from ..results import GradResult, PassResult` (results.py holds them now); then this
-    # circle (api -> script.interpreter -> ... -> script.trace -> render.explain -> api) is gone.
-    ("gradcli.render.explain", "gradcli.api"): "type-only import, to move to gradcli.results",
 }
 
 
@@ -249,8 +245,7 @@ def test_renderers_see_result_types_never_the_engine():
     )
 
 
-# Pending: blocked.py belongs to the engine rework; its _map_blocks becomes pool.map_in_order.
-OWN_POOLS_PENDING = {"gradcli/blocked.py"}
+OWN_POOLS_PENDING: set[str] = set()
 
 
 def test_one_thread_pool():

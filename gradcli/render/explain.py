@@ -25,8 +25,8 @@ from .safe_text import one_line
 if TYPE_CHECKING:
     import sympy
 
-    from ..api import GradResult, PassResult
     from ..graph import Graph, Node
+    from ..results import GradResult, PassResult
 
 
 @dataclass(frozen=True)
