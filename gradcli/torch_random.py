@@ -353,7 +353,7 @@ class Generator:
         """torch.manual_seed: ints in [-2**63, 2**64); a negative seed is its two's complement."""
         seed = int(seed)
         if not -(1 << 63) <= seed < (1 << 64):
-            raise OverflowError(f"seed {seed} does not fit in 64 bits (torch accepts [-2**63, 2**64))")
+            raise ValueError(f"Overflow when unpacking long long: seed {seed} is outside [-2**63, 2**64)")
         self._seed = seed & _U64
         self._state = _seed_words(self._seed)
         self._left = 1
