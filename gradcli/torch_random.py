@@ -202,9 +202,20 @@ def _f(x: float) -> np.float32:
     return np.float32(x)
 
 
-_LOG_P = [_f(v) for v in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
-                          1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
-                          3.3333331174e-1)]
+_LOG_P = [
+    _f(v)
+    for v in (
+        7.0376836292e-2,
+        -1.1514610310e-1,
+        1.1676998740e-1,
+        -1.2420140846e-1,
+        1.4249322787e-1,
+        -1.6668057665e-1,
+        2.0000714765e-1,
+        -2.4999993993e-1,
+        3.3333331174e-1,
+    )
+]
 
 
 def _log256_ps(x: np.ndarray) -> np.ndarray:
@@ -376,7 +387,7 @@ class Generator:
         """torch.get_rng_state().numpy().tobytes(): the 5056-byte CPUGeneratorImplState."""
         buf = bytearray(STATE_SIZE)
         struct.pack_into("<QiiQ", buf, 0, self._seed, self._left, 1, self._next)
-        buf[_STATE_WORDS_AT:_STATE_WORDS_AT + 8 * _N] = self._state.astype("<u8").tobytes()
+        buf[_STATE_WORDS_AT : _STATE_WORDS_AT + 8 * _N] = self._state.astype("<u8").tobytes()
         if self._normal_f64 is not None:
             struct.pack_into("<d", buf, _NORMAL_Y_AT, self._normal_f64)
             struct.pack_into("<i", buf, _NORMAL_VALID_AT, 1)
@@ -419,7 +430,7 @@ class Generator:
         parts = []
         take = min(n, self._left - 1)
         if take > 0:
-            parts.append(self._state[self._next:self._next + take])
+            parts.append(self._state[self._next : self._next + take])
             self._next += take
             self._left -= take
         remaining = n - max(take, 0)
@@ -450,15 +461,18 @@ class Generator:
         """torch.rand: uniform_(0, 1)."""
         return self.uniform(shape, 0.0, 1.0, dtype)
 
-    def uniform(self, shape: tuple[int, ...], low: float = 0.0, high: float = 1.0,
-                dtype: str = "float32") -> np.ndarray:
+    def uniform(
+        self, shape: tuple[int, ...], low: float = 0.0, high: float = 1.0, dtype: str = "float32"
+    ) -> np.ndarray:
         """Tensor.uniform_(low, high): x * (high - low) + low in the dtype, x in [0, 1)."""
         t = _float_dtype(dtype)
         info = np.finfo(t)
         if not (float(info.min) <= low <= float(info.max) and float(info.min) <= high <= float(info.max)):
             raise RuntimeError(f"uniform_: from/to out of bounds for {dtype}")
         if low > high:
-            raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+            raise RuntimeError(
+                f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}"
+            )
         if high - low > float(info.max):
             raise RuntimeError("uniform_ expects to-from to be representable in the dtype")
         n = _numel(tuple(shape))
@@ -486,8 +500,13 @@ class Generator:
         self._normal_f64 = r * math.sin(theta)
         return r * math.cos(theta)
 
-    def normal(self, shape: tuple[int, ...], mean: float | np.ndarray = 0.0, std: float | np.ndarray = 1.0,
-               dtype: str = "float32") -> np.ndarray:
+    def normal(
+        self,
+        shape: tuple[int, ...],
+        mean: float | np.ndarray = 0.0,
+        std: float | np.ndarray = 1.0,
+        dtype: str = "float32",
+    ) -> np.ndarray:
         """Tensor.normal_(mean, std); torch.normal with tensor mean/std draws N(0, 1) first
         and then computes out * std + mean as two rounded ops (mul_ then add_)."""
         t = _float_dtype(dtype)
@@ -526,7 +545,7 @@ class Generator:
         data[:whole] = fill(data[:whole].reshape(-1, 16), mean_t, std_t).reshape(-1)
         if n % 16:
             tail = self._unit(16, t)
-            data[n - 16:] = fill(tail.reshape(1, 16), mean_t, std_t).reshape(-1)
+            data[n - 16 :] = fill(tail.reshape(1, 16), mean_t, std_t).reshape(-1)
         return data.reshape(shape)
 
     def randn(self, shape: tuple[int, ...], dtype: str = "float32") -> np.ndarray:
@@ -537,8 +556,9 @@ class Generator:
         """torch.randint(low, high, shape): random_(low, high)."""
         return self.random_(shape, dtype, low, high)
 
-    def random_(self, shape: tuple[int, ...], dtype: str = "int64", low: int | None = None,
-                high: int | None = None) -> np.ndarray:
+    def random_(
+        self, shape: tuple[int, ...], dtype: str = "int64", low: int | None = None, high: int | None = None
+    ) -> np.ndarray:
         """Tensor.random_(), random_(to) (low=0) and random_(from, to).
 
         Without bounds: int64 takes random64() % 2**63, float32 random() % (2**24 + 1),
@@ -570,7 +590,9 @@ class Generator:
                 high += 1
         high = int(high)
         if low >= high:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
         if dtype != "int64":
             digits = 24 if dtype == "float32" else 53
             if abs(low) > (1 << digits) or abs(high - 1) > (1 << digits):
@@ -603,8 +625,9 @@ class Generator:
         targets += self._words(n - 1).astype(np.int64) % np.arange(n, 1, -1, dtype=np.int64)
         return _swap_all(targets)
 
-    def bernoulli(self, p: float | np.ndarray, shape: tuple[int, ...] | None = None,
-                  dtype: str = "float32") -> np.ndarray:
+    def bernoulli(
+        self, p: float | np.ndarray, shape: tuple[int, ...] | None = None, dtype: str = "float32"
+    ) -> np.ndarray:
         """torch.bernoulli(p_tensor) / Tensor.bernoulli_(p): u < p.
 
         A float32 probability tensor draws a 24-bit float per element, a float64 tensor or a

@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from gradcli.torch_random import STATE_SIZE, Generator
 
-torch = pytest.importorskip("torch", reason="torch (the test oracle) is not installed: pip install -e '.[test]'")
+torch = pytest.importorskip(
+    "torch", reason="torch (the test oracle) is not installed: pip install -e '.[test]'"
+)
 
 # The float32 normal_ of >= 16 elements runs torch's AVX2 kernel (tests/conftest.py pins it);
 # on another kernel path torch computes those bits with other code, which is not modelled.
@@ -51,7 +53,9 @@ def assert_same(mine: np.ndarray, theirs) -> None:
     assert mine.dtype == theirs_np.dtype, (mine.dtype, theirs_np.dtype)
     assert mine.shape == theirs_np.shape, (mine.shape, theirs_np.shape)
     diff = np.nonzero(bits(mine).ravel() != bits(theirs_np).ravel())[0]
-    assert diff.size == 0, f"{diff.size} of {mine.size} differ, first at {diff[:5]}: {mine.ravel()[diff[:3]]} vs {theirs_np.ravel()[diff[:3]]}"
+    assert diff.size == 0, (
+        f"{diff.size} of {mine.size} differ, first at {diff[:5]}: {mine.ravel()[diff[:3]]} vs {theirs_np.ravel()[diff[:3]]}"
+    )
 
 
 def pair(seed: int) -> tuple[Generator, torch.Generator]:
@@ -112,7 +116,10 @@ def test_seed_reseeds_with_a_64_bit_value_and_returns_it():
 
 
 @FEW
-@given(seed=SEEDS, before=st.lists(st.sampled_from(["rand", "randn1", "randn1d", "randn20", "randint"]), max_size=4))
+@given(
+    seed=SEEDS,
+    before=st.lists(st.sampled_from(["rand", "randn1", "randn1d", "randn20", "randint"]), max_size=4),
+)
 def test_state_bytes_round_trip_both_ways(seed, before):
     theirs = torch.Generator().manual_seed(seed)
     for op in before:  # leave the engine mid-block and, with randn(1), a cached normal
@@ -188,7 +195,9 @@ def test_randn_on_both_sides_of_the_16_element_kernel(seed, n, dtype):
 def test_randn_of_many_values_agrees_in_every_bit(dtype):
     """200k values: the fused multiply-adds of the AVX2 kernel show in ~1% of them."""
     mine, theirs = pair(31337)
-    assert_same(mine.randn((400, 500), dtype), torch.randn(400, 500, generator=theirs, dtype=TORCH_DTYPE[dtype]))
+    assert_same(
+        mine.randn((400, 500), dtype), torch.randn(400, 500, generator=theirs, dtype=TORCH_DTYPE[dtype])
+    )
     assert_same_state(mine, theirs)
 
 
@@ -255,7 +264,10 @@ def test_randint_one_word_below_2_28_two_from_there(seed, n, low, span):
 
 def test_random_with_only_to_starts_at_zero():
     mine, theirs = pair(4)
-    assert_same(mine.random_((50,), "int64", high=1000), torch.empty(50, dtype=torch.int64).random_(1000, generator=theirs))
+    assert_same(
+        mine.random_((50,), "int64", high=1000),
+        torch.empty(50, dtype=torch.int64).random_(1000, generator=theirs),
+    )
 
 
 @FEW
@@ -322,7 +334,8 @@ def _cpu_vendor() -> str:
 
 
 @pytest.mark.skipif(
-    _cpu_vendor() == "GenuineIntel", reason="torch draws bernoulli_(p: float) from MKL on Intel CPUs (not modelled)"
+    _cpu_vendor() == "GenuineIntel",
+    reason="torch draws bernoulli_(p: float) from MKL on Intel CPUs (not modelled)",
 )
 @FEW
 @given(seed=SEEDS, n=SIZES, dtype=DTYPES, p=st.floats(0, 1))
@@ -351,7 +364,10 @@ OPS = {
         lambda g, n, d: g.uniform((n,), -3.0, 0.5, d),
         lambda t, n, d: torch.empty(n, dtype=d).uniform_(-3.0, 0.5, generator=t),
     ),
-    "randint": (lambda g, n, d: g.randint(-4, 11, (n,)), lambda t, n, d: torch.randint(-4, 11, (n,), generator=t)),
+    "randint": (
+        lambda g, n, d: g.randint(-4, 11, (n,)),
+        lambda t, n, d: torch.randint(-4, 11, (n,), generator=t),
+    ),
     "randint_wide": (
         lambda g, n, d: g.randint(0, 2**33, (n,)),
         lambda t, n, d: torch.randint(0, 2**33, (n,), generator=t),
