@@ -659,3 +659,50 @@ class Generator:
         u = self._unit(n, np.float64)
         values = (-1.0 / float(lambd)) * _libm("log1p", -u)
         return values.astype(t).reshape(shape)
+
+    def multinomial(self, probs: np.ndarray, num_samples: int, replacement: bool = False) -> np.ndarray:
+        """torch.multinomial on a 1-D or 2-D float32/float64 array of weights (int64 indices).
+
+        One sample, or any number without replacement, takes torch's Gumbel shortcut: q is an
+        exponential_(1) draw of probs' shape, and the answer is argmax (or top-k) of probs / q.
+        With replacement and more than one sample, each row's cumulative sum (in the dtype,
+        serially) is divided by its total, its last entry set to 1, and each sample is the first
+        bucket whose cumulative value is >= a 53-bit uniform double, rows one after another.
+        """
+        p = np.asarray(probs)
+        if p.dtype not in (np.float32, np.float64):
+            raise ValueError("multinomial: probs must be float32 or float64")
+        if p.ndim not in (1, 2):
+            raise RuntimeError("prob_dist must be 1 or 2 dim")
+        num_samples = int(num_samples)
+        if num_samples <= 0:
+            raise RuntimeError("cannot sample n_sample <= 0 samples")
+        rows = p.reshape(-1, p.shape[-1])
+        if not replacement and num_samples > rows.shape[1]:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        if not (np.all(np.isfinite(rows)) and np.all(rows >= 0)):
+            raise RuntimeError("invalid multinomial distribution")
+        if np.any(rows.sum(axis=1) <= 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and np.any(np.count_nonzero(rows, axis=1) < num_samples):
+            raise RuntimeError(
+                "invalid multinomial distribution (with replacement=False, not enough non-negative "
+                "category to sample)"
+            )
+        if not replacement or num_samples == 1:
+            dtype = "float32" if p.dtype == np.float32 else "float64"
+            q = self.exponential(rows.shape, 1.0, dtype)
+            scores = rows / q
+            if num_samples == 1:
+                out = np.argmax(scores, axis=1)[:, None]
+            else:  # topk: largest first (ties, which need equal scores, go to the lower index)
+                out = np.argsort(-scores, axis=1, kind="stable")[:, :num_samples]
+            return out.astype(np.int64).reshape(p.shape[:-1] + (num_samples,))
+        out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+        for i, row in enumerate(rows):
+            cum = np.cumsum(row, dtype=row.dtype)  # serial, in the dtype, as torch's loop
+            cum = cum / cum[-1]
+            cum[-1] = 1
+            u = self._unit(num_samples, np.float64)
+            out[i] = np.searchsorted(cum.astype(np.float64), u, side="left")
+        return out.reshape(p.shape[:-1] + (num_samples,))

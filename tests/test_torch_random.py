@@ -402,3 +402,26 @@ def test_shapes_are_filled_in_row_major_order():
     assert_same(mine.randint(0, 5, (4, 3)), torch.randint(0, 5, (4, 3), generator=theirs))
     assert_same(mine.rand((), "float32"), torch.rand((), generator=theirs))
     assert_same_state(mine, theirs)
+
+
+@FEW
+@given(
+    seed=SEEDS,
+    dtype=DTYPES,
+    shape=st.sampled_from([(1,), (5,), (3, 7), (2, 40)]),
+    draw=st.sampled_from([(1, True), (1, False), (3, False), (4, True), (25, True)]),
+    zero_first=st.booleans(),
+)
+def test_multinomial(seed, dtype, shape, draw, zero_first):
+    num_samples, replacement = draw
+    if not replacement and num_samples > shape[-1] - zero_first:
+        num_samples = 1
+    if shape[-1] == 1:
+        zero_first = False
+    p = np.random.default_rng(seed % 1000).random(shape).astype(dtype) + np.asarray(0.01, dtype)
+    if zero_first:
+        p[..., 0] = 0
+    mine, theirs = pair(seed)
+    expected = torch.multinomial(torch.from_numpy(p), num_samples, replacement, generator=theirs)
+    assert_same(mine.multinomial(p, num_samples, replacement), expected)
+    assert_same_state(mine, theirs)
