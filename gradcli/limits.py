@@ -49,6 +49,8 @@ class Script:
     # element operations of ops, forward and backward, about a nanosecond each; recording an op
     # counts 100,000 more, a backward call 300,000 and 50,000 a node (script/runtime.py): ~2 s
     MAX_SCRIPT_WORK = 2_000_000_000
+    MAX_INSTANCES = 100_000  # instances of classes (the script's and torch.nn's) made in one run
+    MAX_ATTRIBUTES = 10_000  # attributes of one class or instance
     MAX_RECORDED_BACKWARD_CALLS = 1_000  # backward calls kept whole for --format json (then the line only)
 
 

@@ -122,7 +122,7 @@ HOSTILE = {
     "torch.load": "import torch\ntorch.load('model.pt')",
     "lambda varargs": "f = lambda *a: a",
     "lambda recursion": "f = lambda n: f(n + 1)\nf(0)",
-    "class": "class A:\n    pass",
+    "class": "class A(metaclass=type):\n    pass",
     "deep expression": "x = " + "+".join(["1"] * 5000),
     "doubling list": "x = [1]\nfor i in range(100):\n    x = x + x",
     "comprehension bomb": "print('x')\nx = [0 for i in range(100000) for j in range(100000)]",

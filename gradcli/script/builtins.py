@@ -12,6 +12,8 @@ import numpy as np
 
 from .. import limits
 from . import bounds, runtime
+from .classes import CLASS_OBJECTS, BoundMethod, ClassValue, Context, Instance, ModuleInstance
+from .nn_modules import IncompatibleKeys, StateDict
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .tensor_repr import grad_fn_repr
 from .values import (
@@ -67,6 +69,7 @@ MATH_FUNCTIONS = {
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 BUILTINS = {
     "print",
+    "super",
     "str",
     "float",
     "int",
@@ -123,6 +126,9 @@ class Builtins:
     def text(self, value: Any) -> str:
         if isinstance(value, str):
             return value
+        if isinstance(value, Instance):
+            text = self.protocol_text(value, "__str__")
+            return self.repr(value) if text is None else text
         if isinstance(value, Caught):
             return value.message
         if isinstance(value, (Device, np.ndarray, np.generic, np.dtype)):
@@ -149,6 +155,13 @@ class Builtins:
             path = path | {id(value)}
         if isinstance(value, Tensor):
             return show(value)
+        if isinstance(value, IncompatibleKeys):
+            return repr(value)
+        if isinstance(value, StateDict):
+            inner = ", ".join(f"({self.shown(k, path)}, {self.shown(v, path)})" for k, v in value.items())
+            return f"OrderedDict([{inner}])" if value else "OrderedDict()"
+        if isinstance(value, CLASS_OBJECTS):
+            return self.object_repr(value)
         if isinstance(value, Generated):
             return f"<generator object {value.name} at 0x7f0000000000>"
         if isinstance(value, Iterator):
@@ -173,8 +186,9 @@ class Builtins:
         if isinstance(value, tuple):
             inner = ", ".join(self.shown(v, path) for v in value)
             return f"({inner},)" if len(value) == 1 else f"({inner})"
-        if isinstance(value, runtime.Fn):
-            return grad_fn_repr(value.name)
+        if isinstance(value, runtime.Fn):  # a custom Function's node is a class of torch.autograd.function
+            custom = "torch.autograd.function." if hasattr(value, "context") else ""
+            return grad_fn_repr(custom + value.name)
         if isinstance(value, AccumulateGrad):
             return grad_fn_repr("AccumulateGrad")
         if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray, np.dtype, TypeOf)):
@@ -208,6 +222,8 @@ class Builtins:
 
     def attribute(self, owner: Any, name: str, node: ast.AST) -> Any:
         if name == "__name__":  # a class's or a function's name, nothing else
+            if isinstance(owner, ClassValue):
+                return owner.name
             if isinstance(owner, TypeOf):
                 return owner.name.rpartition(".")[2]
             if isinstance(owner, UserFunction):
@@ -217,6 +233,8 @@ class Builtins:
             raise ScriptRuntimeError(
                 f"'{self.type_name(owner)}' object has no attribute '__name__'", "AttributeError"
             )
+        if isinstance(owner, CLASS_OBJECTS):
+            return self.object_attribute(owner, name, node)
         if isinstance(owner, Picked) and name in ("values", "indices"):
             return getattr(owner, name)
         if isinstance(owner, Module):
@@ -313,6 +331,10 @@ class Builtins:
             if t.value.size != 1:
                 raise ScriptRuntimeError("only one element tensors can be converted to Python scalars")
             return {"float": float, "int": int}[name](t.value.reshape(()).item())
+        if name == "super":
+            return self.super_of(args)
+        if name == "len" and len(args) == 1 and isinstance(args[0], Instance):
+            return self.object_length(args[0])
         if name == "len":
             value = args[0]
             if isinstance(value, Tensor):
@@ -388,6 +410,11 @@ class Builtins:
             if len(args) != 2:
                 raise ScriptRuntimeError("isinstance expected 2 arguments", "TypeError")
             classes = args[1] if isinstance(args[1], tuple) else (args[1],)
+            if any(isinstance(c, ClassValue) for c in classes):
+                chain = args[0].cls.chain() if isinstance(args[0], Instance) else []
+                if any(c in chain for c in classes if isinstance(c, ClassValue)):
+                    return True
+                classes = tuple(c for c in classes if not isinstance(c, ClassValue))
             mine = self.class_name(args[0])
             # bool is an int subclass, as in Python, and a Parameter a Tensor
             bases = {"bool": "int", "torch.nn.parameter.Parameter": "torch.Tensor"}
@@ -417,6 +444,14 @@ class Builtins:
             return "torch.nn.parameter.Parameter" if is_parameter(value) else "torch.Tensor"
         if isinstance(value, Size):
             return "torch.Size"
+        if isinstance(value, Instance):
+            return value.cls.qualified
+        if isinstance(value, ClassValue):
+            return "type"
+        if isinstance(value, BoundMethod):
+            return "method"
+        if isinstance(value, StateDict):
+            return "collections.OrderedDict"
         if isinstance(value, Picked):
             return f"torch.return_types.{value.kind}"
         if isinstance(value, DType):
@@ -438,6 +473,20 @@ class Builtins:
         return self.type_name(value)
 
     def method(self, receiver: Any, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if isinstance(receiver, ModuleInstance):
+            return self.module_method(receiver, name, args, kwargs, node)
+        if name.startswith("@init:"):  # nn.Module.__init__(self), object's __init__ through super()
+            if receiver is None:
+                if not args:
+                    raise ScriptRuntimeError("descriptor '__init__' of 'object' object needs an argument", "TypeError")
+                receiver, args = args[0], args[1:]
+            if isinstance(receiver, ModuleInstance):
+                return self.module_method(receiver, name, args, kwargs, node)
+            return self.builtin_init(receiver, receiver.cls if isinstance(receiver, Instance) else None, args, kwargs)
+        if isinstance(receiver, Context):
+            return self.context_method(receiver, name, args, kwargs)
+        if isinstance(receiver, ClassValue) and name == "apply":
+            return self.apply_function(receiver, args, kwargs, node)
         if isinstance(receiver, (runtime.Fn, AccumulateGrad)):
             if name == "name" and not args:
                 if isinstance(receiver, AccumulateGrad):

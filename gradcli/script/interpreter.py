@@ -9,6 +9,8 @@ kept here (frames, grad mode, output, the current line):
 - torch_api.py       torch.* / F.* / math / numpy names, constructors, calls bound to the op registry
 - tensor_methods.py  tensor attributes and methods, indexing, in-place writes and versions
 - autograd_api.py    backward, autograd.grad, hooks, autograd.functional, backward-call records
+- classes.py         class statements, instances, super(), attributes and calls of them
+- nn_modules.py      torch.nn's layers and losses, the Module API, module reprs
 
 A tensor op ends in runtime.apply_op, which records a node of a graph that grows as statements run;
 backward() hands the reached part to runtime.run_backward. values.py holds the script's non-tensor
@@ -25,14 +27,15 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
-
 from .. import limits
 from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
 from ..parse import CallBinder
+from ..torch_random import Generator
 from . import runtime
 from .autograd_api import AutogradAPI
 from .builtins import Builtins
+from .classes import Classes, reset_instances
+from .nn_modules import NNModules
 from .python import Break, Continue, PythonSubset, Return, torch_kind
 from .resources import Memory, with_deep_stack
 from .runtime import ScriptError, ScriptRuntimeError
@@ -43,7 +46,7 @@ from .values import RunResult
 from .whitelist import check, parse_script
 
 
-class Interpreter(PythonSubset, Builtins, TorchNamespace, TensorMethods, AutogradAPI):
+class Interpreter(PythonSubset, Builtins, TorchNamespace, TensorMethods, AutogradAPI, Classes, NNModules):
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source
         # lines as Python's tokenizer counts them (str.splitlines also breaks at \x85, \x0c, U+2028)
@@ -62,7 +65,8 @@ class Interpreter(PythonSubset, Builtins, TorchNamespace, TensorMethods, Autogra
         self.yielded: list[list] = []  # one list per running generator function
         self.closures: list[tuple[dict, ...]] = []  # per frame: the frames its def could read
         self.grad_enabled = True
-        self.random = np.random.default_rng(0)  # torch.manual_seed(n) reseeds it
+        self.random = Generator()  # torch's CPU generator: fresh each run until torch.manual_seed(n)
+        self.random.seed()
         self.steps = 0
         self.line = 1
         self.binder = CallBinder()
@@ -84,6 +88,7 @@ class Interpreter(PythonSubset, Builtins, TorchNamespace, TensorMethods, Autogra
             # NumPy's warnings on script values (np.float64(1) / 0) are not the script's output;
             # turned off once here rather than around each operation (they cost 3 µs each).
             runtime.reset_work()
+            reset_instances()
             with Memory(lambda: self.line) as self.memory, warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 self.block(module.body)

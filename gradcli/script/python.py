@@ -14,6 +14,7 @@ from ..errors import AutogradError, IndexOutOfRange, ParseError, ShapeError
 from ..ops import BINARY, BITWISE, COMPARISONS
 from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
+from .classes import CLASS_OBJECTS, Instance
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 from .values import CONTAINERS, Caught, Fixed, Function, Generated, Method, Module, NoGrad, UserFunction, show
@@ -168,6 +169,8 @@ class PythonSubset:
         elif isinstance(node, ast.FunctionDef):
             enclosing = (self.frames[-1], *self.closures[-1]) if self.frames else ()
             self.bind(node.name, UserFunction(node, self.decorator(node), yields(node), enclosing))
+        elif isinstance(node, ast.ClassDef):
+            self.define_class(node)
         elif isinstance(node, ast.While):
             self.while_loop(node)
         elif isinstance(node, ast.Return):
@@ -297,6 +300,8 @@ class PythonSubset:
                 raise ScriptRuntimeError("iteration over a 0-d tensor", "TypeError")
         elif isinstance(items, (dict, set)):
             items = list(items)  # a dict's keys, as Python iterates it; a set's members
+        elif isinstance(items, Instance):
+            items = self.items_of_object(items, node)
         elif not isinstance(items, (list, tuple, str)):
             raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
         return items
@@ -386,6 +391,8 @@ class PythonSubset:
     def sequence(self, value: Any) -> list:
         if isinstance(value, (list, tuple)):
             return list(value)
+        if isinstance(value, Instance):
+            return self.items_of_object(value, None)
         if isinstance(value, Tensor) and value.shape:
             return [self.index_tensor(value, i, None) for i in range(value.shape[0])]
         raise ScriptRuntimeError(f"cannot unpack non-iterable {self.type_name(value)} object", "TypeError")
@@ -692,6 +699,8 @@ class PythonSubset:
             kwargs[kw.arg] = self.expr(kw.value)
         if isinstance(func, UserFunction):
             return self.call_user(func, args, kwargs, node)
+        if isinstance(func, CLASS_OBJECTS):
+            return self.call_object(func, args, kwargs, node)
         try:
             return self.dispatch(func, args, kwargs, node)
         except _ARGUMENT_SLIPS as exc:
@@ -757,6 +766,8 @@ class PythonSubset:
                 "TypeError",
             )
         frame: dict[str, Any] = dict(zip(names, args))
+        if func.defined_in is not None and names:  # a method: what super() in its body starts from
+            frame["@class"] = func.defined_in
         for key, value in kwargs.items():
             if key not in names or key in frame:
                 raise ScriptRuntimeError(
@@ -767,6 +778,8 @@ class PythonSubset:
         for name, default in zip(names[len(names) - len(defaults) :], defaults):
             if name not in frame:
                 frame[name] = self.expr(default)
+        if "@class" in frame and names[0] in frame:
+            frame["@self"] = frame[names[0]]
         missing = [n for n in names if n not in frame]
         if missing:
             raise ScriptRuntimeError(

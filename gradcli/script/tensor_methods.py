@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ops import NOT_METHODS, strides
 from . import bounds, runtime
+from .classes import Instance
 from .runtime import (
     LEAF_IN_PLACE,
     NO_GRAD_VIEW,
@@ -173,6 +174,8 @@ class TensorMethods:
         return Method(t, name)
 
     def set_attribute(self, owner: Any, name: str, value: Any, node: ast.AST) -> None:
+        if isinstance(owner, Instance):
+            return self.set_object_attribute(owner, name, value, node)
         if not isinstance(owner, Tensor):
             raise ScriptError(
                 f"{source_position(node)}: only a tensor's .grad, .requires_grad and .data can be set"
@@ -235,6 +238,8 @@ class TensorMethods:
             return self.evaluate(build(owner, *tensors))
         if isinstance(owner, dict):
             return self.python(lambda: owner[key])
+        if isinstance(owner, Instance):
+            return self.object_item(owner, key, node)
         if isinstance(owner, (list, tuple, str)):
             if not isinstance(key, (int, slice)) or isinstance(key, bool):
                 raise ScriptRuntimeError(

@@ -22,6 +22,7 @@ from ..parse import returns_pair
 from ..program import Apply, Num
 from . import bounds, runtime
 from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
+from .nn_modules import FUNCTION_CLASS, NN_CLASSES
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
 from .tensor_repr import set_print_options
 from .values import NO_CUDA, Device, DType, Fixed, Function, Module, NoGrad, Picked, Size
@@ -93,8 +94,8 @@ CONSTRUCTORS = {
     "set_grad_enabled",
     "is_grad_enabled",
     "numel",
-    # random tensors come from gradcli's own generator (NumPy's PCG64, seeded by manual_seed,
-    # else by 0): the same script gives the same numbers every run, but not torch's numbers
+    # random tensors come from torch's own CPU generator, modelled bit for bit (torch_random.py):
+    # after manual_seed(n) a script draws torch's numbers; unseeded, fresh ones each run
     "device",
     "set_printoptions",
     "Size",
@@ -255,11 +256,17 @@ class TorchNamespace:
                     f"{source_position(node)}: torch.{name}: random numbers are not supported (gradcli cannot "
                     "reproduce PyTorch's generator); write the values, e.g. torch.tensor([[0.5, -1.2]])"
                 )
+        elif module.name == "torch.autograd" and name == "Function":
+            return FUNCTION_CLASS
         elif module.name == "torch.autograd":
             if name in ("grad", "backward"):
                 return Function("torch.autograd", name)
         elif module.name == "torch.nn" and name == "Parameter":
             return Function("torch.nn", name)
+        elif module.name == "torch.nn" and name in NN_CLASSES:
+            return NN_CLASSES[name]
+        elif module.name == "torch.autograd" and name == "Function":
+            return FUNCTION_CLASS
         elif module.name == "torch.autograd.functional":
             if name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)
@@ -398,6 +405,13 @@ class TorchNamespace:
         if isinstance(value, Tensor) and value.dtype in ("int64", "int32") and value.value.size == 1:
             return int(value.value.reshape(()))
         return value
+
+    def draw(self, name: str, shape: tuple[int, ...], dtype: str | None) -> np.ndarray:
+        """torch.rand / torch.randn from torch's generator, drawn in the dtype they are made in
+        (a float64 draw is not a widened float32 one); other dtypes are drawn as float32."""
+        kind = dtype if dtype in ("float32", "float64") else "float32"
+        values = self.random.rand(shape, kind) if name == "rand" else self.random.randn(shape, kind)
+        return values if dtype is None or dtype == kind else values.astype(dtype)
 
     def dtype_of(self, kwargs: dict, default: str | None) -> str | None:
         dtype = kwargs.pop("dtype", None)
@@ -657,21 +671,24 @@ class TorchNamespace:
         if name == "manual_seed":
             if len(args) != 1 or not isinstance(args[0], int) or isinstance(args[0], bool):
                 raise ScriptRuntimeError("manual_seed() takes one integer seed", "TypeError")
-            self.random = np.random.default_rng(args[0] % 2**64)
+            try:
+                self.random.manual_seed(args[0])
+            except ValueError as exc:
+                raise ScriptRuntimeError(str(exc), "RuntimeError") from None
             return None
         if name in ("rand", "randn"):
             if not args and "size" in kwargs:  # torch.randn(size=(), requires_grad=True)
                 args = [kwargs.pop("size")]
             shape = self.sizes(args, node)
-            draw = self.random.random if name == "rand" else self.random.standard_normal
-            return self.finish(draw(shape), self.dtype_of(kwargs, "float32"), kwargs, name, node)
+            values = self.draw(name, shape, self.dtype_of(kwargs, "float32"))
+            return self.finish(values, str(values.dtype), kwargs, name, node)
         if name in ("rand_like", "randn_like"):
             source = args[0] if args else None
             if not isinstance(source, Tensor):
                 raise ScriptRuntimeError(f"{name}(): argument 'input' must be Tensor", "TypeError")
-            draw = self.random.random if name == "rand_like" else self.random.standard_normal
             dtype = self.dtype_of(kwargs, source.dtype)
-            return self.finish(draw(source.shape), dtype, kwargs, name, node)
+            values = self.draw(name[:-5], source.shape, dtype)
+            return self.finish(values, str(values.dtype), kwargs, name, node)
         if name == "randint":
             if not 2 <= len(args) <= 3 or not isinstance(args[-1], (tuple, list)):
                 raise ScriptRuntimeError("randint() takes (low, high, size) or (high, size)", "TypeError")
@@ -689,7 +706,7 @@ class TorchNamespace:
                 )
             shape = self.sizes([args[-1]], node)
             return self.finish(
-                self.random.integers(low, high, shape), self.dtype_of(kwargs, "int64"), kwargs, name, node
+                self.random.randint(low, high, shape), self.dtype_of(kwargs, "int64"), kwargs, name, node
             )
         if name in ("zeros_like", "ones_like", "empty_like", "full_like"):
             source = args[0] if args else None

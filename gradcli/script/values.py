@@ -100,6 +100,7 @@ class UserFunction:
     grad_mode: NoGrad | None = None  # @torch.no_grad(): the body runs without recording
     generator: bool = False  # a body with `yield`: calling it runs it through (see Generated)
     closure: tuple[dict, ...] = ()  # the enclosing defs' frames, innermost first (read-only names)
+    defined_in: Any = None  # a method's class (classes.ClassValue): what super() starts past
 
 
 class Generated(list):

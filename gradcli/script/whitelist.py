@@ -32,6 +32,7 @@ _ALLOWED = (
     ast.While,
     ast.If,
     ast.FunctionDef,
+    ast.ClassDef,  # one base, no decorators or keywords; defs, assignments and pass (check())
     ast.Lambda,  # a def of one return expression (see python.PythonSubset.expr)
     ast.Return,
     ast.Try,
@@ -98,7 +99,6 @@ FORBIDDEN_CALLS = {
 }
 _WHAT = {
     "While": "while loops",
-    "ClassDef": "class definitions",
     "Lambda": "lambda",
     "Global": "global",
     "Nonlocal": "nonlocal",
@@ -113,6 +113,13 @@ _WHAT = {
     "Starred": "starred arguments",
     "AnnAssign": "annotations",
 }
+
+
+# The protocol methods a script's class may define, and the dunder attributes a script may read:
+# `type(e).__name__`, `super().__init__(...)` (nothing that reaches an object's internals).
+PROTOCOL_METHODS = frozenset({"__init__", "__call__", "__len__", "__getitem__", "__repr__", "__str__"})
+_READABLE_DUNDERS = frozenset({"__name__", "__init__"})
+_CLASS_BODY = (ast.FunctionDef, ast.Assign, ast.Pass, ast.Expr)
 
 
 def source_position(node: ast.AST) -> str:
@@ -145,7 +152,13 @@ def check(module: ast.Module) -> None:
     # Python's builtin (which gradcli does not have); an unbound use is refused below.
     bound = {n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     bound |= {n.arg for n in ast.walk(module) if isinstance(n, ast.arg)}
-    bound |= {n.name for n in ast.walk(module) if isinstance(n, ast.FunctionDef)}
+    bound |= {n.name for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    methods = {  # defs directly in a class body: the ones that may be protocol methods
+        id(s) for c in ast.walk(module) if isinstance(c, ast.ClassDef) for s in c.body
+    }
+    object_bases = {  # class A(object): the one use of `object` a script has
+        id(b) for c in ast.walk(module) if isinstance(c, ast.ClassDef) for b in c.bases
+    }
     stack: list[tuple[ast.AST, int]] = [(module, 0)]
     while stack:
         node, depth = stack.pop()
@@ -167,13 +180,18 @@ def check(module: ast.Module) -> None:
                 f"{source_position(node)}: {_WHAT.get(kind, kind)} not supported in gradcli run scripts"
             )
         name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
-        if isinstance(node, (ast.FunctionDef, ast.arg)):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.arg)):
             name = getattr(node, "name", None) or getattr(node, "arg", None)
-        # `type(e).__name__` is read-only and gives a name: the one dunder a script may read
-        readable = isinstance(node, ast.Attribute) and name == "__name__" and isinstance(node.ctx, ast.Load)
+        readable = (
+            isinstance(node, ast.Attribute) and name in _READABLE_DUNDERS and isinstance(node.ctx, ast.Load)
+        ) or (isinstance(node, ast.FunctionDef) and id(node) in methods and name in PROTOCOL_METHODS)
         if isinstance(name, str) and name.startswith("__") and not readable:
             raise ScriptError(f"{source_position(node)}: names starting with '__' are not allowed: '{name}'")
-        if isinstance(node, ast.Name) and node.id in FORBIDDEN_CALLS and node.id not in bound:
+        if isinstance(node, ast.ClassDef):
+            _check_class(node)
+        if isinstance(node, ast.Name) and node.id == "object" and id(node) in object_bases:
+            pass
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_CALLS and node.id not in bound:
             raise ScriptError(f"{source_position(node)}: '{node.id}' is not available in gradcli run scripts")
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -217,6 +235,22 @@ def check(module: ast.Module) -> None:
             )
         for child in ast.iter_child_nodes(node):
             stack.append((child, depth + 1 if isinstance(child, ast.expr) else 0))
+
+
+def _check_class(node: ast.ClassDef) -> None:
+    """class Name(Base): one base (or none), no decorators or keywords (no metaclass=), a body of
+    defs, plain assignments (class attributes), pass and docstrings."""
+    if node.decorator_list or node.keywords or len(node.bases) > 1:
+        raise ScriptError(
+            f"{source_position(node)}: a class takes one base class and no decorators or keywords here"
+        )
+    for statement in node.body:
+        plain = isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets)
+        docstring = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+        if not (isinstance(statement, (ast.FunctionDef, ast.Pass)) or plain or docstring):
+            raise ScriptError(
+                f"{source_position(statement)}: a class body holds defs, assignments of names and pass only"
+            )
 
 
 def parse_script(source: str) -> ast.Module:

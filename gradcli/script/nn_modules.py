@@ -1,0 +1,765 @@
+"""torch.nn's modules in a `run` script: each layer's constructor signature, parameters (shapes,
+names, dtypes, initial distributions), forward (the same `F.*` calls torch's forward makes, so the
+recorded grad_fn chain is torch's) and repr; and the Module API (parameters(), state_dict(),
+train()/eval(), zero_grad(), ...) for torch's layers and the script's own Module subclasses alike.
+
+Initial values are drawn as torch draws them (kaiming-uniform bounds, N(0, 1) embeddings) from
+the interpreter's model of torch's generator, so a seeded script's parameters are torch's.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import limits
+from .classes import ClassValue, ModuleInstance, count_instance
+from .runtime import ScriptError, ScriptRuntimeError, Tensor
+from .values import Generated, Method, Size, UserFunction
+
+REQUIRED = object()
+_HERE = ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One of torch.nn's classes: where torch defines it and its constructor's parameters."""
+
+    module: str  # torch.nn.modules.linear
+    signature: tuple[tuple[str, Any], ...]  # (name, default or REQUIRED), after self
+    variadic: bool = False  # Sequential(*modules)
+
+
+def _sig(*names: str | tuple[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple((n, REQUIRED) if isinstance(n, str) else n for n in names)
+
+
+_LOSS = _sig(("size_average", None), ("reduce", None), ("reduction", "mean"))
+_WEIGHTED = _sig(("weight", None), ("size_average", None))
+LAYERS: dict[str, Layer] = {
+    "Module": Layer("torch.nn.modules.module", ()),
+    "Linear": Layer(
+        "torch.nn.modules.linear",
+        _sig("in_features", "out_features", ("bias", True), ("device", None), ("dtype", None)),
+    ),
+    "Identity": Layer("torch.nn.modules.linear", (), variadic=True),
+    "ReLU": Layer("torch.nn.modules.activation", _sig(("inplace", False))),
+    "LeakyReLU": Layer("torch.nn.modules.activation", _sig(("negative_slope", 0.01), ("inplace", False))),
+    "Sigmoid": Layer("torch.nn.modules.activation", ()),
+    "Tanh": Layer("torch.nn.modules.activation", ()),
+    "GELU": Layer("torch.nn.modules.activation", _sig(("approximate", "none"))),
+    "SiLU": Layer("torch.nn.modules.activation", _sig(("inplace", False))),
+    "ELU": Layer("torch.nn.modules.activation", _sig(("alpha", 1.0), ("inplace", False))),
+    "Softplus": Layer("torch.nn.modules.activation", _sig(("beta", 1.0), ("threshold", 20.0))),
+    "Softmax": Layer("torch.nn.modules.activation", _sig(("dim", None))),
+    "LogSoftmax": Layer("torch.nn.modules.activation", _sig(("dim", None))),
+    "Flatten": Layer("torch.nn.modules.flatten", _sig(("start_dim", 1), ("end_dim", -1))),
+    "Unflatten": Layer("torch.nn.modules.flatten", _sig("dim", "unflattened_size")),
+    "Dropout": Layer("torch.nn.modules.dropout", _sig(("p", 0.5), ("inplace", False))),
+    "Embedding": Layer(
+        "torch.nn.modules.sparse",
+        _sig(
+            "num_embeddings",
+            "embedding_dim",
+            ("padding_idx", None),
+            ("max_norm", None),
+            ("norm_type", 2.0),
+            ("scale_grad_by_freq", False),
+            ("sparse", False),
+            ("_weight", None),
+            ("_freeze", False),
+            ("device", None),
+            ("dtype", None),
+        ),
+    ),
+    "LayerNorm": Layer(
+        "torch.nn.modules.normalization",
+        _sig(
+            "normalized_shape",
+            ("eps", 1e-05),
+            ("elementwise_affine", True),
+            ("bias", True),
+            ("device", None),
+            ("dtype", None),
+        ),
+    ),
+    "Sequential": Layer("torch.nn.modules.container", (), variadic=True),
+    "ModuleList": Layer("torch.nn.modules.container", _sig(("modules", None))),
+    "ModuleDict": Layer("torch.nn.modules.container", _sig(("modules", None))),
+    "MSELoss": Layer("torch.nn.modules.loss", _LOSS),
+    "L1Loss": Layer("torch.nn.modules.loss", _LOSS),
+    "SmoothL1Loss": Layer("torch.nn.modules.loss", _LOSS + _sig(("beta", 1.0))),
+    "HuberLoss": Layer("torch.nn.modules.loss", _sig(("reduction", "mean"), ("delta", 1.0))),
+    "CrossEntropyLoss": Layer(
+        "torch.nn.modules.loss",
+        _WEIGHTED
+        + _sig(("ignore_index", -100), ("reduce", None), ("reduction", "mean"), ("label_smoothing", 0.0)),
+    ),
+    "NLLLoss": Layer(
+        "torch.nn.modules.loss",
+        _WEIGHTED + _sig(("ignore_index", -100), ("reduce", None), ("reduction", "mean")),
+    ),
+    "BCELoss": Layer("torch.nn.modules.loss", _WEIGHTED + _sig(("reduce", None), ("reduction", "mean"))),
+    "BCEWithLogitsLoss": Layer(
+        "torch.nn.modules.loss",
+        _WEIGHTED + _sig(("reduce", None), ("reduction", "mean"), ("pos_weight", None)),
+    ),
+}
+
+MODULE_CLASS = ClassValue("Module", None, builtin="Module", qualified="torch.nn.modules.module.Module")
+NN_CLASSES: dict[str, ClassValue] = {"Module": MODULE_CLASS} | {
+    name: ClassValue(name, MODULE_CLASS, builtin=name, qualified=f"{layer.module}.{name}")
+    for name, layer in LAYERS.items()
+    if name != "Module"
+}
+FUNCTION_CLASS = ClassValue(
+    "Function", None, builtin="Function", qualified="torch.autograd.function.Function"
+)
+DATASET_CLASS = ClassValue("Dataset", None, builtin="Dataset", qualified="torch.utils.data.dataset.Dataset")
+
+# The F.* call each loss module's forward makes, and the constructor arguments it passes on.
+_LOSS_CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "MSELoss": ("mse_loss", ("reduction",)),
+    "L1Loss": ("l1_loss", ("reduction",)),
+    "SmoothL1Loss": ("smooth_l1_loss", ("reduction", "beta")),
+    "HuberLoss": ("huber_loss", ("reduction", "delta")),
+    "CrossEntropyLoss": ("cross_entropy", ("weight", "ignore_index", "reduction", "label_smoothing")),
+    "NLLLoss": ("nll_loss", ("weight", "ignore_index", "reduction")),
+    "BCELoss": ("binary_cross_entropy", ("weight", "reduction")),
+    "BCEWithLogitsLoss": ("binary_cross_entropy_with_logits", ("weight", "reduction", "pos_weight")),
+}
+_DEFAULTS = {
+    "reduction": "mean",
+    "beta": 1.0,
+    "delta": 1.0,
+    "weight": None,
+    "ignore_index": -100,
+    "label_smoothing": 0.0,
+    "pos_weight": None,
+}
+# torch's activation modules: the F.* call and the constructor arguments it passes on
+_ACTIVATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "ReLU": ("relu", ()),
+    "LeakyReLU": ("leaky_relu", ("negative_slope",)),
+    "Sigmoid": ("sigmoid", ()),
+    "Tanh": ("tanh", ()),
+    "GELU": ("gelu", ("approximate",)),
+    "SiLU": ("silu", ()),
+    "ELU": ("elu", ("alpha",)),
+    "Softplus": ("softplus", ("beta", "threshold")),
+    "Softmax": ("softmax", ("dim",)),
+    "LogSoftmax": ("log_softmax", ("dim",)),
+}
+_API = frozenset(
+    {
+        "parameters",
+        "named_parameters",
+        "children",
+        "named_children",
+        "modules",
+        "named_modules",
+        "zero_grad",
+        "train",
+        "eval",
+        "requires_grad_",
+        "state_dict",
+        "load_state_dict",
+        "register_buffer",
+        "register_parameter",
+        "add_module",
+        "to",
+        "double",
+        "float",
+        "half",
+        "cpu",
+        "cuda",
+        "forward",
+        "buffers",
+        "named_buffers",
+        "extra_repr",
+        "type",
+        "append",
+        "extend",
+        "insert",
+        "keys",
+        "items",
+        "values",
+        "get_submodule",
+        "get_parameter",
+    }
+)
+
+
+class StateDict(dict):
+    """What state_dict() returns: an OrderedDict, printed as Python 3.11 prints one."""
+
+
+def bind_arguments(title: str, spec: tuple[tuple[str, Any], ...], args: list, kwargs: dict) -> dict[str, Any]:
+    """Python's binding of a call to `def __init__(self, <spec>)`, with Python's TypeErrors."""
+    names = [name for name, _ in spec]
+    if len(args) > len(names):
+        required = sum(1 for _, d in spec if d is REQUIRED)
+        takes = f"{required + 1}" if required == len(names) else f"from {required + 1} to {len(names) + 1}"
+        plural = "" if takes == "1" else "s"
+        raise ScriptRuntimeError(
+            f"{title}() takes {takes} positional argument{plural} but {len(args) + 1} were given", "TypeError"
+        )
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise ScriptRuntimeError(f"{title}() got an unexpected keyword argument '{key}'", "TypeError")
+        if key in bound:
+            raise ScriptRuntimeError(f"{title}() got multiple values for argument '{key}'", "TypeError")
+        bound[key] = value
+    missing = [name for name, default in spec if default is REQUIRED and name not in bound]
+    if missing:
+        quoted = [f"'{m}'" for m in missing]
+        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        plural = "" if len(missing) == 1 else "s"
+        raise ScriptRuntimeError(
+            f"{title}() missing {len(missing)} required positional argument{plural}: {listed}", "TypeError"
+        )
+    return {name: bound.get(name, default) for name, default in spec}
+
+
+def _add_indent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+class NNModules:
+    """Mixed into Interpreter: torch.nn's layers and the Module API."""
+
+    # -- construction ----------------------------------------------------------------
+
+    def make_layer(self, cls: ClassValue, args: list, kwargs: dict, node: ast.AST) -> ModuleInstance:
+        kind = cls.builtin
+        assert kind is not None
+        layer = LAYERS[kind]
+        count_instance()
+        module = ModuleInstance(cls)
+        module.initialise()
+        if kind == "Sequential":
+            if kwargs:
+                raise ScriptRuntimeError(
+                    "Sequential.__init__() got an unexpected keyword argument", "TypeError"
+                )
+            if len(args) == 1 and isinstance(args[0], dict):
+                for key, value in args[0].items():
+                    self.add_child(module, key, value)
+            else:
+                for i, value in enumerate(args):
+                    self.add_child(module, str(i), value)
+            return module
+        if kind == "Identity":
+            return module
+        config = bind_arguments(f"{kind}.__init__", layer.signature, args, kwargs)
+        if kind in ("ModuleList", "ModuleDict"):
+            given = config["modules"]
+            if given is not None:
+                if kind == "ModuleDict":
+                    for key, value in self.dict_items(given):
+                        self.add_child(module, key, value)
+                else:
+                    for value in self.sequence_of(given):
+                        self.add_child(module, str(len(module.modules)), value)
+            return module
+        dtype = self.dtype_of({"dtype": config.get("dtype")}, "float32") if "dtype" in config else "float32"
+        for name in ("device", "dtype", "size_average", "reduce", "_weight", "_freeze"):
+            config.pop(name, None)
+        if kind == "Linear":
+            fan_in, fan_out = self.whole(config["in_features"]), self.whole(config["out_features"])
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            # kaiming_uniform_(a=sqrt(5)): gain sqrt(2 / 6), bound sqrt(3) * gain / sqrt(fan_in)
+            weight_bound = math.sqrt(3.0) * (math.sqrt(2.0 / (1 + 5)) / math.sqrt(fan_in)) if fan_in else 0
+            module.parameters["weight"] = self.new_parameter(
+                self.draw_uniform((fan_out, fan_in), weight_bound, dtype)
+            )
+            has_bias = self.truth(config["bias"])
+            module.parameters["bias"] = (
+                self.new_parameter(self.draw_uniform((fan_out,), bound, dtype)) if has_bias else None
+            )
+            config["bias"] = has_bias
+        elif kind == "Embedding":
+            count, width = self.whole(config["num_embeddings"]), self.whole(config["embedding_dim"])
+            weight = self.draw_normal((count, width), dtype)
+            if config["padding_idx"] is not None:
+                index = config["padding_idx"]
+                if not -count <= index < count:
+                    raise ScriptRuntimeError("Padding_idx must be within num_embeddings", "AssertionError")
+                config["padding_idx"] = index % count
+                weight[index] = 0
+            module.parameters["weight"] = self.new_parameter(weight)
+        elif kind == "LayerNorm":
+            shape = config["normalized_shape"]
+            shape = (shape,) if isinstance(shape, int) else tuple(self.sequence_of(shape))
+            config["normalized_shape"] = shape
+            if self.truth(config["elementwise_affine"]):
+                module.parameters["weight"] = self.new_parameter(np.ones(shape, dtype=dtype))
+                module.parameters["bias"] = (
+                    self.new_parameter(np.zeros(shape, dtype=dtype)) if self.truth(config["bias"]) else None
+                )
+        elif kind in _LOSS_CALLS:
+            for name in ("weight", "pos_weight"):
+                if config.get(name) is not None:
+                    module.buffers[name] = config[name]
+        elif kind == "Dropout":
+            p = config["p"]
+            if not isinstance(p, (int, float)) or not 0 <= p <= 1:
+                raise ScriptRuntimeError(
+                    f"dropout probability has to be between 0 and 1, but got {p}", "ValueError"
+                )
+        module.config = config
+        taken = {**module.parameters, **module.buffers}
+        module.attrs.update({k: v for k, v in config.items() if k not in taken})
+        return module
+
+    def whole(self, value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ScriptRuntimeError(
+                f"empty(): argument 'size' must be tuple of ints, but found element of type "
+                f"{self.type_name(value)} at pos 0",
+                "TypeError",
+            )
+        if value < 0:
+            raise ScriptRuntimeError(f"Trying to create tensor with negative dimension {value}: [{value}]")
+        return value
+
+    def new_parameter(self, value: np.ndarray) -> Tensor:
+        made = Tensor(value, requires_grad=True)
+        made.parameter = True
+        return made
+
+    def draw_uniform(self, shape: tuple[int, ...], bound: float, dtype: str) -> np.ndarray:
+        """Tensor.uniform_(-bound, bound) of a new parameter."""
+        return self.random.uniform(shape, -bound, bound, dtype)
+
+    def draw_normal(self, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+        return self.random.normal(shape, 0.0, 1.0, dtype)
+
+    def add_child(self, module: ModuleInstance, key: Any, value: Any) -> None:
+        if not isinstance(value, ModuleInstance) and value is not None:
+            raise ScriptRuntimeError(f"{self.class_name(value)} is not a Module subclass", "TypeError")
+        if not isinstance(key, str):
+            raise ScriptRuntimeError(
+                f"module name should be a string. Got {self.class_name(key)}", "TypeError"
+            )
+        if "." in key:
+            raise ScriptRuntimeError(f'module name can\'t contain ".", got: {key}', "KeyError")
+        assert module.modules is not None
+        module.modules[key] = value
+        if len(module.modules) > limits.Script.MAX_ATTRIBUTES:
+            raise ScriptError(
+                f"line {self.line}: a module holds more than MAX_ATTRIBUTES={limits.Script.MAX_ATTRIBUTES:,} submodules"
+            )
+
+    def dict_items(self, value: Any) -> list[tuple[Any, Any]]:
+        if isinstance(value, dict):
+            return list(value.items())
+        return [tuple(self.sequence_of(item)) for item in self.sequence_of(value)]
+
+    # -- forward ----------------------------------------------------------------------
+
+    def layer_forward(self, module: ModuleInstance, args: list, kwargs: dict, node: ast.AST) -> Any:
+        kind = module.cls.builtin
+        config = module.config
+        if kind == "Sequential":
+            if len(args) != 1 or kwargs:
+                raise ScriptRuntimeError(
+                    f"Sequential.forward() takes 2 positional arguments but {len(args) + 1} were given",
+                    "TypeError",
+                )
+            value = args[0]
+            for child in (module.modules or {}).values():
+                value = self.call_object(child, [value], {}, node)
+            return value
+        if kind in ("ModuleList", "ModuleDict"):
+            raise ScriptRuntimeError(
+                f'Module [{kind}] is missing the required "forward" function', "NotImplementedError"
+            )
+        if kind == "Identity":
+            return args[0] if args else None
+        (x, *rest) = self.forward_arguments(kind, args, kwargs, 2 if kind in _LOSS_CALLS else 1)
+        params = module.parameters or {}
+        f = "torch.nn.functional"
+        if kind == "Linear":
+            return self.registry(f, "linear", None, [x, params["weight"], params["bias"]], {}, node)
+        if kind in _ACTIVATIONS:
+            name, passed = _ACTIVATIONS[kind]
+            options = {k: config[k] for k in passed}
+            if kind in ("Softmax", "LogSoftmax") and options["dim"] is None:
+                options["dim"] = 0 if x.ndim in (0, 1, 3) else 1  # torch's _get_softmax_dim, warned
+                self.warn(
+                    f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                    "as an argument."
+                )
+            if kind == "GELU" and options["approximate"] == "none":
+                options = {}
+            return self.registry(f, name, None, [x], options, node)
+        if kind == "Flatten":
+            return self.registry(
+                "torch", "flatten", None, [x, config["start_dim"], config["end_dim"]], {}, node
+            )
+        if kind == "Unflatten":
+            return self.tensor_method(x, "unflatten", [config["dim"], config["unflattened_size"]], {}, node)
+        if kind == "Dropout":
+            if not module.training or config["p"] == 0:
+                return x
+            raise ScriptRuntimeError(
+                "nn.Dropout in training mode draws random numbers, which gradcli run does not reproduce "
+                "yet; call model.eval() or use p=0",
+                "NotImplementedError",
+            )
+        if kind == "Embedding":
+            return self.registry(f, "embedding", None, [x, params["weight"]], {}, node)
+        if kind == "LayerNorm":
+            return self.registry(
+                f,
+                "layer_norm",
+                None,
+                [x, config["normalized_shape"], params.get("weight"), params.get("bias"), config["eps"]],
+                {},
+                node,
+            )
+        if kind in _LOSS_CALLS:
+            name, passed = _LOSS_CALLS[kind]
+            options = {}
+            for key in passed:
+                value = module.buffers.get(key) if key in ("weight", "pos_weight") else config.get(key)
+                if value is not None and value != _DEFAULTS[key] if not isinstance(value, Tensor) else True:
+                    options[key] = value
+            return self.registry(f, name, None, [x, *rest], options, node)
+        raise ScriptRuntimeError(f"{kind}.forward is not supported by gradcli run", "NotImplementedError")
+
+    def forward_arguments(self, kind: str, args: list, kwargs: dict, count: int) -> list:
+        names = ("input", "target")[:count]
+        values = bind_arguments(f"{kind}.forward", _sig(*names), args, kwargs)
+        return [values[n] for n in names]
+
+    # -- the Module API ---------------------------------------------------------------
+
+    def module_attribute_of(self, module: ModuleInstance, name: str, node: ast.AST) -> Any:
+        if name == "training":
+            return module.training
+        if name in _API or name == "__init__":
+            return Method(module, name)
+        raise ScriptRuntimeError(f"'{module.cls.name}' object has no attribute '{name}'", "AttributeError")
+
+    def named_modules(self, module: ModuleInstance, prefix: str = "") -> list[tuple[str, ModuleInstance]]:
+        """Module.named_modules(): the module, then its submodules depth first, each once."""
+        found: list[tuple[str, ModuleInstance]] = []
+        seen: set[int] = set()
+
+        def walk(current: ModuleInstance, path: str) -> None:
+            if id(current) in seen:
+                return
+            seen.add(id(current))
+            found.append((path, current))
+            for key, child in (current.modules or {}).items():
+                if child is not None:
+                    walk(child, f"{path}.{key}" if path else key)
+
+        walk(module, prefix)
+        return found
+
+    def named_tensors(
+        self, module: ModuleInstance, table: str, recurse: bool = True
+    ) -> list[tuple[str, Tensor]]:
+        found, seen = [], set()
+        for path, current in self.named_modules(module) if recurse else [("", module)]:
+            for key, value in (getattr(current, table) or {}).items():
+                if value is None or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                found.append((f"{path}.{key}" if path else key, value))
+        return found
+
+    def module_method(
+        self, module: ModuleInstance, name: str, args: list, kwargs: dict, node: ast.AST
+    ) -> Any:
+        title = f"Module.{name}"
+        if name.startswith("@init:"):
+            return self.builtin_init(module, module.cls, args, kwargs)
+        if name == "__init__":
+            return self.builtin_init(module, module.cls, args, kwargs)
+        kind = module.cls.builtin or "Module"
+        if name == "forward":
+            return self.call_object(module, args, kwargs, node)
+        if name in ("parameters", "buffers"):
+            table = "parameters" if name == "parameters" else "buffers"
+            (recurse,) = bind_arguments(title, _sig(("recurse", True)), args, kwargs).values()
+            return Generated([t for _, t in self.named_tensors(module, table, self.truth(recurse))], title)
+        if name in ("named_parameters", "named_buffers"):
+            table = "parameters" if name == "named_parameters" else "buffers"
+            options = bind_arguments(
+                title, _sig(("prefix", ""), ("recurse", True), ("remove_duplicate", True)), args, kwargs
+            )
+            prefix = options["prefix"]
+            pairs = self.named_tensors(module, table, self.truth(options["recurse"]))
+            return Generated([(f"{prefix}.{k}" if prefix else k, t) for k, t in pairs], title)
+        if name in ("children", "named_children"):
+            bind_arguments(title, (), args, kwargs)
+            pairs, seen = [], set()
+            for key, child in (module.modules or {}).items():
+                if child is not None and id(child) not in seen:
+                    seen.add(id(child))
+                    pairs.append((key, child))
+            return Generated(pairs if name == "named_children" else [c for _, c in pairs], title)
+        if name in ("modules", "named_modules"):
+            pairs = self.named_modules(module)
+            return Generated(pairs if name == "named_modules" else [m for _, m in pairs], title)
+        if name == "zero_grad":
+            (set_to_none,) = bind_arguments(title, _sig(("set_to_none", True)), args, kwargs).values()
+            for _, p in self.named_tensors(module, "parameters"):
+                self.clear_grad(p, self.truth(set_to_none))
+            return None
+        if name in ("train", "eval"):
+            mode = (
+                bind_arguments(title, _sig(("mode", True)), args, kwargs)["mode"]
+                if name == "train"
+                else False
+            )
+            if not isinstance(mode, bool):
+                raise ScriptRuntimeError("training mode is expected to be boolean", "ValueError")
+            for _, current in self.named_modules(module):
+                current.training = mode
+            return module
+        if name == "requires_grad_":
+            (flag,) = bind_arguments(title, _sig(("requires_grad", True)), args, kwargs).values()
+            for _, p in self.named_tensors(module, "parameters"):
+                p.set_requires_grad(self.truth(flag))
+            return module
+        if name == "state_dict":
+            bind_arguments(title, (), args, kwargs)
+            state = StateDict()
+            for path, current in self.named_modules(module):
+                for table in ("parameters", "buffers"):
+                    for key, value in (getattr(current, table) or {}).items():
+                        if value is not None:
+                            state[f"{path}.{key}" if path else key] = self.tensor_method(
+                                value, "detach", [], {}, node
+                            )
+            return state
+        if name == "load_state_dict":
+            return self.load_state(module, args, kwargs, node)
+        if name in ("register_buffer", "register_parameter"):
+            spec = _sig("name", "tensor") if name == "register_buffer" else _sig("name", "param")
+            spec += _sig(("persistent", True)) if name == "register_buffer" else ()
+            given = list(bind_arguments(title, spec, args, kwargs).values())
+            key, value = given[0], given[1]
+            if not isinstance(key, str):
+                raise ScriptRuntimeError(
+                    f"{name[9:]} name should be a string. Got {self.class_name(key)}", "TypeError"
+                )
+            table = module.buffers if name == "register_buffer" else module.parameters
+            assert table is not None
+            table[key] = value
+            return None
+        if name == "add_module":
+            key, value = bind_arguments(title, _sig("name", "module"), args, kwargs).values()
+            self.add_child(module, key, value)
+            return None
+        if name in ("to", "double", "float", "half", "cpu", "cuda", "type"):
+            return self.convert_module(module, name, args, kwargs)
+        if name == "extra_repr":
+            return self.extra_repr(module)
+        if kind in ("ModuleList", "Sequential") and name in ("append", "extend", "insert"):
+            assert module.modules is not None
+            items = list(module.modules.values())
+            if name == "append":
+                items.append(args[0])
+            elif name == "extend":
+                items.extend(self.sequence_of(args[0]))
+            else:
+                items.insert(args[0], args[1])
+            module.modules = {}
+            for item in items:
+                self.add_child(module, str(len(module.modules)), item)
+            return module if name != "insert" else None
+        if kind == "ModuleDict" and name in ("keys", "items", "values"):
+            assert module.modules is not None
+            return list(getattr(module.modules, name)())
+        raise ScriptRuntimeError(f"'{module.cls.name}' object has no attribute '{name}'", "AttributeError")
+
+    def without_grad(self, work: Any) -> Any:
+        """Run work as torch's `with torch.no_grad():` would."""
+        previous, self.grad_enabled = self.grad_enabled, False
+        try:
+            return work()
+        finally:
+            self.grad_enabled = previous
+
+    def clear_grad(self, p: Tensor, set_to_none: bool) -> None:
+        grad = p._grad
+        if grad is None:
+            return
+        if set_to_none:
+            p._grad = None
+        else:  # detached and zeroed in place, as torch's zero_grad(set_to_none=False)
+            grad.grad_fn, grad.requires_grad = None, False
+            self.without_grad(lambda: self.tensor_method(grad, "zero_", [], {}, _HERE))
+
+    def convert_module(self, module: ModuleInstance, name: str, args: list, kwargs: dict) -> ModuleInstance:
+        dtype = {"double": "float64", "float": "float32", "half": "float16"}.get(name)
+        if name in ("to", "type"):
+            for value in [*args, *kwargs.values()]:
+                if hasattr(value, "name") and type(value).__name__ == "DType":
+                    dtype = value.name
+                elif isinstance(value, Tensor):
+                    dtype = value.dtype
+        if dtype == "float16":
+            raise ScriptRuntimeError("float16 is not supported by gradcli run", "TypeError")
+        if dtype is not None:
+            for table in ("parameters", "buffers"):
+                for _, t in self.named_tensors(module, table):
+                    if t.dtype in ("float32", "float64") and t.dtype != dtype:
+                        t.rebind(Tensor(t.value.astype(dtype)))
+                        if t._grad is not None:
+                            t._grad = Tensor(t._grad.value.astype(dtype))
+        return module
+
+    def load_state(self, module: ModuleInstance, args: list, kwargs: dict, node: ast.AST) -> Any:
+        given = bind_arguments(
+            "Module.load_state_dict", _sig("state_dict", ("strict", True), ("assign", False)), args, kwargs
+        )
+        state, strict = given["state_dict"], given["strict"]
+        if not isinstance(state, dict):
+            raise ScriptRuntimeError(
+                f"Expected state_dict to be dict-like, got {self.class_name(state)}.", "TypeError"
+            )
+        own = {}
+        for path, current in self.named_modules(module):
+            for table in ("parameters", "buffers"):
+                for key, value in (getattr(current, table) or {}).items():
+                    if value is not None:
+                        own[f"{path}.{key}" if path else key] = value
+        missing = [k for k in own if k not in state]
+        unexpected = [k for k in state if k not in own]
+        if self.truth(strict) and (missing or unexpected):
+            parts = []
+            if unexpected:
+                parts.append(
+                    "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
+                )
+            if missing:
+                parts.insert(
+                    0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
+                )
+            raise ScriptRuntimeError(
+                f"Error(s) in loading state_dict for {module.cls.name}:\n\t" + "\n\t".join(parts)
+            )
+        for key, target in own.items():
+            if key in state:
+                source = state[key]
+                if not isinstance(source, Tensor):
+                    raise ScriptRuntimeError(
+                        f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                        f"object from checkpoint but received {self.class_name(source)}"
+                    )
+                if source.shape != target.shape:
+                    raise ScriptRuntimeError(
+                        f"Error(s) in loading state_dict for {module.cls.name}:\n\tsize mismatch for {key}: "
+                        f"copying a param with shape {Size(source.shape)!r} from checkpoint, the shape in "
+                        f"current model is {Size(target.shape)!r}."
+                    )
+                self.without_grad(lambda t=target, s=source: self.tensor_method(t, "copy_", [s], {}, node))
+        return IncompatibleKeys(missing, unexpected)
+
+    # -- text ------------------------------------------------------------------------
+
+    def extra_repr(self, module: ModuleInstance) -> str:
+        kind = module.cls.builtin
+        c = module.config
+        found = module.cls.find("extra_repr")
+        if found is not None and isinstance(found[1], UserFunction):
+            return self.text(self.call_user(found[1], [module], {}, None))
+        inplace = ", inplace=True" if c.get("inplace") else ""
+        if kind == "Linear":
+            return f"in_features={c['in_features']}, out_features={c['out_features']}, bias={c['bias']}"
+        if kind in ("ReLU", "SiLU"):
+            return "inplace=True" if c.get("inplace") else ""
+        if kind == "LeakyReLU":
+            return f"negative_slope={c['negative_slope']}{inplace}"
+        if kind == "ELU":
+            return f"alpha={c['alpha']}{inplace}"
+        if kind == "GELU":
+            return f"approximate={c['approximate']!r}"
+        if kind == "Softplus":
+            return f"beta={c['beta']}, threshold={c['threshold']}"
+        if kind in ("Softmax", "LogSoftmax"):
+            return f"dim={c['dim']}"
+        if kind == "Flatten":
+            return f"start_dim={c['start_dim']}, end_dim={c['end_dim']}"
+        if kind == "Unflatten":
+            return f"dim={c['dim']}, unflattened_size={self.repr(c['unflattened_size'])}"
+        if kind == "Dropout":
+            return f"p={c['p']}, inplace={c['inplace']}"
+        if kind == "Embedding":
+            text = f"{c['num_embeddings']}, {c['embedding_dim']}"
+            if c["padding_idx"] is not None:
+                text += f", padding_idx={c['padding_idx']}"
+            return text
+        if kind == "LayerNorm":
+            return (
+                f"{c['normalized_shape']}, eps={c['eps']}, elementwise_affine={c['elementwise_affine']}, "
+                f"bias={c['bias']}"
+            )
+        return ""
+
+    def module_repr(self, module: ModuleInstance) -> str:
+        """torch's Module.__repr__ (ModuleList's folds repeated children: `(0-2): 3 x Linear(...)`)."""
+        name = module.cls.name
+        children = [(k, m) for k, m in (module.modules or {}).items()]
+        if module.cls.builtin == "ModuleList":
+            if not children:
+                return name + "()"
+            blocks: list[list[Any]] = []
+            for i, (_, child) in enumerate(children):
+                text = self.repr(child)
+                if blocks and blocks[-1][2] == text:
+                    blocks[-1][1] = i
+                else:
+                    blocks.append([i, i, text])
+            lines = []
+            for start, end, text in blocks:
+                label = (
+                    f"({start}): {text}" if start == end else f"({start}-{end}): {end - start + 1} x {text}"
+                )
+                lines.append(_add_indent(label, 2))
+            return name + "(\n  " + "\n  ".join(lines) + "\n)"
+        extra = self.extra_repr(module)
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _add_indent(self.repr(child), 2) for key, child in children]
+        lines = extra_lines + child_lines
+        text = name + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                text += extra_lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+
+@dataclass
+class IncompatibleKeys:
+    """What load_state_dict returns (torch's named tuple), printed as torch prints it."""
+
+    missing_keys: list
+    unexpected_keys: list
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (
+            f"IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
+        )
+
+
+def is_module_class(value: Any) -> bool:
+    return isinstance(value, ClassValue) and value.derives("Module")
