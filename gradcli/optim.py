@@ -90,8 +90,9 @@ def _scalar(value: float, dtype: np.dtype) -> np.floating:
 def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """float32 a * b + c rounded once: the product is exact in double, an error-free sum adds
     c, and rounding to odd first makes the last rounding to float the single correct one."""
-    total, error = two_sum(a.astype(np.float64) * b.astype(np.float64), c.astype(np.float64))
-    return round_to_odd(total, error).astype(np.float32)
+    with np.errstate(all="ignore"):  # an overflow to inf is the result, as in the kernel
+        total, error = two_sum(a.astype(np.float64) * b.astype(np.float64), c.astype(np.float64))
+        return round_to_odd(total, error).astype(np.float32)
 
 
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant for doubles
@@ -132,7 +133,8 @@ def _fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         product, product_error = _two_prod(a, b)
         total, total_error = two_sum(c, product)
         small, small_error = two_sum(total_error, product_error)
-        result = total + round_to_odd(small, small_error)
+        rest = round_to_odd(small, small_error)
+        result = np.where(rest == 0, total, total + rest)  # adding +0 would lose total's -0
         magnitude = np.abs(product)
         safe = (
             (np.abs(a) < 2.0**995)
@@ -172,14 +174,31 @@ def addcdiv(self: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: float) -> n
     return self + (_scalar(value, self.dtype) * t1) / t2
 
 
+def _in_vector_body(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """Which elements of a contiguous tensor cpu_kernel_vec's vectorised loop computes: whole
+    rounds of two AVX2 vectors (16 floats, 8 doubles) from the start; the rest go through the
+    scalar lambda. Serial: torch splits tensors of 32768 elements and more across threads,
+    each chunk with its own tail, which this does not model."""
+    size = int(np.prod(shape, dtype=np.int64))
+    per_round = 2 * (32 // np.dtype(dtype).itemsize)
+    return (np.arange(size) < size - size % per_round).reshape(shape)
+
+
 def lerp(self: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
     """torch.lerp with a scalar weight: two branches at |w| < 0.5 for accuracy near each end
-    (LerpKernel.cpp), each one fused multiply-add on `end - self`."""
+    (LerpKernel.cpp), each one fused multiply-add on `end - self`.
+
+    From w = 0.5 on, the vector body computes `fmadd(w - 1, diff, end)` and the scalar tail
+    `end - diff * (1 - w)` (contracted to a negated fma): the same value, except that an exact
+    zero comes out -0 from the body and +0 from the tail when end is -0 and diff is -0."""
     w = _scalar(weight, self.dtype)
     diff = end - self
     if abs(w) < 0.5:
         return fma(np.full_like(diff, w), diff, self)
-    return fma(np.full_like(diff, w - self.dtype.type(1)), diff, end)
+    one = self.dtype.type(1)
+    body = fma(np.full_like(diff, w - one), diff, end)
+    tail = fma(-diff, np.full_like(diff, one - w), end)
+    return np.where(_in_vector_body(diff.shape, diff.dtype), body, tail)
 
 
 def _check_pair(param: np.ndarray, grad: np.ndarray) -> None:
