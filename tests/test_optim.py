@@ -619,3 +619,13 @@ def test_defaults_are_torchs():
         ours = getattr(optim, name)([np.zeros(1, np.float32)])
         theirs = getattr(torch.optim, name)([torch.zeros(1, requires_grad=True)])
         assert ours.defaults == theirs.defaults, name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lerp_zero_signs_follow_body_and_tail(dtype):
+    """At weight >= 0.5, lerp(+0, -0) is -0 in the vector body and +0 in the scalar tail."""
+    for n in (1, 7, 8, 9, 15, 16, 17, 33, 100):
+        start, end = np.zeros(n, dtype), np.full(n, -0.0, dtype)
+        for weight in (0.5, 0.9, 1.0, 0.1):
+            theirs = torch.from_numpy(start.copy()).lerp_(torch.from_numpy(end), weight).numpy()
+            assert same_bits(optim.lerp(start, end, weight), theirs), (n, weight)
