@@ -14,6 +14,7 @@ from .. import limits
 from . import bounds, runtime
 from .classes import CLASS_OBJECTS, BoundMethod, ClassValue, Context, Instance, ModuleInstance
 from .nn_modules import IncompatibleKeys, StateDict
+from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .tensor_repr import grad_fn_repr
 from .values import (
@@ -157,6 +158,10 @@ class Builtins:
             return show(value)
         if isinstance(value, IncompatibleKeys):
             return repr(value)
+        if isinstance(value, ParamArray):  # an optimiser's param_groups hold its parameters
+            return show(value.tensor)
+        if isinstance(value, OptimizerInstance):
+            return repr(value.engine)
         if isinstance(value, StateDict):
             inner = ", ".join(f"({self.shown(k, path)}, {self.shown(v, path)})" for k, v in value.items())
             return f"OrderedDict([{inner}])" if value else "OrderedDict()"
@@ -485,6 +490,8 @@ class Builtins:
             return self.builtin_init(receiver, receiver.cls if isinstance(receiver, Instance) else None, args, kwargs)
         if isinstance(receiver, Context):
             return self.context_method(receiver, name, args, kwargs)
+        if isinstance(receiver, (OptimizerInstance, SchedulerInstance)):
+            return self.optim_method(receiver, name, args, kwargs, node)
         if isinstance(receiver, ClassValue) and name == "apply":
             return self.apply_function(receiver, args, kwargs, node)
         if isinstance(receiver, (runtime.Fn, AccumulateGrad)):

@@ -178,6 +178,10 @@ class Classes:
         function = UserFunction(node, mode, yields(node), enclosing, defined_in=cls)
         return StaticMethod(function) if static else function
 
+    def here(self) -> ast.AST:
+        """A node at the current line, for calls made on the script's behalf (len(), print())."""
+        return ast.Pass(lineno=self.line, col_offset=0, end_lineno=self.line, end_col_offset=0)
+
     # -- calls ------------------------------------------------------------------------
 
     def call_object(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -201,9 +205,16 @@ class Classes:
             found = func.cls.find("__call__")
             if found is not None and isinstance(found[1], UserFunction):
                 return self.call_user(found[1], [func, *args], kwargs, node)
-        raise ScriptRuntimeError(f"'{self.class_name(func)}' object is not callable", "TypeError")
+        name = func.cls.name if isinstance(func, Instance) else self.class_name(func)
+        raise ScriptRuntimeError(f"'{name}' object is not callable", "TypeError")
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if cls.builtin is not None and (
+            cls.derives("Optimizer") or cls.qualified.startswith("torch.optim.lr_")
+        ):
+            return self.make_optimizer(cls, args, kwargs, node)
+        if cls.builtin in ("TensorDataset", "DataLoader"):
+            return self.make_data_object(cls, args, kwargs, node)
         if cls.builtin not in (None, "Module", "Function", "Dataset"):
             return self.make_layer(cls, args, kwargs, node)
         if cls.derives("Function"):
@@ -252,6 +263,10 @@ class Classes:
         ):
             children = owner.modules or {}
             return list(children) if owner.cls.builtin == "ModuleDict" else list(children.values())
+        if owner.cls.builtin == "DataLoader":
+            return self.loader_batches(owner, node)
+        if owner.cls.builtin == "TensorDataset":
+            return [self.object_item(owner, i, node or self.here()) for i in range(self.object_length(owner))]
         found = owner.cls.find("__getitem__")
         if found is None or not isinstance(found[1], UserFunction):
             raise ScriptRuntimeError(f"'{owner.cls.name}' object is not iterable", "TypeError")
@@ -262,7 +277,7 @@ class Classes:
                     f"line {self.line}: iterating a {owner.cls.name} took more than MAX_LOOP={limits.Script.MAX_LOOP:,} items"
                 )
             try:
-                items.append(self.call_user(found[1], [owner, len(items)], {}, node or ast.Pass()))
+                items.append(self.call_user(found[1], [owner, len(items)], {}, node or self.here()))
             except (ScriptRuntimeError, AutogradError, ShapeError) as exc:
                 kind = exc.kind if isinstance(exc, ScriptRuntimeError) else type(exc).__name__
                 if kind in (
@@ -279,10 +294,15 @@ class Classes:
             "ModuleDict",
         ):
             return len(owner.modules or {})
+        if owner.cls.builtin == "DataLoader":
+            return self.loader_length(owner)
+        if owner.cls.builtin == "TensorDataset":
+            tensors = owner.attrs["tensors"]
+            return tensors[0].shape[0] if tensors else 0
         found = owner.cls.find("__len__")
         if found is None or not isinstance(found[1], UserFunction):
             raise ScriptRuntimeError(f"object of type '{owner.cls.name}' has no len()", "TypeError")
-        length = self.call_user(found[1], [owner], {}, ast.Pass())
+        length = self.call_user(found[1], [owner], {}, self.here())
         if isinstance(length, Tensor) and length.value.size == 1 and length.dtype.startswith("int"):
             length = int(length.value.reshape(()).item())
         if not isinstance(length, int):
@@ -307,10 +327,10 @@ class Classes:
                     raise ScriptRuntimeError(repr(key), "KeyError")
                 return children[key]
             values = list(children.values())
-            if isinstance(key, slice):
+            if isinstance(key, slice):  # a Sequential (ModuleList) of the slice, keeping the keys
                 part = self.make_layer(owner.cls, [], {}, node)
-                for i, child in enumerate(values[key]):
-                    part.modules[str(i)] = child  # type: ignore[index]
+                assert part.modules is not None
+                part.modules.update(list(children.items())[key])
                 return part
             if not isinstance(key, int) or isinstance(key, bool):
                 raise ScriptRuntimeError(
@@ -320,6 +340,8 @@ class Classes:
             if not -len(values) <= key < len(values):
                 raise ScriptRuntimeError(f"index {key} is out of range", "IndexError")
             return values[key]
+        if owner.cls.builtin == "TensorDataset":
+            return tuple(self.index_by(t, key, node) for t in owner.attrs["tensors"])
         found = owner.cls.find("__getitem__")
         if found is None or not isinstance(found[1], UserFunction):
             raise ScriptRuntimeError(f"'{owner.cls.name}' object is not subscriptable", "TypeError")
@@ -348,7 +370,7 @@ class Classes:
         found = value.cls.find(name)
         if found is None or not isinstance(found[1], UserFunction):
             return None
-        text = self.call_user(found[1], [value], {}, ast.Pass())
+        text = self.call_user(found[1], [value], {}, self.here())
         if not isinstance(text, str):
             raise ScriptRuntimeError(
                 f"{name} returned non-string (type {self.class_name(text)})", "TypeError"
@@ -516,6 +538,8 @@ class Classes:
         assert isinstance(owner, Instance)
         if isinstance(owner, Context):
             return self.context_attribute(owner, name)
+        if hasattr(owner, "engine"):  # an optimiser or a scheduler of torch.optim
+            return self.optim_attribute(owner, name)
         if name in owner.attrs:
             return owner.attrs[name]
         if isinstance(owner, ModuleInstance) and owner.parameters is not None:

@@ -11,6 +11,8 @@ kept here (frames, grad mode, output, the current line):
 - autograd_api.py    backward, autograd.grad, hooks, autograd.functional, backward-call records
 - classes.py         class statements, instances, super(), attributes and calls of them
 - nn_modules.py      torch.nn's layers and losses, the Module API, module reprs
+- data.py            torch.utils.data: TensorDataset, DataLoader, default_collate
+- optim_api.py       torch.optim's optimisers and lr schedulers over the script's parameters
 
 A tensor op ends in runtime.apply_op, which records a node of a graph that grows as statements run;
 backward() hands the reached part to runtime.run_backward. values.py holds the script's non-tensor
@@ -35,7 +37,9 @@ from . import runtime
 from .autograd_api import AutogradAPI
 from .builtins import Builtins
 from .classes import Classes, reset_instances
+from .data import DataLoading
 from .nn_modules import NNModules
+from .optim_api import Optimisers
 from .python import Break, Continue, PythonSubset, Return, torch_kind
 from .resources import Memory, with_deep_stack
 from .runtime import ScriptError, ScriptRuntimeError
@@ -46,7 +50,9 @@ from .values import RunResult
 from .whitelist import check, parse_script
 
 
-class Interpreter(PythonSubset, Builtins, TorchNamespace, TensorMethods, AutogradAPI, Classes, NNModules):
+class Interpreter(
+    PythonSubset, Builtins, TorchNamespace, TensorMethods, AutogradAPI, Classes, NNModules, DataLoading, Optimisers
+):
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source
         # lines as Python's tokenizer counts them (str.splitlines also breaks at \x85, \x0c, U+2028)

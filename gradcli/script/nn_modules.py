@@ -34,35 +34,35 @@ class Layer:
     variadic: bool = False  # Sequential(*modules)
 
 
-def _sig(*names: str | tuple[str, Any]) -> tuple[tuple[str, Any], ...]:
+def sig(*names: str | tuple[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple((n, REQUIRED) if isinstance(n, str) else n for n in names)
 
 
-_LOSS = _sig(("size_average", None), ("reduce", None), ("reduction", "mean"))
-_WEIGHTED = _sig(("weight", None), ("size_average", None))
+_LOSS = sig(("size_average", None), ("reduce", None), ("reduction", "mean"))
+_WEIGHTED = sig(("weight", None), ("size_average", None))
 LAYERS: dict[str, Layer] = {
     "Module": Layer("torch.nn.modules.module", ()),
     "Linear": Layer(
         "torch.nn.modules.linear",
-        _sig("in_features", "out_features", ("bias", True), ("device", None), ("dtype", None)),
+        sig("in_features", "out_features", ("bias", True), ("device", None), ("dtype", None)),
     ),
     "Identity": Layer("torch.nn.modules.linear", (), variadic=True),
-    "ReLU": Layer("torch.nn.modules.activation", _sig(("inplace", False))),
-    "LeakyReLU": Layer("torch.nn.modules.activation", _sig(("negative_slope", 0.01), ("inplace", False))),
+    "ReLU": Layer("torch.nn.modules.activation", sig(("inplace", False))),
+    "LeakyReLU": Layer("torch.nn.modules.activation", sig(("negative_slope", 0.01), ("inplace", False))),
     "Sigmoid": Layer("torch.nn.modules.activation", ()),
     "Tanh": Layer("torch.nn.modules.activation", ()),
-    "GELU": Layer("torch.nn.modules.activation", _sig(("approximate", "none"))),
-    "SiLU": Layer("torch.nn.modules.activation", _sig(("inplace", False))),
-    "ELU": Layer("torch.nn.modules.activation", _sig(("alpha", 1.0), ("inplace", False))),
-    "Softplus": Layer("torch.nn.modules.activation", _sig(("beta", 1.0), ("threshold", 20.0))),
-    "Softmax": Layer("torch.nn.modules.activation", _sig(("dim", None))),
-    "LogSoftmax": Layer("torch.nn.modules.activation", _sig(("dim", None))),
-    "Flatten": Layer("torch.nn.modules.flatten", _sig(("start_dim", 1), ("end_dim", -1))),
-    "Unflatten": Layer("torch.nn.modules.flatten", _sig("dim", "unflattened_size")),
-    "Dropout": Layer("torch.nn.modules.dropout", _sig(("p", 0.5), ("inplace", False))),
+    "GELU": Layer("torch.nn.modules.activation", sig(("approximate", "none"))),
+    "SiLU": Layer("torch.nn.modules.activation", sig(("inplace", False))),
+    "ELU": Layer("torch.nn.modules.activation", sig(("alpha", 1.0), ("inplace", False))),
+    "Softplus": Layer("torch.nn.modules.activation", sig(("beta", 1.0), ("threshold", 20.0))),
+    "Softmax": Layer("torch.nn.modules.activation", sig(("dim", None))),
+    "LogSoftmax": Layer("torch.nn.modules.activation", sig(("dim", None))),
+    "Flatten": Layer("torch.nn.modules.flatten", sig(("start_dim", 1), ("end_dim", -1))),
+    "Unflatten": Layer("torch.nn.modules.flatten", sig("dim", "unflattened_size")),
+    "Dropout": Layer("torch.nn.modules.dropout", sig(("p", 0.5), ("inplace", False))),
     "Embedding": Layer(
         "torch.nn.modules.sparse",
-        _sig(
+        sig(
             "num_embeddings",
             "embedding_dim",
             ("padding_idx", None),
@@ -78,7 +78,7 @@ LAYERS: dict[str, Layer] = {
     ),
     "LayerNorm": Layer(
         "torch.nn.modules.normalization",
-        _sig(
+        sig(
             "normalized_shape",
             ("eps", 1e-05),
             ("elementwise_affine", True),
@@ -88,25 +88,25 @@ LAYERS: dict[str, Layer] = {
         ),
     ),
     "Sequential": Layer("torch.nn.modules.container", (), variadic=True),
-    "ModuleList": Layer("torch.nn.modules.container", _sig(("modules", None))),
-    "ModuleDict": Layer("torch.nn.modules.container", _sig(("modules", None))),
+    "ModuleList": Layer("torch.nn.modules.container", sig(("modules", None))),
+    "ModuleDict": Layer("torch.nn.modules.container", sig(("modules", None))),
     "MSELoss": Layer("torch.nn.modules.loss", _LOSS),
     "L1Loss": Layer("torch.nn.modules.loss", _LOSS),
-    "SmoothL1Loss": Layer("torch.nn.modules.loss", _LOSS + _sig(("beta", 1.0))),
-    "HuberLoss": Layer("torch.nn.modules.loss", _sig(("reduction", "mean"), ("delta", 1.0))),
+    "SmoothL1Loss": Layer("torch.nn.modules.loss", _LOSS + sig(("beta", 1.0))),
+    "HuberLoss": Layer("torch.nn.modules.loss", sig(("reduction", "mean"), ("delta", 1.0))),
     "CrossEntropyLoss": Layer(
         "torch.nn.modules.loss",
         _WEIGHTED
-        + _sig(("ignore_index", -100), ("reduce", None), ("reduction", "mean"), ("label_smoothing", 0.0)),
+        + sig(("ignore_index", -100), ("reduce", None), ("reduction", "mean"), ("label_smoothing", 0.0)),
     ),
     "NLLLoss": Layer(
         "torch.nn.modules.loss",
-        _WEIGHTED + _sig(("ignore_index", -100), ("reduce", None), ("reduction", "mean")),
+        _WEIGHTED + sig(("ignore_index", -100), ("reduce", None), ("reduction", "mean")),
     ),
-    "BCELoss": Layer("torch.nn.modules.loss", _WEIGHTED + _sig(("reduce", None), ("reduction", "mean"))),
+    "BCELoss": Layer("torch.nn.modules.loss", _WEIGHTED + sig(("reduce", None), ("reduction", "mean"))),
     "BCEWithLogitsLoss": Layer(
         "torch.nn.modules.loss",
-        _WEIGHTED + _sig(("reduce", None), ("reduction", "mean"), ("pos_weight", None)),
+        _WEIGHTED + sig(("reduce", None), ("reduction", "mean"), ("pos_weight", None)),
     ),
 }
 
@@ -119,7 +119,6 @@ NN_CLASSES: dict[str, ClassValue] = {"Module": MODULE_CLASS} | {
 FUNCTION_CLASS = ClassValue(
     "Function", None, builtin="Function", qualified="torch.autograd.function.Function"
 )
-DATASET_CLASS = ClassValue("Dataset", None, builtin="Dataset", qualified="torch.utils.data.dataset.Dataset")
 
 # The F.* call each loss module's forward makes, and the constructor arguments it passes on.
 _LOSS_CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -153,6 +152,13 @@ _ACTIVATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Softplus": ("softplus", ("beta", "threshold")),
     "Softmax": ("softmax", ("dim",)),
     "LogSoftmax": ("log_softmax", ("dim",)),
+}
+_ACTIVATION_DEFAULTS = {
+    "negative_slope": 0.01,
+    "approximate": "none",
+    "alpha": 1.0,
+    "beta": 1.0,
+    "threshold": 20.0,
 }
 _API = frozenset(
     {
@@ -392,15 +398,13 @@ class NNModules:
             return self.registry(f, "linear", None, [x, params["weight"], params["bias"]], {}, node)
         if kind in _ACTIVATIONS:
             name, passed = _ACTIVATIONS[kind]
-            options = {k: config[k] for k in passed}
-            if kind in ("Softmax", "LogSoftmax") and options["dim"] is None:
-                options["dim"] = 0 if x.ndim in (0, 1, 3) else 1  # torch's _get_softmax_dim, warned
+            options = {k: config[k] for k in passed if config[k] != _ACTIVATION_DEFAULTS.get(k)}
+            if kind in ("Softmax", "LogSoftmax") and options.get("dim") is None:
+                options["dim"] = 0 if len(x.shape) in (0, 1, 3) else 1  # torch's _get_softmax_dim, warned
                 self.warn(
                     f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
                     "as an argument."
                 )
-            if kind == "GELU" and options["approximate"] == "none":
-                options = {}
             return self.registry(f, name, None, [x], options, node)
         if kind == "Flatten":
             return self.registry(
@@ -409,13 +413,7 @@ class NNModules:
         if kind == "Unflatten":
             return self.tensor_method(x, "unflatten", [config["dim"], config["unflattened_size"]], {}, node)
         if kind == "Dropout":
-            if not module.training or config["p"] == 0:
-                return x
-            raise ScriptRuntimeError(
-                "nn.Dropout in training mode draws random numbers, which gradcli run does not reproduce "
-                "yet; call model.eval() or use p=0",
-                "NotImplementedError",
-            )
+            return self.dropout(x, config["p"], module.training)
         if kind == "Embedding":
             return self.registry(f, "embedding", None, [x, params["weight"]], {}, node)
         if kind == "LayerNorm":
@@ -432,14 +430,51 @@ class NNModules:
             options = {}
             for key in passed:
                 value = module.buffers.get(key) if key in ("weight", "pos_weight") else config.get(key)
+                if key in ("weight", "pos_weight") and value is not None:
+                    raise ScriptRuntimeError(
+                        f"{kind}({key}=...) is not supported by gradcli run yet", "NotImplementedError"
+                    )
                 if value is not None and value != _DEFAULTS[key] if not isinstance(value, Tensor) else True:
                     options[key] = value
             return self.registry(f, name, None, [x, *rest], options, node)
         raise ScriptRuntimeError(f"{kind}.forward is not supported by gradcli run", "NotImplementedError")
 
+    def dropout(self, x: Any, p: Any, training: bool) -> Any:
+        """F.dropout on the CPU: x * (bernoulli_(1 - p) / (1 - p)), the noise drawn from torch's
+        generator; the identity in eval mode or at p = 0 (torch returns x itself)."""
+        if not isinstance(x, Tensor):
+            raise ScriptRuntimeError(
+                f"dropout(): argument 'input' must be Tensor, not {self.type_name(x)}", "TypeError"
+            )
+        if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1:
+            raise ScriptRuntimeError(
+                f"dropout probability has to be between 0 and 1, but got {p}", "ValueError"
+            )
+        if not training or p == 0 or x.value.size == 0:
+            return x
+        if x.dtype not in ("float32", "float64"):
+            raise ScriptRuntimeError(
+                f"\"bernoulli_scalar_cpu_\" not implemented for '{x.dtype.capitalize()}'"
+            )
+        if p == 1:
+            return self.apply("mul", [x, Tensor(np.zeros((), dtype=x.dtype))], {})
+        noise = self.random.bernoulli(1 - p, x.shape, x.dtype)
+        noise = Tensor(noise / noise.dtype.type(1 - p))  # noise.div_(1 - p), in the noise's dtype
+        return self.apply("mul", [x, noise], {})
+
+    def dropout_call(self, args: list, kwargs: dict) -> Any:
+        given = bind_arguments(
+            "dropout", sig("input", ("p", 0.5), ("training", True), ("inplace", False)), args, kwargs
+        )
+        if self.truth(given["inplace"]):
+            raise ScriptRuntimeError(
+                "F.dropout(inplace=True) is not supported by gradcli run", "NotImplementedError"
+            )
+        return self.dropout(given["input"], given["p"], self.truth(given["training"]))
+
     def forward_arguments(self, kind: str, args: list, kwargs: dict, count: int) -> list:
         names = ("input", "target")[:count]
-        values = bind_arguments(f"{kind}.forward", _sig(*names), args, kwargs)
+        values = bind_arguments(f"{kind}.forward", sig(*names), args, kwargs)
         return [values[n] for n in names]
 
     # -- the Module API ---------------------------------------------------------------
@@ -493,12 +528,12 @@ class NNModules:
             return self.call_object(module, args, kwargs, node)
         if name in ("parameters", "buffers"):
             table = "parameters" if name == "parameters" else "buffers"
-            (recurse,) = bind_arguments(title, _sig(("recurse", True)), args, kwargs).values()
+            (recurse,) = bind_arguments(title, sig(("recurse", True)), args, kwargs).values()
             return Generated([t for _, t in self.named_tensors(module, table, self.truth(recurse))], title)
         if name in ("named_parameters", "named_buffers"):
             table = "parameters" if name == "named_parameters" else "buffers"
             options = bind_arguments(
-                title, _sig(("prefix", ""), ("recurse", True), ("remove_duplicate", True)), args, kwargs
+                title, sig(("prefix", ""), ("recurse", True), ("remove_duplicate", True)), args, kwargs
             )
             prefix = options["prefix"]
             pairs = self.named_tensors(module, table, self.truth(options["recurse"]))
@@ -515,15 +550,13 @@ class NNModules:
             pairs = self.named_modules(module)
             return Generated(pairs if name == "named_modules" else [m for _, m in pairs], title)
         if name == "zero_grad":
-            (set_to_none,) = bind_arguments(title, _sig(("set_to_none", True)), args, kwargs).values()
+            (set_to_none,) = bind_arguments(title, sig(("set_to_none", True)), args, kwargs).values()
             for _, p in self.named_tensors(module, "parameters"):
                 self.clear_grad(p, self.truth(set_to_none))
             return None
         if name in ("train", "eval"):
             mode = (
-                bind_arguments(title, _sig(("mode", True)), args, kwargs)["mode"]
-                if name == "train"
-                else False
+                bind_arguments(title, sig(("mode", True)), args, kwargs)["mode"] if name == "train" else False
             )
             if not isinstance(mode, bool):
                 raise ScriptRuntimeError("training mode is expected to be boolean", "ValueError")
@@ -531,7 +564,7 @@ class NNModules:
                 current.training = mode
             return module
         if name == "requires_grad_":
-            (flag,) = bind_arguments(title, _sig(("requires_grad", True)), args, kwargs).values()
+            (flag,) = bind_arguments(title, sig(("requires_grad", True)), args, kwargs).values()
             for _, p in self.named_tensors(module, "parameters"):
                 p.set_requires_grad(self.truth(flag))
             return module
@@ -549,8 +582,8 @@ class NNModules:
         if name == "load_state_dict":
             return self.load_state(module, args, kwargs, node)
         if name in ("register_buffer", "register_parameter"):
-            spec = _sig("name", "tensor") if name == "register_buffer" else _sig("name", "param")
-            spec += _sig(("persistent", True)) if name == "register_buffer" else ()
+            spec = sig("name", "tensor") if name == "register_buffer" else sig("name", "param")
+            spec += sig(("persistent", True)) if name == "register_buffer" else ()
             given = list(bind_arguments(title, spec, args, kwargs).values())
             key, value = given[0], given[1]
             if not isinstance(key, str):
@@ -562,7 +595,7 @@ class NNModules:
             table[key] = value
             return None
         if name == "add_module":
-            key, value = bind_arguments(title, _sig("name", "module"), args, kwargs).values()
+            key, value = bind_arguments(title, sig("name", "module"), args, kwargs).values()
             self.add_child(module, key, value)
             return None
         if name in ("to", "double", "float", "half", "cpu", "cuda", "type"):
@@ -626,7 +659,7 @@ class NNModules:
 
     def load_state(self, module: ModuleInstance, args: list, kwargs: dict, node: ast.AST) -> Any:
         given = bind_arguments(
-            "Module.load_state_dict", _sig("state_dict", ("strict", True), ("assign", False)), args, kwargs
+            "Module.load_state_dict", sig("state_dict", ("strict", True), ("assign", False)), args, kwargs
         )
         state, strict = given["state_dict"], given["strict"]
         if not isinstance(state, dict):

@@ -726,6 +726,8 @@ class PythonSubset:
                 return self.python(lambda: MATH_FUNCTIONS[func.name](*values, **kwargs))
             if func.module == "torch.autograd":
                 return self.autograd_call(func.name, args, kwargs, node)
+            if func.module == "torch.nn.functional" and func.name == "dropout":
+                return self.dropout_call(args, kwargs)
             if func.module == "torch.nn" and func.name == "Parameter":
                 return self.parameter(args, kwargs)
             if func.module == "torch.autograd.functional":
@@ -759,10 +761,11 @@ class PythonSubset:
                 f"line {self.line}: calls nested deeper than the limit MAX_CALL_DEPTH={limits.Script.MAX_CALL_DEPTH}"
             )
         spec = func.node.args
+        title = f"{func.defined_in.name}.{func.node.name}" if func.defined_in is not None else func.node.name
         names = [a.arg for a in spec.args]
         if len(args) > len(names):
             raise ScriptRuntimeError(
-                f"{func.node.name}() takes {len(names)} positional arguments but {len(args)} were given",
+                f"{title}() takes {len(names)} positional arguments but {len(args)} were given",
                 "TypeError",
             )
         frame: dict[str, Any] = dict(zip(names, args))
@@ -771,7 +774,7 @@ class PythonSubset:
         for key, value in kwargs.items():
             if key not in names or key in frame:
                 raise ScriptRuntimeError(
-                    f"{func.node.name}() got an unexpected keyword argument '{key}'", "TypeError"
+                    f"{title}() got an unexpected keyword argument '{key}'", "TypeError"
                 )
             frame[key] = value
         defaults = spec.defaults
@@ -783,7 +786,7 @@ class PythonSubset:
         missing = [n for n in names if n not in frame]
         if missing:
             raise ScriptRuntimeError(
-                f"{func.node.name}() missing required positional argument: '{missing[0]}'", "TypeError"
+                f"{title}() missing required positional argument: '{missing[0]}'", "TypeError"
             )
         line = self.line
         self.frames.append(frame)

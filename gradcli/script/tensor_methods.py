@@ -206,7 +206,10 @@ class TensorMethods:
         return self.apply("select", [t], {"dim": 0, "index": index})
 
     def subscript(self, owner: Any, node: ast.Subscript) -> Any:
-        key = self.index_value(node.slice)
+        return self.index_by(owner, self.index_value(node.slice), node)
+
+    def index_by(self, owner: Any, key: Any, node: ast.AST) -> Any:
+        """owner[key], the key evaluated."""
         if isinstance(owner, Tensor):
             mapping: dict[int, Any] = {}
             elements: tuple = ()

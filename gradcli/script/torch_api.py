@@ -22,7 +22,9 @@ from ..parse import returns_pair
 from ..program import Apply, Num
 from . import bounds, runtime
 from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
+from .data import DATA_CLASSES
 from .nn_modules import FUNCTION_CLASS, NN_CLASSES
+from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
 from .tensor_repr import set_print_options
 from .values import NO_CUDA, Device, DType, Fixed, Function, Module, NoGrad, Picked, Size
@@ -227,7 +229,7 @@ class TorchNamespace:
             "torch.linalg",
         ):
             return Module(full)
-        if full == "torch.backends.mps":
+        if full in ("torch.backends.mps", "torch.utils", "torch.utils.data", "torch.optim", "torch.optim.lr_scheduler"):
             return Module(full)
         if full in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.cuda.device_count"):
             return Fixed(full, False if name == "is_available" else 0)  # gradcli runs on the CPU
@@ -263,6 +265,12 @@ class TorchNamespace:
                 return Function("torch.autograd", name)
         elif module.name == "torch.nn" and name == "Parameter":
             return Function("torch.nn", name)
+        elif module.name == "torch.optim" and name in OPTIM_CLASSES:
+            return OPTIM_CLASSES[name]
+        elif module.name == "torch.optim.lr_scheduler" and name in SCHEDULER_CLASSES:
+            return SCHEDULER_CLASSES[name]
+        elif module.name == "torch.utils.data" and name in DATA_CLASSES:
+            return DATA_CLASSES[name]
         elif module.name == "torch.nn" and name in NN_CLASSES:
             return NN_CLASSES[name]
         elif module.name == "torch.autograd" and name == "Function":
@@ -270,6 +278,8 @@ class TorchNamespace:
         elif module.name == "torch.autograd.functional":
             if name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)
+        elif module.name == "torch.nn.functional" and name == "dropout":
+            return Function(module.name, name)
         elif module.name == "torch.nn.functional" and name in MODULES["F"]:
             return Function("torch.nn.functional", name)
         elif module.name in ("torch.special", "torch.linalg") and name in MODULES[module.name]:

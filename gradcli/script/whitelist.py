@@ -15,6 +15,9 @@ IMPORTS = {
     "torch.autograd": "torch.autograd",
     "torch.autograd.functional": "torch.autograd.functional",
     "torch.nn": "torch.nn",
+    "torch.utils.data": "torch.utils.data",
+    "torch.optim": "torch.optim",
+    "torch.optim.lr_scheduler": "torch.optim.lr_scheduler",
     "math": "math",
     "numpy": "numpy",
 }
@@ -195,16 +198,20 @@ def check(module: ast.Module) -> None:
             raise ScriptError(f"{source_position(node)}: '{node.id}' is not available in gradcli run scripts")
         if isinstance(node, ast.Import):
             for alias in node.names:
+                if alias.name.split(".")[0] in _NO_DATA_DOWNLOADS:
+                    raise ScriptError(_no_downloads(node, alias.name))
                 if alias.name not in IMPORTS:
                     raise ScriptError(
                         f"{source_position(node)}: import of '{alias.name}' refused: only torch, "
-                        "torch.nn.functional, torch.autograd, math and numpy can be imported"
+                        "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math and numpy can be imported"
                     )
         if isinstance(node, ast.ImportFrom):
+            if (node.module or "").split(".")[0] in _NO_DATA_DOWNLOADS:
+                raise ScriptError(_no_downloads(node, node.module or ""))
             if node.module not in IMPORTS or node.level:
                 raise ScriptError(
                     f"{source_position(node)}: import from '{node.module}' refused: only torch, "
-                    "torch.nn.functional, torch.autograd, math and numpy can be imported"
+                    "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math and numpy can be imported"
                 )
             if any(alias.name == "*" for alias in node.names):
                 raise ScriptError(
@@ -235,6 +242,16 @@ def check(module: ast.Module) -> None:
             )
         for child in ast.iter_child_nodes(node):
             stack.append((child, depth + 1 if isinstance(child, ast.expr) else 0))
+
+
+_NO_DATA_DOWNLOADS = ("torchvision", "torchtext", "torchaudio")
+
+
+def _no_downloads(node: ast.AST, name: str) -> str:
+    return (
+        f"{source_position(node)}: import of '{name}' refused: gradcli run reads no files and downloads "
+        "no datasets; build the data as tensors in the script (torch.utils.data.TensorDataset)"
+    )
 
 
 def _check_class(node: ast.ClassDef) -> None:
