@@ -444,6 +444,22 @@ def script(repeat: int) -> None:
         print("  stdout byte-identical to torch's")
 
 
+def training(repeat: int) -> None:
+    print("8. run: training loops as tutorials write them (bench/training/*.py)", flush=True)
+    if not HAVE_TORCH:
+        print("  (torch not installed: skipped)")
+        return
+    for path in sorted(Path(__file__).parent.joinpath("training").glob("*.py")):
+        ours_out = subprocess.run([*GRADCLI, "run", str(path)], capture_output=True, text=True)
+        theirs_out = subprocess.run([PYTHON, str(path)], capture_output=True, text=True)
+        if ours_out.returncode != 0 or ours_out.stdout != theirs_out.stdout:
+            raise SystemExit(f"gradcli run {path.name} differs from torch:\n{ours_out.stderr[-2000:]}")
+        ours, _ = timed([*GRADCLI, "run", str(path)], repeat=repeat)
+        theirs, _ = timed([PYTHON, str(path)], repeat=repeat)
+        report("training", f"gradcli run {path.name}", ours, "python (torch)", theirs, "target <= 1.0")
+    print("  stdout byte-identical to torch's")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -453,7 +469,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--only",
-        choices=["startup", "tensors", "points", "depth", "vocabulary", "higher", "script"],
+        choices=["startup", "tensors", "points", "depth", "vocabulary", "higher", "script", "training"],
         help="run one target",
     )
     args = parser.parse_args()
@@ -466,7 +482,7 @@ def main() -> None:
 
     compileall.compile_dir(Path(gradcli.__file__).parent, quiet=1)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    everything = {"startup", "tensors", "points", "depth", "vocabulary", "higher", "script"}
+    everything = {"startup", "tensors", "points", "depth", "vocabulary", "higher", "script", "training"}
     chosen = {args.only} if args.only else everything
     if "startup" in chosen:
         startup(repeat)
@@ -482,6 +498,8 @@ def main() -> None:
         higher(repeat)
     if "script" in chosen:
         script(repeat)
+    if "training" in chosen:
+        training(3)
     print("\n| target | gradcli | s | baseline | s | ratio | goal |\n|---|---|---|---|---|---|---|")
     for target, ours, ours_s, baseline, base_s, goal in rows:
         print(

@@ -47,8 +47,9 @@ class Script:
     MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
     MAX_SCRIPT_BYTES = 2_000_000_000  # how much memory a running script may add (tensors and lists it keeps)
     # element operations of ops, forward and backward, about a nanosecond each; recording an op
-    # counts 100,000 more, a backward call 300,000 and 50,000 a node (script/runtime.py): ~2 s
-    MAX_SCRIPT_WORK = 2_000_000_000
+    # counts 100,000 more, a backward call 300,000 and 50,000 a node (script/runtime.py): ~10 s,
+    # what a tutorial's training loop takes (a 20-epoch MLP over 3,000 points needs 2.4e9)
+    MAX_SCRIPT_WORK = 10_000_000_000
     MAX_INSTANCES = 100_000  # instances of classes (the script's and torch.nn's) made in one run
     MAX_ATTRIBUTES = 10_000  # attributes of one class or instance
     MAX_RECORDED_BACKWARD_CALLS = 1_000  # backward calls kept whole for --format json (then the line only)

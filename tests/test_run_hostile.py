@@ -20,7 +20,7 @@ from test_hostile import CPU_SECONDS, ENV, WALL_SECONDS, assert_refused
 from gradcli import limits
 from gradcli.cli import main
 
-WORK_CAP_CPU_SECONDS = 6.0
+WORK_CAP_CPU_SECONDS = 30.0
 
 
 def _stdin(case: Case, canary: Path) -> bytes:
@@ -40,7 +40,7 @@ def test_hostile_script_is_refused_quickly_and_safely(case: Case, tmp_path: Path
         result = CliRunner().invoke(main, list(case.args), input=_stdin(case, canary), env=ENV)
         cpu = time.process_time() - started
     assert_refused(case, result.exit_code, result.stdout, result.stderr)
-    # a script stopped by MAX_SCRIPT_WORK has used its whole budget (about two seconds), one
+    # a script stopped by MAX_SCRIPT_WORK has used its whole budget (about ten seconds), one
     # stopped by MAX_SCRIPT_BYTES has filled most of 2 GB first
     budgets = ("MAX_SCRIPT_WORK", "MAX_SCRIPT_BYTES")
     bound = WORK_CAP_CPU_SECONDS if any(b in f for b in budgets for f in case.fragments) else CPU_SECONDS

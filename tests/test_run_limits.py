@@ -89,8 +89,8 @@ def test_readme_lists_every_script_cap_with_its_value():
 
 def test_a_matmul_counts_its_multiply_adds(monkeypatch):
     monkeypatch.setattr(limits.Script, "MAX_SCRIPT_WORK", 10_000 + runtime.OP_WORK)
-    assert run_script("import torch\nx = torch.ones(10, 10)\ny = x @ x\n").error is None
-    error = run_script("import torch\nx = torch.ones(30, 30)\ny = x @ x\n").error
+    assert run_script("import torch\nx = torch.ones(20, 20)\ny = x @ x\n").error is None  # 8,000 / 8
+    error = run_script("import torch\nx = torch.ones(60, 60)\ny = x @ x\n").error  # 216,000 / 8
     assert error is not None and f"MAX_SCRIPT_WORK={10_000 + runtime.OP_WORK:,}" in error
 
 
@@ -98,7 +98,7 @@ def test_a_loop_of_big_tensor_ops_is_stopped_within_seconds():
     started = time.process_time()
     error = run_script("import torch\nx = torch.ones(10**7)\nfor i in range(100000):\n    y = x * 2\n").error
     assert error is not None and "MAX_SCRIPT_WORK=" in error
-    assert time.process_time() - started < 10
+    assert time.process_time() - started < 40
 
 
 def _nested_calls(depth: int, operators: int) -> str:
