@@ -120,7 +120,7 @@ HOSTILE = {
     "huge power": "x = 10 ** 10 ** 10",
     "huge string": "s = 'a' * 10**10",
     "torch.load": "import torch\ntorch.load('model.pt')",
-    "lambda varargs": "f = lambda *a: a",
+    "lambda varargs": "f = lambda **a: a",
     "lambda recursion": "f = lambda n: f(n + 1)\nf(0)",
     "class": "class A(metaclass=type):\n    pass",
     "deep expression": "x = " + "+".join(["1"] * 5000),

@@ -19,6 +19,10 @@ from gradcli.script.interpreter import run_script
 
 _ADDRESS = re.compile(r"object at 0x[0-9a-f]+")
 _HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\ntorch.manual_seed(0)\n"
+# Each of torch.nn's classes with each hostile value in each constructor argument: gradcli ends
+# every such script cleanly (an error line, never an escaping exception or "internal error").
+_HOSTILE_VALUES = ["None", "'a'", "-1", "0", "10**30", "2.5", "float('nan')", "()", "[1, 2]", "True", "torch.ones(2)"]
+_BASELINES = {"Linear": ["3", "2"], "Embedding": ["5", "3"], "LayerNorm": ["3"], "Unflatten": ["1", "(3, 1)"]}
 
 CASES = {
     # -- classes -------------------------------------------------------------------------------
@@ -249,6 +253,59 @@ for sched in [torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 4], gamma
     "invalid learning rate": "torch.optim.SGD([nn.Parameter(torch.ones(1))], lr=-0.1)\n",
     "empty parameter list": "torch.optim.Adam([])\n",
     "optimizing a number": "torch.optim.SGD([1.0], lr=0.1)\n",
+    # -- d2l's idioms: type(m) == nn.Linear, apply, shared modules, self.training, tensor indices
+    "d2l module idioms": """
+from torch.utils import data
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Sequential(nn.Linear(8, 2)))
+def show(m):
+    print(type(m).__name__, type(m) == nn.Linear)
+net.apply(show)
+print(type(net), type(net[0]) is nn.Linear)
+shared = nn.Linear(8, 8)
+net2 = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), shared, nn.ReLU(), shared)
+print(list(net2.state_dict().keys()))
+class Net(nn.Module):
+    def __init__(self, is_training=True):
+        super().__init__()
+        self.training = is_training
+        self.lin = nn.Linear(2, 2)
+    def forward(self, x):
+        return self.lin(x)
+n = Net()
+n.eval()
+print(n.training, n.lin.training)
+ds = data.TensorDataset(torch.ones(3, 2))
+print(len(data.DataLoader(ds, batch_size=2)))
+classes = ('a', 'b', 'c')
+labels = torch.tensor([2, 0])
+print(classes[labels[0]], [1, 2, 3][torch.tensor(1)])
+""",
+    "d2l initialisation and synthetic data": """
+def synthetic_data(w, b, num_examples):
+    X = torch.normal(0, 1, (num_examples, len(w)))
+    y = torch.matmul(X, w) + b
+    y += torch.normal(0, 0.01, y.shape)
+    return X, y.reshape((-1, 1))
+features, labels = synthetic_data(torch.tensor([2, -3.4]), 4.2, 20)
+print(features[:3], labels[:3])
+net = nn.Sequential(nn.Linear(2, 1))
+net[0].weight.data.normal_(0, 0.01)
+net[0].bias.data.fill_(0)
+print(net[0].weight)
+print(torch.randperm(10), torch.normal(torch.zeros(3), torch.ones(3)), torch.normal(2.0, torch.ones(2, dtype=torch.float64)))
+def init_weights(m):
+    if type(m) == nn.Linear:
+        nn.init.normal_(m.weight, std=0.01)
+        nn.init.zeros_(m.bias)
+mlp = nn.Sequential(nn.Flatten(), nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+mlp.apply(init_weights)
+print(mlp[1].weight, mlp[3].bias)
+w = torch.empty(3, 5)
+nn.init.xavier_uniform_(w); print(w)
+nn.init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu'); print(w)
+nn.init.constant_(w, 0.3); print(w)
+x = torch.empty(4).uniform_(-1, 1); print(x)
+""",
     # -- torch.utils.data and the generator ------------------------------------------------------------
     "data loader draws": """
 from torch.utils.data import DataLoader, TensorDataset
@@ -321,3 +378,35 @@ def test_classes_stay_inside_the_whitelist():
     ]:
         result = run_script(script)
         assert result.error is not None and words in result.error and result.stdout == ""
+
+
+def _layer_argument_scripts() -> list[str]:
+    from gradcli.script.nn_modules import LAYERS
+
+    scripts = []
+    for name, layer in LAYERS.items():
+        if name in ("Module", "Sequential", "ModuleList", "ModuleDict", "Identity"):
+            continue
+        base = _BASELINES.get(name, [])
+        params = [p for p, _ in layer.signature if p not in ("device", "dtype", "size_average", "reduce", "_weight")]
+        x = "torch.tensor([0, 2, 4])" if name == "Embedding" else "torch.tensor([[0.5, -1.0, 2.0], [0.25, 0.0, -3.0]])"
+        use = f"m({x}, torch.tensor([0, 2]))" if name in ("CrossEntropyLoss", "NLLLoss") else (
+            f"m({x}, torch.rand(2, 3))" if name.endswith("Loss") else f"m({x})"
+        )
+        for i, param in enumerate(params):
+            for value in _HOSTILE_VALUES:
+                args = list(base)
+                if i < len(args):
+                    args[i] = value
+                else:
+                    args.append(f"{param}={value}")
+                scripts.append(f"{_HEAD}m = nn.{name}({', '.join(args)})\nprint(m)\nprint({use})\n")
+    return scripts
+
+
+def test_torch_nn_classes_end_cleanly_on_hostile_arguments():
+    scripts = _layer_argument_scripts()
+    assert len(scripts) > 400
+    for script in scripts:
+        result = run_script(script)  # raises if anything escapes
+        assert result.error is None or "internal error" not in result.error, script

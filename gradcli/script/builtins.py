@@ -376,6 +376,8 @@ class Builtins:
         if name == "type":
             if len(args) != 1:
                 raise ScriptError(f"{source_position(node)}: type() takes one value here")
+            if isinstance(args[0], Instance) and not isinstance(args[0], Context):
+                return args[0].cls  # a class of the script or of torch.nn: `type(m) == nn.Linear` holds
             return TypeOf(self.class_name(args[0]))
         if name in ("min", "max") and (
             any(isinstance(a, Tensor) for a in args)

@@ -23,7 +23,7 @@ from ..errors import AutogradError, ShapeError
 from ..ops import REGISTRY
 from . import runtime
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
-from .values import Method, UserFunction, is_parameter
+from .values import ARGUMENT_SLIPS, Method, UserFunction, is_parameter
 from .whitelist import source_position, yields
 
 
@@ -186,6 +186,32 @@ class Classes:
 
     def call_object(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
         """A call of a class (a new instance), an instance (`model(x)`) or a method."""
+        torchs = (
+            isinstance(func, ClassValue)
+            and func.builtin is not None
+            or (isinstance(func, ModuleInstance) and func.cls.builtin not in (None, "Module"))
+        )
+        if not torchs:
+            return self.call_script_object(func, args, kwargs, node)
+        try:  # torch's own classes: an argument of a kind gradcli's code does not take is a TypeError
+            return self.call_script_object(func, args, kwargs, node)
+        except ARGUMENT_SLIPS:
+            name = func.name if isinstance(func, ClassValue) else f"{func.cls.name}.forward"
+            given = ", ".join(self.class_name(a) for a in [*args, *kwargs.values()])
+            raise ScriptRuntimeError(
+                f"{name}() received an invalid combination of arguments - got ({given})", "TypeError"
+            ) from None
+
+    def call_value(self, func: Any, args: list, node: ast.AST) -> Any:
+        """Call a value the script handed over (Module.apply's fn, a hook): its def, a class or
+        instance, or a builtin."""
+        if isinstance(func, UserFunction):
+            return self.call_user(func, args, {}, node)
+        if isinstance(func, CLASS_OBJECTS):
+            return self.call_object(func, args, {}, node)
+        return self.dispatch(func, args, {}, node)
+
+    def call_script_object(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
         if isinstance(func, BoundMethod):
             return self.call_user(func.function, [func.receiver, *args], kwargs, node)
         if isinstance(func, StaticMethod):
@@ -265,6 +291,9 @@ class Classes:
             return list(children) if owner.cls.builtin == "ModuleDict" else list(children.values())
         if owner.cls.builtin == "DataLoader":
             return self.loader_batches(owner, node)
+        found = owner.cls.find("__iter__")
+        if found is not None and isinstance(found[1], UserFunction):  # a generator method, run through
+            return self.sequence_of(self.call_user(found[1], [owner], {}, node or self.here()))
         if owner.cls.builtin == "TensorDataset":
             return [self.object_item(owner, i, node or self.here()) for i in range(self.object_length(owner))]
         found = owner.cls.find("__getitem__")
@@ -540,6 +569,8 @@ class Classes:
             return self.context_attribute(owner, name)
         if hasattr(owner, "engine"):  # an optimiser or a scheduler of torch.optim
             return self.optim_attribute(owner, name)
+        if isinstance(owner, ModuleInstance) and name == "training":
+            return owner.training
         if name in owner.attrs:
             return owner.attrs[name]
         if isinstance(owner, ModuleInstance) and owner.parameters is not None:
@@ -579,6 +610,9 @@ class Classes:
 
     def set_module_attribute(self, owner: ModuleInstance, name: str, value: Any) -> None:
         """torch's Module.__setattr__: a Parameter into _parameters, a Module into _modules."""
+        if name == "training":  # a plain attribute in torch too; eval() and train() set it
+            owner.training = value
+            return
         if isinstance(value, Tensor) and is_parameter(value):
             if owner.parameters is None:
                 raise ScriptRuntimeError(

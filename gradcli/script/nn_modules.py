@@ -153,6 +153,19 @@ _ACTIVATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Softmax": ("softmax", ("dim",)),
     "LogSoftmax": ("log_softmax", ("dim",)),
 }
+INIT_FUNCTIONS = frozenset(
+    {
+        "normal_",
+        "uniform_",
+        "zeros_",
+        "ones_",
+        "constant_",
+        "xavier_uniform_",
+        "xavier_normal_",
+        "kaiming_uniform_",
+        "kaiming_normal_",
+    }
+)
 _ACTIVATION_DEFAULTS = {
     "negative_slope": 0.01,
     "approximate": "none",
@@ -196,6 +209,7 @@ _API = frozenset(
         "values",
         "get_submodule",
         "get_parameter",
+        "apply",
     }
 )
 
@@ -472,6 +486,110 @@ class NNModules:
             )
         return self.dropout(given["input"], given["p"], self.truth(given["training"]))
 
+    # -- random fills: Tensor.normal_/uniform_, torch.nn.init ---------------------------------------
+
+    def random_fill(self, t: Tensor, name: str, args: list, kwargs: dict) -> Tensor:
+        """t.normal_(mean, std) / t.uniform_(from, to): torch's generator, in place."""
+        spec = sig(("mean", 0.0), ("std", 1.0)) if name == "normal_" else sig(("from", 0.0), ("to", 1.0))
+        given = bind_arguments(name, spec + sig(("generator", None)), args, kwargs)
+        if given["generator"] is not None:
+            raise ScriptRuntimeError(
+                f"{name}(generator=...) is not supported by gradcli run", "NotImplementedError"
+            )
+        first, second = (given[k] for k, _ in spec)
+        for value in (first, second):
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise ScriptRuntimeError(
+                    f"{name}() received an invalid combination of arguments - got ({self.class_name(value)})",
+                    "TypeError",
+                )
+        if t.dtype not in ("float32", "float64"):
+            raise ScriptRuntimeError(
+                f"\"{name[:-1]}_kernel_cpu\" not implemented for '{t.dtype.capitalize()}'"
+            )
+        if self.grad_enabled and t.requires_grad:
+            if t.is_leaf:
+                raise ScriptRuntimeError(
+                    "a leaf Variable that requires grad is being used in an in-place operation."
+                )
+            raise ScriptError(
+                f"line {self.line}: {name} of a tensor in a graph is not supported by gradcli run"
+            )
+        if name == "normal_":
+            if second < 0:
+                raise ScriptRuntimeError(f"normal expects std >= 0.0, but found std {second}")
+            values = self.random.normal(t.shape, float(first), float(second), t.dtype)
+        else:
+            if first > second:
+                raise ScriptRuntimeError(
+                    f"uniform_ expects to return a [from, to) range, but found from={first} > to={second}"
+                )
+            values = self.random.uniform(t.shape, float(first), float(second), t.dtype)
+        t.assign(values)
+        return t
+
+    def init_call(self, name: str, args: list, kwargs: dict) -> Any:
+        """torch.nn.init.*: fills under no_grad with torch's fan and gain arithmetic."""
+        title = name
+        if not args or not isinstance(args[0], Tensor):
+            raise ScriptRuntimeError(
+                f"{title}() missing 1 required positional argument: 'tensor'", "TypeError"
+            )
+        t, rest = args[0], args[1:]
+        shape = t.shape
+        receptive = math.prod(shape[2:]) if len(shape) > 2 else 1
+        if name.startswith(("xavier", "kaiming")) and len(shape) < 2:
+            raise ScriptRuntimeError(
+                "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions", "ValueError"
+            )
+        fan_in = shape[1] * receptive if len(shape) > 1 else 0
+        fan_out = shape[0] * receptive if shape else 0
+
+        def fill(kind: str, a: float, b: float) -> Tensor:
+            return self.without_grad(lambda: self.random_fill(t, kind, [a, b], {}))
+
+        if name == "normal_":
+            g = bind_arguments(title, sig(("mean", 0.0), ("std", 1.0), ("generator", None)), rest, kwargs)
+            return fill("normal_", g["mean"], g["std"])
+        if name == "uniform_":
+            g = bind_arguments(title, sig(("a", 0.0), ("b", 1.0), ("generator", None)), rest, kwargs)
+            return fill("uniform_", g["a"], g["b"])
+        if name in ("zeros_", "ones_", "constant_"):
+            spec = sig("val") if name == "constant_" else ()
+            g = bind_arguments(title, spec, rest, kwargs)
+            value = g.get("val", 0 if name == "zeros_" else 1)
+            return self.without_grad(lambda: self.tensor_method(t, "fill_", [value], {}, _HERE))
+        if name in ("xavier_uniform_", "xavier_normal_"):
+            g = bind_arguments(title, sig(("gain", 1.0), ("generator", None)), rest, kwargs)
+            std = g["gain"] * math.sqrt(2.0 / float(fan_in + fan_out))
+            if name == "xavier_normal_":
+                return fill("normal_", 0.0, std)
+            bound = math.sqrt(3.0) * std
+            return fill("uniform_", -bound, bound)
+        g = bind_arguments(
+            title,
+            sig(("a", 0), ("mode", "fan_in"), ("nonlinearity", "leaky_relu"), ("generator", None)),
+            rest,
+            kwargs,
+        )
+        if g["mode"] not in ("fan_in", "fan_out"):
+            raise ScriptRuntimeError(
+                f"Mode {g['mode']} not supported, please use one of fan_in, fan_out", "ValueError"
+            )
+        fan = fan_in if g["mode"] == "fan_in" else fan_out
+        gains = {"relu": math.sqrt(2.0), "linear": 1, "sigmoid": 1, "tanh": 5.0 / 3}
+        if g["nonlinearity"] == "leaky_relu":
+            gain = math.sqrt(2.0 / (1 + (g["a"] or 0) ** 2))
+        elif g["nonlinearity"] in gains:
+            gain = gains[g["nonlinearity"]]
+        else:
+            raise ScriptRuntimeError(f"Unsupported nonlinearity {g['nonlinearity']}", "ValueError")
+        std = gain / math.sqrt(fan)
+        if name == "kaiming_normal_":
+            return fill("normal_", 0.0, std)
+        bound = math.sqrt(3.0) * std
+        return fill("uniform_", -bound, bound)
+
     def forward_arguments(self, kind: str, args: list, kwargs: dict, count: int) -> list:
         names = ("input", "target")[:count]
         values = bind_arguments(f"{kind}.forward", sig(*names), args, kwargs)
@@ -486,13 +604,16 @@ class NNModules:
             return Method(module, name)
         raise ScriptRuntimeError(f"'{module.cls.name}' object has no attribute '{name}'", "AttributeError")
 
-    def named_modules(self, module: ModuleInstance, prefix: str = "") -> list[tuple[str, ModuleInstance]]:
-        """Module.named_modules(): the module, then its submodules depth first, each once."""
+    def named_modules(
+        self, module: ModuleInstance, prefix: str = "", remove_duplicate: bool = True
+    ) -> list[tuple[str, ModuleInstance]]:
+        """Module.named_modules(): the module, then its submodules depth first, each once
+        (state_dict walks a shared one under each of its names)."""
         found: list[tuple[str, ModuleInstance]] = []
         seen: set[int] = set()
 
         def walk(current: ModuleInstance, path: str) -> None:
-            if id(current) in seen:
+            if id(current) in seen and remove_duplicate:
                 return
             seen.add(id(current))
             found.append((path, current))
@@ -571,7 +692,7 @@ class NNModules:
         if name == "state_dict":
             bind_arguments(title, (), args, kwargs)
             state = StateDict()
-            for path, current in self.named_modules(module):
+            for path, current in self.named_modules(module, remove_duplicate=False):
                 for table in ("parameters", "buffers"):
                     for key, value in (getattr(current, table) or {}).items():
                         if value is not None:
@@ -602,6 +723,17 @@ class NNModules:
             return self.convert_module(module, name, args, kwargs)
         if name == "extra_repr":
             return self.extra_repr(module)
+        if name == "apply":  # fn on every submodule, children first, then the module itself
+            (function,) = bind_arguments(title, sig("fn"), args, kwargs).values()
+
+            def visit(current: ModuleInstance) -> None:
+                for child in (current.modules or {}).values():
+                    if child is not None:
+                        visit(child)
+                self.call_value(function, [current], node)
+
+            visit(module)
+            return module
         if kind in ("ModuleList", "Sequential") and name in ("append", "extend", "insert"):
             assert module.modules is not None
             items = list(module.modules.values())

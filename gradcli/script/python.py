@@ -17,7 +17,19 @@ from .builtins import BUILTINS, MATH_FUNCTIONS
 from .classes import CLASS_OBJECTS, Instance
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
-from .values import CONTAINERS, Caught, Fixed, Function, Generated, Method, Module, NoGrad, UserFunction, show
+from .values import (
+    ARGUMENT_SLIPS,
+    CONTAINERS,
+    Caught,
+    Fixed,
+    Function,
+    Generated,
+    Method,
+    Module,
+    NoGrad,
+    UserFunction,
+    show,
+)
 from .whitelist import FORBIDDEN_CALLS, IMPORTS, source_position, yields
 
 
@@ -88,17 +100,6 @@ class _Printed:
         return self.shown
 
 
-# What gradcli's own code raises when a torch call is given an argument of a kind it does not
-# take; the call ends as torch's argument parser would end it, with a TypeError.
-_ARGUMENT_SLIPS = (
-    TypeError,
-    ValueError,
-    IndexError,
-    KeyError,
-    AttributeError,
-    OverflowError,
-    ZeroDivisionError,
-)
 # The binder's refusals of an argument's kind, count or value, and the exception torch raises
 _BINDER_ARGUMENT_WORDS = {
     "got an unexpected keyword argument": "TypeError",
@@ -190,7 +191,7 @@ class PythonSubset:
                 else:
                     self.bind(alias.name.split(".")[0], Module(alias.name.split(".")[0]))
         elif isinstance(node, ast.ImportFrom):
-            source = Module(IMPORTS[node.module])
+            source = Module(IMPORTS.get(node.module, node.module))  # also `from torch.utils import data`
             for alias in node.names:
                 self.bind(alias.asname or alias.name, self.attribute(source, alias.name, node))
         elif isinstance(node, ast.Break):
@@ -703,7 +704,7 @@ class PythonSubset:
             return self.call_object(func, args, kwargs, node)
         try:
             return self.dispatch(func, args, kwargs, node)
-        except _ARGUMENT_SLIPS as exc:
+        except ARGUMENT_SLIPS as exc:
             # gradcli's own code met an argument of a kind it does not take (x.add(None),
             # x.sum(dim=x)): torch's argument parser refuses these with a TypeError
             raise ScriptRuntimeError(
@@ -728,6 +729,8 @@ class PythonSubset:
                 return self.autograd_call(func.name, args, kwargs, node)
             if func.module == "torch.nn.functional" and func.name == "dropout":
                 return self.dropout_call(args, kwargs)
+            if func.module == "torch.nn.init":
+                return self.init_call(func.name, args, kwargs)
             if func.module == "torch.nn" and func.name == "Parameter":
                 return self.parameter(args, kwargs)
             if func.module == "torch.autograd.functional":
@@ -763,6 +766,9 @@ class PythonSubset:
         spec = func.node.args
         title = f"{func.defined_in.name}.{func.node.name}" if func.defined_in is not None else func.node.name
         names = [a.arg for a in spec.args]
+        extra: tuple = ()
+        if spec.vararg is not None and len(args) > len(names):  # def f(a, *rest): rest takes the others
+            args, extra = args[: len(names)], tuple(args[len(names) :])
         if len(args) > len(names):
             raise ScriptRuntimeError(
                 f"{title}() takes {len(names)} positional arguments but {len(args)} were given",
@@ -781,7 +787,9 @@ class PythonSubset:
         for name, default in zip(names[len(names) - len(defaults) :], defaults):
             if name not in frame:
                 frame[name] = self.expr(default)
-        if "@class" in frame and names[0] in frame:
+        if spec.vararg is not None:
+            frame[spec.vararg.arg] = extra
+        if "@class" in frame and names and names[0] in frame:
             frame["@self"] = frame[names[0]]
         missing = [n for n in names if n not in frame]
         if missing:

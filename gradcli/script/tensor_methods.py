@@ -128,6 +128,8 @@ class TensorMethods:
     """Mixed into Interpreter: a tensor's attributes, methods, indexing and in-place writes."""
 
     def tensor_attribute(self, t: Tensor, name: str, node: ast.AST) -> Any:
+        if name in ("normal_", "uniform_"):
+            return Method(t, name)
         if t.stale_view and not t.view_of.steps and name in ("grad_fn", "requires_grad", "is_leaf", "grad"):
             t.refresh_view()  # PyTorch regenerates a view's grad_fn after its base changed in place
         if name == "grad":
@@ -244,6 +246,8 @@ class TensorMethods:
         if isinstance(owner, Instance):
             return self.object_item(owner, key, node)
         if isinstance(owner, (list, tuple, str)):
+            if isinstance(key, Tensor) and key.dtype in ("int64", "int32") and key.value.size == 1:
+                key = int(key.value.reshape(()).item())  # a 0-dim integer tensor is an index (__index__)
             if not isinstance(key, (int, slice)) or isinstance(key, bool):
                 raise ScriptRuntimeError(
                     f"{self.type_name(owner)} indices must be integers or slices", "TypeError"
@@ -484,6 +488,8 @@ class TensorMethods:
         return t
 
     def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if name in ("normal_", "uniform_"):
+            return self.random_fill(t, name, args, kwargs)
         check_keywords(name, kwargs, _METHOD_KEYWORDS, "TensorBase.")
         if name == "backward":
             return self.backward(

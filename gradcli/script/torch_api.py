@@ -23,7 +23,7 @@ from ..program import Apply, Num
 from . import bounds, runtime
 from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .data import DATA_CLASSES
-from .nn_modules import FUNCTION_CLASS, NN_CLASSES
+from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
 from .tensor_repr import set_print_options
@@ -111,8 +111,10 @@ CONSTRUCTORS = {
     "rand_like",
     "randn_like",
     "randint",
+    "normal",
+    "randperm",
 }
-_RANDOM = {"randperm", "normal", "seed"}
+_RANDOM = {"seed"}
 _CONSTRUCTOR_KEYWORDS: dict[str, tuple[str, ...] | None] = {
     "is_grad_enabled": None,
     "no_grad": (),
@@ -229,7 +231,14 @@ class TorchNamespace:
             "torch.linalg",
         ):
             return Module(full)
-        if full in ("torch.backends.mps", "torch.utils", "torch.utils.data", "torch.optim", "torch.optim.lr_scheduler"):
+        if full in (
+            "torch.backends.mps",
+            "torch.utils",
+            "torch.utils.data",
+            "torch.optim",
+            "torch.optim.lr_scheduler",
+            "torch.nn.init",
+        ):
             return Module(full)
         if full in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.cuda.device_count"):
             return Fixed(full, False if name == "is_available" else 0)  # gradcli runs on the CPU
@@ -278,7 +287,12 @@ class TorchNamespace:
         elif module.name == "torch.autograd.functional":
             if name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)
-        elif module.name == "torch.nn.functional" and name == "dropout":
+        elif (
+            module.name == "torch.nn.functional"
+            and name == "dropout"
+            or module.name == "torch.nn.init"
+            and name in INIT_FUNCTIONS
+        ):
             return Function(module.name, name)
         elif module.name == "torch.nn.functional" and name in MODULES["F"]:
             return Function("torch.nn.functional", name)
@@ -415,6 +429,44 @@ class TorchNamespace:
         if isinstance(value, Tensor) and value.dtype in ("int64", "int32") and value.value.size == 1:
             return int(value.value.reshape(()))
         return value
+
+    def normal_call(self, args: list, kwargs: dict, node: ast.AST) -> Tensor:
+        """torch.normal(mean, std, size) with numbers, or with tensors for mean and/or std."""
+        mean = args[0] if args else kwargs.pop("mean", 0.0)
+        std = args[1] if len(args) > 1 else kwargs.pop("std", 1.0)
+        size = args[2] if len(args) > 2 else kwargs.pop("size", None)
+        if kwargs.pop("generator", None) is not None:
+            raise ScriptError(
+                f"{source_position(node)}: torch.normal(generator=...) is not supported by gradcli run"
+            )
+        tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
+        for v in (mean, std):
+            if not isinstance(v, (int, float, Tensor)) or isinstance(v, bool):
+                raise ScriptRuntimeError(
+                    f"normal() received an invalid combination of arguments - got ({self.type_name(v)})",
+                    "TypeError",
+                )
+        if not tensors:
+            if size is None:
+                raise ScriptRuntimeError("normal() missing required argument 'size'", "TypeError")
+            shape = self.sizes([size], node)
+            dtype = self.dtype_of(kwargs, "float32")
+            if std < 0:
+                raise ScriptRuntimeError(f"normal expects std >= 0.0, but found std {std}")
+            values = self.random.normal(shape, float(mean), float(std), dtype)
+            return self.finish(values, dtype, kwargs, "normal", node)
+        if any(t.requires_grad for t in tensors):
+            raise ScriptError(
+                f"{source_position(node)}: torch.normal of tensors that require grad is not supported"
+            )
+        dtype = tensors[0].dtype
+        shape = np.broadcast_shapes(*(t.shape for t in tensors))
+        m = mean.value if isinstance(mean, Tensor) else np.asarray(mean, dtype=dtype)
+        s = std.value if isinstance(std, Tensor) else np.asarray(std, dtype=dtype)
+        if np.any(s < 0):
+            raise ScriptRuntimeError("normal expects all elements of std >= 0.0")
+        values = self.random.normal(tuple(shape), np.broadcast_to(m, shape), np.broadcast_to(s, shape), dtype)
+        return self.finish(values, dtype, kwargs, "normal", node)
 
     def draw(self, name: str, shape: tuple[int, ...], dtype: str | None) -> np.ndarray:
         """torch.rand / torch.randn from torch's generator, drawn in the dtype they are made in
@@ -699,6 +751,16 @@ class TorchNamespace:
             dtype = self.dtype_of(kwargs, source.dtype)
             values = self.draw(name[:-5], source.shape, dtype)
             return self.finish(values, str(values.dtype), kwargs, name, node)
+        if name == "randperm":
+            if not args or not isinstance(args[0], int) or isinstance(args[0], bool) or len(args) > 1:
+                raise ScriptRuntimeError("randperm() takes one integer n here", "TypeError")
+            if args[0] < 0:
+                raise ScriptRuntimeError(f"n must be non-negative, got{args[0]}")
+            self.sizes([args[0]], node)
+            dtype = self.dtype_of(kwargs, "int64")
+            return self.finish(self.random.randperm(args[0]).astype(dtype), dtype, kwargs, name, node)
+        if name == "normal":
+            return self.normal_call(args, kwargs, node)
         if name == "randint":
             if not 2 <= len(args) <= 3 or not isinstance(args[-1], (tuple, list)):
                 raise ScriptRuntimeError("randint() takes (low, high, size) or (high, size)", "TypeError")

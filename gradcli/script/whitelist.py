@@ -15,6 +15,7 @@ IMPORTS = {
     "torch.autograd": "torch.autograd",
     "torch.autograd.functional": "torch.autograd.functional",
     "torch.nn": "torch.nn",
+    "torch.nn.init": "torch.nn.init",
     "torch.utils.data": "torch.utils.data",
     "torch.optim": "torch.optim",
     "torch.optim.lr_scheduler": "torch.optim.lr_scheduler",
@@ -120,7 +121,9 @@ _WHAT = {
 
 # The protocol methods a script's class may define, and the dunder attributes a script may read:
 # `type(e).__name__`, `super().__init__(...)` (nothing that reaches an object's internals).
-PROTOCOL_METHODS = frozenset({"__init__", "__call__", "__len__", "__getitem__", "__repr__", "__str__"})
+PROTOCOL_METHODS = frozenset(
+    {"__init__", "__call__", "__len__", "__getitem__", "__iter__", "__repr__", "__str__"}
+)
 _READABLE_DUNDERS = frozenset({"__name__", "__init__"})
 _CLASS_BODY = (ast.FunctionDef, ast.Assign, ast.Pass, ast.Expr)
 
@@ -208,7 +211,8 @@ def check(module: ast.Module) -> None:
         if isinstance(node, ast.ImportFrom):
             if (node.module or "").split(".")[0] in _NO_DATA_DOWNLOADS:
                 raise ScriptError(_no_downloads(node, node.module or ""))
-            if node.module not in IMPORTS or node.level:
+            utils_data = node.module == "torch.utils" and all(a.name == "data" for a in node.names)
+            if (node.module not in IMPORTS and not utils_data) or node.level:
                 raise ScriptError(
                     f"{source_position(node)}: import from '{node.module}' refused: only torch, "
                     "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math and numpy can be imported"
@@ -220,10 +224,10 @@ def check(module: ast.Module) -> None:
         if isinstance(node, (ast.FunctionDef, ast.Lambda)):
             args = node.args
             decorated = isinstance(node, ast.FunctionDef) and len(node.decorator_list) > 1
-            if decorated or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            if decorated or args.kwarg or args.kwonlyargs or args.posonlyargs:
                 raise ScriptError(
-                    f"{source_position(node)}: only plain functions (def f(a, b=1):, lambda t: t ** 2), or one "
-                    "@torch.no_grad(), are supported"
+                    f"{source_position(node)}: only plain functions (def f(a, b=1, *rest):, lambda t: t ** 2), "
+                    "or one decorator (@torch.no_grad(), @staticmethod), are supported"
                 )
         if (
             isinstance(node, (ast.For, ast.While))

@@ -67,7 +67,8 @@ INJECTION = [
     ),
     script("run-format-attribute", "print('{0.__class__}'.format(1))\n", "format fields"),
     # a lambda is a def of one expression: plain arguments only, and the call-depth cap holds
-    script("run-lambda-varargs", "f = lambda *a: a\n", "only plain functions"),
+    script("run-lambda-varargs", "f = lambda **a: a\n", "only plain functions"),
+    script("run-varargs-bomb", "def f(*a):\n    return a\nf(*range(10**9))\n", "MAX_SEQUENCE="),
     script("run-lambda-recursion", "f = lambda n: f(n + 1)\nf(0)\n", "MAX_CALL_DEPTH"),
     script("run-lambda-dunder", "f = lambda: ().__class__\nf()\n", DUNDER),
     # classes: one base, no metaclass or decorators, protocol methods only, caps on both
