@@ -1,9 +1,8 @@
 """Random tensors in `gradcli run`: torch.manual_seed, rand, randn, rand_like, randn_like, randint.
 
-gradcli cannot reproduce PyTorch's generator, so the numbers are gradcli's own (NumPy's PCG64,
-seeded by manual_seed, else by 0): a script gives the same numbers on every run. What must
-match torch is everything else: shapes, dtypes, requires_grad, and the gradients computed
-from those numbers, which torch recomputes here from the values the script printed.
+The numbers are torch's own (gradcli models torch's CPU generator bit for bit; tests/test_torch_random.py
+compares the generator, tests/test_run_nn.py seeded scripts): these tests check what follows from
+them, that gradients of random tensors are torch's and that seeds repeat.
 """
 
 from __future__ import annotations
