@@ -14,17 +14,19 @@ from .width import node_option, table_width, width_option
 RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT` prints under torch.
 
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
-interpreted by gradcli, never executed: imports of torch, torch.nn.functional,
-torch.autograd, math and numpy; assignments, for over range or a list, while (capped),
+interpreted by gradcli, never executed: imports of torch, torch.nn, torch.nn.functional,
+torch.autograd, torch.optim, torch.utils.data, math and numpy; classes (nn.Module and
+autograd.Function subclasses too), torch.nn's layers, losses and Module API, optimisers
+and lr schedulers, TensorDataset and DataLoader; assignments, for over range or a list, while (capped),
 list comprehensions and generator expressions, dicts, if, small defs (@torch.no_grad()
 too; a def with `yield` runs through when called and its values are iterated after),
 iter/next, try/except RuntimeError, assert, with torch.no_grad(), print, f-strings and
 %-formatting; torch.device and x.to(device) (the CPU); torch.allclose, type(v),
 isinstance, f(*args), max()/min() over tensors, torch.set_printoptions, int32 tensors,
 x.double() of a tensor that requires grad (ToCopyBackward0);
-tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn and
-randint (gradcli's own generator, seeded by torch.manual_seed: the same numbers every
-run, not torch's) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
+tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn,
+randint, randperm and normal (torch's own generator, modelled bit for bit: after
+torch.manual_seed(n) the numbers torch draws) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
 torch.autograd.functional.jacobian/hessian,
 torch.autograd.backward and torch.autograd.grad (several outputs, grad_outputs,
 allow_unused, create_graph=True for second derivatives, Hessian-vector products and
