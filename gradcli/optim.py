@@ -28,6 +28,7 @@ a step takes the gradients as a list aligned with the parameters (None skips one
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from bisect import bisect_right
@@ -893,6 +894,22 @@ class LRScheduler:
     def _lrs(self) -> list[float]:
         return [group["lr"] for group in self.optimizer.param_groups]
 
+    # The attributes state_dict() holds, in torch's order: the subclass's own (set before
+    # LRScheduler.__init__ runs), then the base class's.
+    _OWN: tuple[str, ...] = ()
+    _BASE = ("base_lrs", "last_epoch", "_step_count", "_is_initial", "_get_lr_called_within_step", "_last_lr")
+
+    def state_dict(self) -> dict[str, Any]:
+        """torch's LRScheduler.state_dict: every attribute but the optimiser."""
+        state = {name: getattr(self, name) for name in self._OWN}
+        state.update((name, getattr(self, name, False)) for name in self._BASE)
+        return copy.deepcopy(state)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        for name, value in state_dict.items():
+            if name != "_get_lr_called_within_step":
+                setattr(self, name, copy.deepcopy(value))
+
 
 class LambdaLR(LRScheduler):
     """lr = initial lr * lr_lambda(epoch), one callable for all groups or one per group."""
@@ -914,6 +931,13 @@ class LambdaLR(LRScheduler):
             self.lr_lambdas = list(lr_lambda)
         super().__init__(optimizer, last_epoch)
 
+    def state_dict(self) -> dict[str, Any]:
+        """torch keeps a lambda out of the state (None): a function cannot be saved."""
+        return super().state_dict() | {"lr_lambdas": [None] * len(self.lr_lambdas)}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        super().load_state_dict({k: v for k, v in state_dict.items() if k != "lr_lambdas"})
+
     def get_lr(self) -> list[float]:
         return [
             base_lr * lmbda(self.last_epoch)
@@ -923,6 +947,8 @@ class LambdaLR(LRScheduler):
 
 class StepLR(LRScheduler):
     """lr *= gamma every step_size epochs (recursively, from the group's current lr)."""
+
+    _OWN = ("step_size", "gamma")
 
     def __init__(
         self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
@@ -942,6 +968,8 @@ class StepLR(LRScheduler):
 
 class MultiStepLR(LRScheduler):
     """lr *= gamma (once per repeat) at each milestone epoch."""
+
+    _OWN = ("milestones", "gamma")
 
     def __init__(
         self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1, last_epoch: int = -1
@@ -968,6 +996,8 @@ class MultiStepLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """lr *= gamma every epoch, from the group's current lr."""
 
+    _OWN = ("gamma",)
+
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -985,6 +1015,8 @@ class CosineAnnealingLR(LRScheduler):
     """Cosine annealing in torch's recursive form: each lr is the previous one scaled by a
     ratio of cosines (and a restart formula past T_max), so it differs from the closed form
     in the last bits exactly as torch's does."""
+
+    _OWN = ("T_max", "eta_min")
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:  # noqa: N803
         self.T_max = T_max

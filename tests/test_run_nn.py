@@ -306,6 +306,31 @@ nn.init.kaiming_normal_(w, mode='fan_out', nonlinearity='relu'); print(w)
 nn.init.constant_(w, 0.3); print(w)
 x = torch.empty(4).uniform_(-1, 1); print(x)
 """,
+    "step(closure) and scheduler state": """
+from torch.optim import lr_scheduler as L
+model = nn.Linear(3, 1).double()
+X, y = torch.randn(8, 3, dtype=torch.float64), torch.randn(8, dtype=torch.float64)
+for make in [lambda o: L.StepLR(o, 3), lambda o: L.MultiStepLR(o, [2, 4, 4]), lambda o: L.ExponentialLR(o, 0.9),
+             lambda o: L.CosineAnnealingLR(o, 10), lambda o: L.LambdaLR(o, lambda e: 0.9 ** e)]:
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = make(opt)
+    for i in range(3):
+        def closure():
+            opt.zero_grad()
+            loss = (((model.weight * X).sum(1) + model.bias - y) ** 2).mean()  # no BLAS: exact bits
+            loss.backward()
+            return loss
+        loss = opt.step(closure)
+        sched.step()
+        print(i, loss.item(), loss)
+    print(sched.state_dict())
+    again = make(opt)
+    again.load_state_dict(sched.state_dict())
+    print(again.last_epoch, again.get_last_lr(), sched.optimizer is opt)
+with torch.no_grad():
+    print(opt.step(lambda: (model.weight ** 2).sum()), model.weight)
+opt.step(1, 2)
+""",
     # -- torch.utils.data and the generator ------------------------------------------------------------
     "data loader draws": """
 from torch.utils.data import DataLoader, TensorDataset

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import math
 import string
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -162,6 +163,9 @@ class Builtins:
             return show(value.tensor)
         if isinstance(value, OptimizerInstance):
             return repr(value.engine)
+        if isinstance(value, Counter):  # MultiStepLR's milestones, most common first as Python prints
+            inner = ", ".join(f"{self.shown(k, path)}: {self.shown(v, path)}" for k, v in value.most_common())
+            return f"Counter({{{inner}}})" if value else "Counter()"
         if isinstance(value, StateDict):
             inner = ", ".join(f"({self.shown(k, path)}, {self.shown(v, path)})" for k, v in value.items())
             return f"OrderedDict([{inner}])" if value else "OrderedDict()"
@@ -457,6 +461,8 @@ class Builtins:
             return "type"
         if isinstance(value, BoundMethod):
             return "method"
+        if isinstance(value, Counter):
+            return "collections.Counter"
         if isinstance(value, StateDict):
             return "collections.OrderedDict"
         if isinstance(value, Picked):

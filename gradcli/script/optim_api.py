@@ -60,9 +60,10 @@ class OptimizerInstance(Instance):
 
 
 class SchedulerInstance(Instance):
-    def __init__(self, cls: ClassValue, engine: optim.LRScheduler) -> None:
+    def __init__(self, cls: ClassValue, engine: optim.LRScheduler, optimizer: OptimizerInstance) -> None:
         super().__init__(cls)
         self.engine = engine
+        self.optimizer = optimizer
 
 
 def _mirror(t: Tensor) -> ParamArray:
@@ -149,7 +150,7 @@ class Optimisers:
             engine = _SCHEDULERS[cls.builtin](args[0].engine, *rest, **kwargs)
         except (TypeError, ValueError, RuntimeError, KeyError) as exc:
             raise ScriptRuntimeError(str(exc), type(exc).__name__) from None
-        return SchedulerInstance(cls, engine)
+        return SchedulerInstance(cls, engine, args[0])
 
     def python_callable(self, function: Any) -> Any:
         """A script's function as a Python callable of numbers (LambdaLR's lr_lambda)."""
@@ -182,7 +183,9 @@ class Optimisers:
         else:
             if name in ("last_epoch", "base_lrs"):
                 return getattr(engine, name)
-            if name in ("step", "get_last_lr", "get_lr"):
+            if name == "optimizer":
+                return owner.optimizer  # type: ignore[attr-defined]
+            if name in ("step", "get_last_lr", "get_lr", "state_dict", "load_state_dict"):
                 return Method(owner, name)
         raise ScriptRuntimeError(f"'{owner.cls.name}' object has no attribute '{name}'", "AttributeError")
 
@@ -199,12 +202,29 @@ class Optimisers:
             if name == "step":
                 engine.step(*args, **kwargs)
                 return None
+            if name == "state_dict":
+                return engine.state_dict()
+            if name == "load_state_dict":
+                if not args or not isinstance(args[0], dict):
+                    raise ScriptRuntimeError("load_state_dict() expects a state dict", "TypeError")
+                engine.load_state_dict(args[0])
+                return None
             return list(engine.get_last_lr())
         if name == "step":
-            if args or kwargs:
-                raise ScriptError(
-                    f"{source_position(node)}: optimizer.step(closure) is not supported by gradcli run"
+            closure = kwargs.pop("closure", args[0] if args else None)
+            if len(args) > 1 or kwargs:
+                raise ScriptRuntimeError(
+                    f"{owner.cls.name}.step() takes from 1 to 2 positional arguments but "
+                    f"{len(args) + len(kwargs) + 1} were given",
+                    "TypeError",
                 )
+            loss = None
+            if closure is not None:  # torch: `with torch.enable_grad(): loss = closure()`
+                previous, self.grad_enabled = self.grad_enabled, True
+                try:
+                    loss = self.call_value(closure, [], node)
+                finally:
+                    self.grad_enabled = previous
             mirrors = [p for group in engine.param_groups for p in group["params"]]
             grads = []
             for mirror in mirrors:
@@ -218,7 +238,7 @@ class Optimisers:
             for mirror, grad in zip(mirrors, grads):
                 if grad is not None:
                     mirror.tensor.assign(np.asarray(mirror))
-            return None
+            return loss
         if name == "zero_grad":
             set_to_none = kwargs.get("set_to_none", args[0] if args else True)
             for group in engine.param_groups:
