@@ -2,7 +2,7 @@
 
 Each script in tests/scripts/ walks a seed's examples (seed*.py, with the seeds' random inputs
 fixed to the values they printed) or a public tutorial's flow (tut_*.py: PyTorch's autograd
-tutorial, d2l's autograd chapter, SGD loops). Each is run with the real torch in a subprocess
+tutorial, d2l's autograd chapter, SGD loops). Each is run with the real torch in a subprocess (forked from one that imported torch: torch_server.py)
 and with `gradcli run`; stdout must be equal (object addresses masked), and a script that
 fails under torch must fail here with torch's exception text at torch's line.
 Hostile scripts are refused with one `error:` line before anything runs.
@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from torch_server import run_under_torch
 
 from gradcli import run as run_api
 
@@ -33,10 +33,7 @@ def _mask(text: str) -> str:
 
 
 def _torch_run(path: Path) -> subprocess.CompletedProcess:
-    pytest.importorskip("torch")
-    return subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=path.parent
-    )
+    return run_under_torch(path=path)
 
 
 def _torch_error(path: Path, stderr: str) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from torch_server import run_under_torch
 
 from gradcli import run as run_api
 from gradcli.script.autograd_api import REFERENCE_CYCLE
@@ -26,8 +26,7 @@ _ADDRESS = re.compile(r"object at 0x[0-9a-f]+")
 
 
 def _torch(script: str) -> subprocess.CompletedProcess:
-    pytest.importorskip("torch")
-    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    return run_under_torch(script)
 
 
 def _same_as_torch(run, script: str) -> None:
@@ -151,10 +150,12 @@ def test_every_mode_runs_every_script(run, path):
     """--format json, --trace and --explain run each corpus script to the same end as plain run:
     the same exit code, the script's own lines in order, and never an internal error."""
     plain = run("run", str(path))
-    document = json.loads(run("run", str(path), "--format", "json").stdout)
-    assert document["stdout"] == plain.stdout
-    if len(document["backward_calls"]) > 30:  # a training loop: a table or a story per step is slow
+    recorded = run_api(path.read_text())
+    assert recorded.stdout == plain.stdout
+    if len(recorded.backward_calls) > 30:  # a training loop: a document, table or story per step is slow
         return
+    document = json.loads(run("run", str(path), "--format", "json").stdout)
+    assert document["stdout"] == plain.stdout and len(document["backward_calls"]) == len(recorded.backward_calls)
     for mode in ("--trace", "--explain"):
         shown = run("run", str(path), mode)
         assert shown.exit_code == plain.exit_code

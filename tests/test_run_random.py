@@ -8,11 +8,10 @@ them, that gradients of random tensors are torch's and that seeds repeat.
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 
 import numpy as np
 import torch
+from torch_server import run_under_torch
 
 TRAINING_STEP = """import torch
 import torch.nn.functional as F
@@ -58,7 +57,8 @@ def test_shapes_dtypes_and_flags_print_as_torchs(run):
         "print(a.shape, a.dtype, a.requires_grad, a.is_leaf)\nprint(b.shape, b.dtype)\n"
         "print(c.shape, c.requires_grad, d.dtype, e.dtype, e.shape)\n"
     )
-    theirs = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    theirs = run_under_torch(script)
+    assert theirs.returncode == 0, theirs.stderr
     ours = run("run", "-", input=script)
     assert ours.exit_code == 0, ours.stderr
     assert ours.stdout == theirs.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 SUMMARY_THRESHOLD = 12  # tensors with more elements are summarised, as NumPy does
@@ -44,27 +46,39 @@ def _cell_number(v: float, digits: int) -> str:
     return f"{float(v):.{digits}g}"
 
 
+def _head_parts(array: np.ndarray, count: int, digits: int) -> tuple[list[str], list[int]]:
+    """The pieces of the first `count` elements' text (each number with the brackets and comma
+    before it) and, per element, how many brackets close before it (0 for the first)."""
+    shape, ndim = array.shape, array.ndim
+    flat = np.asarray(array.flat[:count]).tolist()  # only what is shown, even of a huge tensor
+    # element i starts a new row of dim d when i is a multiple of the size of the dims after d
+    inner = [math.prod(shape[d + 1 :]) for d in range(ndim - 1)]
+    parts, closes = [], []
+    for i, v in enumerate(flat):
+        closed = sum(1 for size in inner if i % size == 0) if i else 0
+        opening = "[" * ndim if not i else "]" * closed + ", " + "[" * closed
+        parts.append(opening + _cell_number(v, digits))
+        closes.append(closed)
+    return parts, closes
+
+
+def _ending(ndim: int, closes_next: int | None) -> str:
+    """After the shown elements: all brackets, or `…` at the level of the first one left out."""
+    if closes_next is None:
+        return "]" * ndim
+    return "]" * closes_next + ", " + ELLIPSIS + "]" * (ndim - closes_next)
+
+
 def _head(array: np.ndarray, count: int, digits: int) -> str:
     """The first `count` elements in C order inside their brackets, then `…` if more follow."""
-    shape, ndim = array.shape, array.ndim
-    flat = np.asarray(array.flat[: count + 1])  # only what is shown, even of a huge tensor
-    parts: list[str] = []
-    previous: tuple[int, ...] | None = None
-    for i in range(min(count + 1, array.size)):
-        index = tuple(int(k) for k in np.unravel_index(i, shape))
-        if previous is None:
-            parts.append("[" * ndim)
-        else:
-            axis = next(d for d in range(ndim) if index[d] != previous[d])
-            closes = ndim - 1 - axis
-            if i == count:  # the first element left out: say more follow, at its level
-                parts.append("]" * closes + ", " + ELLIPSIS + "]" * (ndim - closes))
-                return "".join(parts)
-            parts.append("]" * closes + ", " + "[" * closes)
-        parts.append(_cell_number(flat[i], digits))
-        previous = index
-    parts.append("]" * ndim)
-    return "".join(parts)
+    parts, closes = _head_parts(array, min(count + 1, array.size), digits)
+    more = closes[count] if count < array.size else None
+    return "".join(parts[:count]) + _ending(array.ndim, more)
+
+
+# Natural widths are measured up to this many characters: wider than any table gradcli draws
+# (--width stops at 1000), and it keeps measuring a big tensor's cell from formatting it whole.
+NATURAL_LIMIT = 4000
 
 
 def summary(value: np.ndarray | None, width: int, *, digits: int = 4) -> str:
@@ -81,22 +95,22 @@ def summary(value: np.ndarray | None, width: int, *, digits: int = 4) -> str:
         return f"{float(array):.6g}"
     if array.size == 0:
         return "[]"
+    width = min(width, NATURAL_LIMIT)
     most = min(array.size, width // 2 + 1)  # each element takes two characters or more
-    if most == array.size:
-        whole = _head(array, array.size, digits)
-        if len(whole) <= width:
-            return whole
-        most -= 1
-    low, high = 1, most  # the longest head that fits: binary search (text grows with count)
-    if len(_head(array, 1, digits)) > width:
+    parts, closes = _head_parts(array, min(most + 1, array.size), digits)
+    # the text of the first `count` elements grows with count (the ending is ndim + 3 long
+    # whenever elements are left out), so the longest that fits is found in one pass
+    best, length = 0, 0
+    for count in range(1, most + 1):
+        length += len(parts[count - 1])
+        more = closes[count] if count < array.size else None
+        if length + len(_ending(array.ndim, more)) > width:
+            break
+        best = count
+    if best == 0:
         return "[" + ELLIPSIS + "]"
-    while low < high:
-        middle = (low + high + 1) // 2
-        if len(_head(array, middle, digits)) <= width:
-            low = middle
-        else:
-            high = middle - 1
-    return _head(array, low, digits)
+    more = closes[best] if best < array.size else None
+    return "".join(parts[:best]) + _ending(array.ndim, more)
 
 
 def summary_floor(value: np.ndarray | None, floor: int) -> int:
