@@ -331,6 +331,25 @@ with torch.no_grad():
     print(opt.step(lambda: (model.weight ** 2).sum()), model.weight)
 opt.step(1, 2)
 """,
+    "conv, pooling and batch norm modules: reprs, parameters, errors": """
+for m in [nn.Conv2d(1, 6, 5), nn.Conv2d(3, 8, (3, 5), stride=2, padding=1, dilation=2, bias=False), nn.Conv2d(4, 8, 3, padding='same', groups=2),
+          nn.Conv1d(2, 3, 4), nn.Conv1d(2, 4, 3, stride=2, padding=(1,)), nn.MaxPool2d(2), nn.MaxPool2d((2, 3), stride=1, padding=1, ceil_mode=True),
+          nn.MaxPool1d(3), nn.AvgPool2d(2), nn.AvgPool2d(3, 2, 1, True, False, 2), nn.AvgPool1d(2), nn.AvgPool1d(3, 1, 1, True, False),
+          nn.BatchNorm1d(4), nn.BatchNorm2d(3, eps=1e-3, momentum=None, affine=False, track_running_stats=False), nn.BatchNorm1d(2, bias=False)]:
+    print(m)
+c = nn.Conv2d(2, 3, 2)
+print(c.weight, c.bias, c.weight.shape, c.kernel_size, c.padding, c.stride)
+c1 = nn.Conv1d(4, 2, 3, groups=2, bias=False)
+print(c1.weight, c1.bias)
+b = nn.BatchNorm1d(3)
+print(b.state_dict(), list(b.named_buffers()), b.num_batches_tracked, b.momentum, b.affine)
+print(nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.BatchNorm1d(4)))
+for bad in [lambda: nn.Conv2d(3, 4, 3, groups=2), lambda: nn.Conv2d(4, 3, 3, groups=2), lambda: nn.Conv2d(2, 2, 3, stride=2, padding='same'), lambda: nn.Conv2d(2, 2, 3, groups=0), lambda: nn.BatchNorm1d(3, 1e-5, 0.1, True, True, None, None, False)]:
+    try:
+        bad()
+    except Exception as e:
+        print(type(e).__name__, e)
+""",
     # -- torch.utils.data and the generator ------------------------------------------------------------
     "data loader draws": """
 from torch.utils.data import DataLoader, TensorDataset

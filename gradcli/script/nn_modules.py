@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,12 +31,45 @@ class Layer:
     """One of torch.nn's classes: where torch defines it and its constructor's parameters."""
 
     module: str  # torch.nn.modules.linear
-    signature: tuple[tuple[str, Any], ...]  # (name, default or REQUIRED), after self
+    signature: tuple[tuple[str, Any], ...]  # (name, default or REQUIRED), after self; "*" before keyword-only
     variadic: bool = False  # Sequential(*modules)
+    describe: Callable[[dict[str, Any]], str] | None = None  # extra_repr from the bound arguments
+    init: str = ""  # the class whose __init__ it inherits, named in its TypeErrors (_Loss)
 
 
 def sig(*names: str | tuple[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple((n, REQUIRED) if isinstance(n, str) else n for n in names)
+
+
+KEYWORD_ONLY = ("*", None)  # in a signature: the names after it are keyword-only
+
+
+def _inplace(c: dict[str, Any]) -> str:
+    return "inplace=True" if c.get("inplace") else ""
+
+
+def _then_inplace(text: str) -> Callable[[dict[str, Any]], str]:
+    return lambda c: text.format(**c) + (", inplace=True" if c.get("inplace") else "")
+
+
+def _conv_repr(c: dict[str, Any]) -> str:
+    """_ConvNd.extra_repr: the non-default arguments (a padding string is shown bare)."""
+    text = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}".format(**c)
+    padding = c["padding"]
+    if padding != (0,) * len(padding):
+        text += f", padding={padding}"
+    if c["dilation"] != (1,) * len(c["dilation"]):
+        text += f", dilation={c['dilation']}"
+    if c["groups"] != 1:
+        text += f", groups={c['groups']}"
+    if not c["bias"]:
+        text += ", bias=False"
+    return text
+
+
+def _embedding_repr(c: dict[str, Any]) -> str:
+    text = f"{c['num_embeddings']}, {c['embedding_dim']}"
+    return text + (f", padding_idx={c['padding_idx']}" if c["padding_idx"] is not None else "")
 
 
 _LOSS = sig(("size_average", None), ("reduce", None), ("reduction", "mean"))
@@ -45,21 +79,47 @@ LAYERS: dict[str, Layer] = {
     "Linear": Layer(
         "torch.nn.modules.linear",
         sig("in_features", "out_features", ("bias", True), ("device", None), ("dtype", None)),
+        describe="in_features={in_features}, out_features={out_features}, bias={bias}".format_map,
     ),
     "Identity": Layer("torch.nn.modules.linear", (), variadic=True),
-    "ReLU": Layer("torch.nn.modules.activation", sig(("inplace", False))),
-    "LeakyReLU": Layer("torch.nn.modules.activation", sig(("negative_slope", 0.01), ("inplace", False))),
-    "Sigmoid": Layer("torch.nn.modules.activation", ()),
-    "Tanh": Layer("torch.nn.modules.activation", ()),
-    "GELU": Layer("torch.nn.modules.activation", sig(("approximate", "none"))),
-    "SiLU": Layer("torch.nn.modules.activation", sig(("inplace", False))),
-    "ELU": Layer("torch.nn.modules.activation", sig(("alpha", 1.0), ("inplace", False))),
-    "Softplus": Layer("torch.nn.modules.activation", sig(("beta", 1.0), ("threshold", 20.0))),
-    "Softmax": Layer("torch.nn.modules.activation", sig(("dim", None))),
-    "LogSoftmax": Layer("torch.nn.modules.activation", sig(("dim", None))),
-    "Flatten": Layer("torch.nn.modules.flatten", sig(("start_dim", 1), ("end_dim", -1))),
-    "Unflatten": Layer("torch.nn.modules.flatten", sig("dim", "unflattened_size")),
-    "Dropout": Layer("torch.nn.modules.dropout", sig(("p", 0.5), ("inplace", False))),
+    "ReLU": Layer("torch.nn.modules.activation", sig(("inplace", False)), describe=_inplace),
+    "LeakyReLU": Layer(
+        "torch.nn.modules.activation",
+        sig(("negative_slope", 0.01), ("inplace", False)),
+        describe=_then_inplace("negative_slope={negative_slope}"),
+    ),
+    "Sigmoid": Layer("torch.nn.modules.activation", (), init="Module"),
+    "Tanh": Layer("torch.nn.modules.activation", (), init="Module"),
+    "GELU": Layer(
+        "torch.nn.modules.activation", sig(("approximate", "none")), describe="approximate={approximate!r}".format_map
+    ),
+    "SiLU": Layer("torch.nn.modules.activation", sig(("inplace", False)), describe=_inplace),
+    "ELU": Layer(
+        "torch.nn.modules.activation", sig(("alpha", 1.0), ("inplace", False)), describe=_then_inplace("alpha={alpha}")
+    ),
+    "Softplus": Layer(
+        "torch.nn.modules.activation",
+        sig(("beta", 1.0), ("threshold", 20.0)),
+        describe="beta={beta}, threshold={threshold}".format_map,
+    ),
+    "Softmax": Layer("torch.nn.modules.activation", sig(("dim", None)), describe="dim={dim}".format_map),
+    "LogSoftmax": Layer("torch.nn.modules.activation", sig(("dim", None)), describe="dim={dim}".format_map),
+    "Flatten": Layer(
+        "torch.nn.modules.flatten",
+        sig(("start_dim", 1), ("end_dim", -1)),
+        describe="start_dim={start_dim}, end_dim={end_dim}".format_map,
+    ),
+    "Unflatten": Layer(
+        "torch.nn.modules.flatten",
+        sig("dim", "unflattened_size"),
+        describe="dim={dim}, unflattened_size={unflattened_size!r}".format_map,
+    ),
+    "Dropout": Layer(
+        "torch.nn.modules.dropout",
+        sig(("p", 0.5), ("inplace", False)),
+        describe="p={p}, inplace={inplace}".format_map,
+        init="_DropoutNd",
+    ),
     "Embedding": Layer(
         "torch.nn.modules.sparse",
         sig(
@@ -75,6 +135,7 @@ LAYERS: dict[str, Layer] = {
             ("device", None),
             ("dtype", None),
         ),
+        describe=_embedding_repr,
     ),
     "LayerNorm": Layer(
         "torch.nn.modules.normalization",
@@ -86,12 +147,72 @@ LAYERS: dict[str, Layer] = {
             ("device", None),
             ("dtype", None),
         ),
+        describe="{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, bias={bias}".format_map,
     ),
+    **{
+        f"Conv{n}d": Layer(
+            "torch.nn.modules.conv",
+            sig(
+                "in_channels",
+                "out_channels",
+                "kernel_size",
+                ("stride", 1),
+                ("padding", 0),
+                ("dilation", 1),
+                ("groups", 1),
+                ("bias", True),
+                ("padding_mode", "zeros"),
+                ("device", None),
+                ("dtype", None),
+            ),
+            describe=_conv_repr,
+        )
+        for n in (1, 2)
+    },
+    **{
+        f"MaxPool{n}d": Layer(
+            "torch.nn.modules.pooling",
+            sig(
+                "kernel_size", ("stride", None), ("padding", 0), ("dilation", 1), ("return_indices", False),
+                ("ceil_mode", False),
+            ),
+            describe="kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
+            "ceil_mode={ceil_mode}".format_map,
+            init="_MaxPoolNd",
+        )
+        for n in (1, 2)
+    },
+    "AvgPool1d": Layer(
+        "torch.nn.modules.pooling",
+        sig("kernel_size", ("stride", None), ("padding", 0), ("ceil_mode", False), ("count_include_pad", True)),
+        describe="kernel_size={kernel_size}, stride={stride}, padding={padding}".format_map,
+    ),
+    "AvgPool2d": Layer(
+        "torch.nn.modules.pooling",
+        sig(
+            "kernel_size", ("stride", None), ("padding", 0), ("ceil_mode", False), ("count_include_pad", True),
+            ("divisor_override", None),
+        ),
+        describe="kernel_size={kernel_size}, stride={stride}, padding={padding}".format_map,
+    ),
+    **{
+        f"BatchNorm{n}d": Layer(
+            "torch.nn.modules.batchnorm",
+            sig(
+                "num_features", ("eps", 1e-05), ("momentum", 0.1), ("affine", True), ("track_running_stats", True),
+                ("device", None), ("dtype", None), KEYWORD_ONLY, ("bias", True),
+            ),
+            describe="{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={bias}, "
+            "track_running_stats={track_running_stats}".format_map,
+            init="_BatchNorm",
+        )
+        for n in (1, 2)
+    },
     "Sequential": Layer("torch.nn.modules.container", (), variadic=True),
     "ModuleList": Layer("torch.nn.modules.container", sig(("modules", None))),
     "ModuleDict": Layer("torch.nn.modules.container", sig(("modules", None))),
-    "MSELoss": Layer("torch.nn.modules.loss", _LOSS),
-    "L1Loss": Layer("torch.nn.modules.loss", _LOSS),
+    "MSELoss": Layer("torch.nn.modules.loss", _LOSS, init="_Loss"),
+    "L1Loss": Layer("torch.nn.modules.loss", _LOSS, init="_Loss"),
     "SmoothL1Loss": Layer("torch.nn.modules.loss", _LOSS + sig(("beta", 1.0))),
     "HuberLoss": Layer("torch.nn.modules.loss", sig(("reduction", "mean"), ("delta", 1.0))),
     "CrossEntropyLoss": Layer(
@@ -103,7 +224,9 @@ LAYERS: dict[str, Layer] = {
         "torch.nn.modules.loss",
         _WEIGHTED + sig(("ignore_index", -100), ("reduce", None), ("reduction", "mean")),
     ),
-    "BCELoss": Layer("torch.nn.modules.loss", _WEIGHTED + sig(("reduce", None), ("reduction", "mean"))),
+    "BCELoss": Layer(
+        "torch.nn.modules.loss", _WEIGHTED + sig(("reduce", None), ("reduction", "mean")), init="_WeightedLoss"
+    ),
     "BCEWithLogitsLoss": Layer(
         "torch.nn.modules.loss",
         _WEIGHTED + sig(("reduce", None), ("reduction", "mean"), ("pos_weight", None)),
@@ -220,10 +343,16 @@ class StateDict(dict):
 
 def bind_arguments(title: str, spec: tuple[tuple[str, Any], ...], args: list, kwargs: dict) -> dict[str, Any]:
     """Python's binding of a call to `def __init__(self, <spec>)`, with Python's TypeErrors."""
+    if KEYWORD_ONLY in spec:
+        cut = spec.index(KEYWORD_ONLY)
+        positional, spec = [name for name, _ in spec[:cut]], spec[:cut] + spec[cut + 1 :]
+    else:
+        positional = [name for name, _ in spec]
     names = [name for name, _ in spec]
-    if len(args) > len(names):
-        required = sum(1 for _, d in spec if d is REQUIRED)
-        takes = f"{required + 1}" if required == len(names) else f"from {required + 1} to {len(names) + 1}"
+    if len(args) > len(positional):
+        required = sum(1 for name, d in spec if d is REQUIRED and name in positional)
+        most = len(positional)
+        takes = f"{required + 1}" if required == most else f"from {required + 1} to {most + 1}"
         plural = "" if takes == "1" else "s"
         raise ScriptRuntimeError(
             f"{title}() takes {takes} positional argument{plural} but {len(args) + 1} were given", "TypeError"
@@ -279,7 +408,7 @@ class NNModules:
             return module
         if kind == "Identity":
             return module
-        config = bind_arguments(f"{kind}.__init__", layer.signature, args, kwargs)
+        config = bind_arguments(f"{layer.init or kind}.__init__", layer.signature, args, kwargs)
         if kind in ("ModuleList", "ModuleDict"):
             given = config["modules"]
             if given is not None:
@@ -295,17 +424,18 @@ class NNModules:
             config.pop(name, None)
         if kind == "Linear":
             fan_in, fan_out = self.whole(config["in_features"]), self.whole(config["out_features"])
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            # kaiming_uniform_(a=sqrt(5)): gain sqrt(2 / 6), bound sqrt(3) * gain / sqrt(fan_in)
-            weight_bound = math.sqrt(3.0) * (math.sqrt(2.0 / (1 + 5)) / math.sqrt(fan_in)) if fan_in else 0
-            module.parameters["weight"] = self.new_parameter(
-                self.draw_uniform((fan_out, fan_in), weight_bound, dtype)
-            )
-            has_bias = self.truth(config["bias"])
-            module.parameters["bias"] = (
-                self.new_parameter(self.draw_uniform((fan_out,), bound, dtype)) if has_bias else None
-            )
-            config["bias"] = has_bias
+            config["bias"] = self.truth(config["bias"])
+            self.weight_and_bias(module, (fan_out, fan_in), fan_in, config["bias"], dtype)
+        elif kind in ("Conv1d", "Conv2d"):
+            self.make_conv(module, config, int(kind[4]), dtype)
+        elif kind in ("MaxPool1d", "MaxPool2d", "AvgPool2d"):
+            config["stride"] = config["kernel_size"] if config["stride"] is None else config["stride"]
+        elif kind == "AvgPool1d":  # torch keeps AvgPool1d's sizes as 1-tuples
+            stride = config["kernel_size"] if config["stride"] is None else config["stride"]
+            for key, value in (("kernel_size", config["kernel_size"]), ("stride", stride), ("padding", config["padding"])):
+                config[key] = self.sizes_of(value, 1)
+        elif kind in ("BatchNorm1d", "BatchNorm2d"):
+            self.make_batch_norm(module, config, dtype)
         elif kind == "Embedding":
             count, width = self.whole(config["num_embeddings"]), self.whole(config["embedding_dim"])
             weight = self.draw_normal((count, width), dtype)
@@ -339,6 +469,75 @@ class NNModules:
         taken = {**module.parameters, **module.buffers}
         module.attrs.update({k: v for k, v in config.items() if k not in taken})
         return module
+
+    def weight_and_bias(
+        self, module: ModuleInstance, shape: tuple[int, ...], fan_in: int, bias: bool, dtype: str
+    ) -> None:
+        """Linear's and _ConvNd's reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), whose bound
+        is sqrt(3) * gain / sqrt(fan_in) with gain sqrt(2 / 6), then the bias U(-1/sqrt(fan_in), ...)."""
+        weight_bound = math.sqrt(3.0) * (math.sqrt(2.0 / (1 + 5)) / math.sqrt(fan_in)) if fan_in else 0
+        module.parameters["weight"] = self.new_parameter(self.draw_uniform(shape, weight_bound, dtype))
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        module.parameters["bias"] = (
+            self.new_parameter(self.draw_uniform(shape[:1], bound, dtype)) if bias else None
+        )
+
+    def sizes_of(self, value: Any, dims: int) -> tuple:
+        """torch's _single/_pair: a sequence as a tuple, anything else repeated."""
+        if isinstance(value, (list, tuple)):
+            return tuple(value)
+        return (value,) * dims
+
+    def make_conv(self, module: ModuleInstance, config: dict[str, Any], dims: int, dtype: str) -> None:
+        for key in ("kernel_size", "stride", "dilation"):
+            config[key] = self.sizes_of(config[key], dims)
+        padding = config["padding"]
+        config["padding"] = padding if isinstance(padding, str) else self.sizes_of(padding, dims)
+        groups, given_in, given_out = config["groups"], config["in_channels"], config["out_channels"]
+        for value in (groups, given_in, given_out):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ScriptRuntimeError(
+                    f"Conv{dims}d.__init__() expects ints for in_channels, out_channels and groups, "
+                    f"not {self.type_name(value)}",
+                    "TypeError",
+                )
+        if groups <= 0:
+            raise ScriptRuntimeError("groups must be a positive integer", "ValueError")
+        if given_in % groups:
+            raise ScriptRuntimeError("in_channels must be divisible by groups", "ValueError")
+        if given_out % groups:
+            raise ScriptRuntimeError("out_channels must be divisible by groups", "ValueError")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ScriptRuntimeError(
+                    f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}", "ValueError"
+                )
+            if padding == "same" and any(step != 1 for step in config["stride"]):
+                raise ScriptRuntimeError("padding='same' is not supported for strided convolutions", "ValueError")
+        if config["padding_mode"] != "zeros":
+            raise ScriptError(
+                f"line {self.line}: Conv{dims}d(padding_mode={config['padding_mode']!r}) is not supported by "
+                "gradcli run (only 'zeros')"
+            )
+        kernel = tuple(self.whole(k) for k in config["kernel_size"])
+        shape = (self.whole(given_out), self.whole(given_in) // groups, *kernel)
+        config["bias"] = self.truth(config["bias"])
+        self.weight_and_bias(module, shape, math.prod(shape[1:]), config["bias"], dtype)
+
+    def make_batch_norm(self, module: ModuleInstance, config: dict[str, Any], dtype: str) -> None:
+        """_NormBase: weight 1 and bias 0 when affine; running_mean 0, running_var 1 and
+        num_batches_tracked when tracking (None entries otherwise, as torch registers them)."""
+        count = self.whole(config["num_features"])
+        affine, has_bias = self.truth(config["affine"]), self.truth(config["bias"])
+        config["bias"] = affine and has_bias  # extra_repr shows whether a bias exists
+        module.parameters["weight"] = self.new_parameter(np.ones(count, dtype=dtype)) if affine else None
+        module.parameters["bias"] = (
+            self.new_parameter(np.zeros(count, dtype=dtype)) if affine and has_bias else None
+        )
+        tracked = self.truth(config["track_running_stats"])
+        module.buffers["running_mean"] = Tensor(np.zeros(count, dtype=dtype)) if tracked else None
+        module.buffers["running_var"] = Tensor(np.ones(count, dtype=dtype)) if tracked else None
+        module.buffers["num_batches_tracked"] = Tensor(np.array(0, dtype=np.int64)) if tracked else None
 
     def whole(self, value: Any) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
@@ -439,6 +638,23 @@ class NNModules:
                 {},
                 node,
             )
+        if kind in ("Conv1d", "Conv2d"):
+            arguments = [config[k] for k in ("stride", "padding", "dilation", "groups")]
+            return self.registry(
+                f, kind.lower(), None, [x, params["weight"], params["bias"], *arguments], {}, node
+            )
+        if kind in ("MaxPool1d", "MaxPool2d"):
+            if self.truth(config["return_indices"]):
+                raise ScriptError(f"line {self.line}: {kind}(return_indices=True) is not supported by gradcli run")
+            arguments = [config[k] for k in ("kernel_size", "stride", "padding", "dilation")]
+            options = {"ceil_mode": config["ceil_mode"]} if config["ceil_mode"] else {}
+            return self.registry(f, kind.lower(), None, [x, *arguments], options, node)
+        if kind in ("AvgPool1d", "AvgPool2d"):
+            keys = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
+            arguments = [config[k] for k in keys if k in config]
+            return self.registry(f, kind.lower(), None, [x, *arguments], {}, node)
+        if kind in ("BatchNorm1d", "BatchNorm2d"):
+            return self.batch_norm_forward(module, x, node)
         if kind in _LOSS_CALLS:
             name, passed = _LOSS_CALLS[kind]
             options = {}
@@ -452,6 +668,32 @@ class NNModules:
                     options[key] = value
             return self.registry(f, name, None, [x, *rest], options, node)
         raise ScriptRuntimeError(f"{kind}.forward is not supported by gradcli run", "NotImplementedError")
+
+    def batch_norm_forward(self, module: ModuleInstance, x: Any, node: ast.AST) -> Any:
+        """_BatchNorm.forward: count the batch, pick the average factor, then F.batch_norm
+        (which updates the running statistics in training mode)."""
+        kind, config = module.cls.builtin, module.config
+        if not isinstance(x, Tensor):
+            raise ScriptRuntimeError(f"'{self.type_name(x)}' object has no attribute 'dim'", "AttributeError")
+        if kind == "BatchNorm1d" and len(x.shape) not in (2, 3):
+            raise ScriptRuntimeError(f"expected 2D or 3D input (got {len(x.shape)}D input)", "ValueError")
+        if kind == "BatchNorm2d" and len(x.shape) != 4:
+            raise ScriptRuntimeError(f"expected 4D input (got {len(x.shape)}D input)", "ValueError")
+        momentum = config["momentum"]
+        factor = 0.0 if momentum is None else momentum
+        tracked = self.truth(config["track_running_stats"])
+        counted = module.buffers.get("num_batches_tracked")
+        if module.training and tracked and counted is not None:
+            self.without_grad(lambda: self.tensor_method(counted, "add_", [1], {}, node))
+            factor = 1.0 / float(counted.value) if momentum is None else momentum
+        mean, var = module.buffers.get("running_mean"), module.buffers.get("running_var")
+        training = True if module.training else mean is None and var is None
+        keep = not module.training or tracked
+        params = module.parameters
+        arguments = [x, mean if keep else None, var if keep else None, params.get("weight"), params.get("bias")]
+        return self.registry(
+            "torch.nn.functional", "batch_norm", None, [*arguments, training, factor, config["eps"]], {}, node
+        )
 
     def dropout(self, x: Any, p: Any, training: bool) -> Any:
         """F.dropout on the CPU: x * (bernoulli_(1 - p) / (1 - p)), the noise drawn from torch's
@@ -844,38 +1086,8 @@ class NNModules:
         found = module.cls.find("extra_repr")
         if found is not None and isinstance(found[1], UserFunction):
             return self.text(self.call_user(found[1], [module], {}, None))
-        inplace = ", inplace=True" if c.get("inplace") else ""
-        if kind == "Linear":
-            return f"in_features={c['in_features']}, out_features={c['out_features']}, bias={c['bias']}"
-        if kind in ("ReLU", "SiLU"):
-            return "inplace=True" if c.get("inplace") else ""
-        if kind == "LeakyReLU":
-            return f"negative_slope={c['negative_slope']}{inplace}"
-        if kind == "ELU":
-            return f"alpha={c['alpha']}{inplace}"
-        if kind == "GELU":
-            return f"approximate={c['approximate']!r}"
-        if kind == "Softplus":
-            return f"beta={c['beta']}, threshold={c['threshold']}"
-        if kind in ("Softmax", "LogSoftmax"):
-            return f"dim={c['dim']}"
-        if kind == "Flatten":
-            return f"start_dim={c['start_dim']}, end_dim={c['end_dim']}"
-        if kind == "Unflatten":
-            return f"dim={c['dim']}, unflattened_size={self.repr(c['unflattened_size'])}"
-        if kind == "Dropout":
-            return f"p={c['p']}, inplace={c['inplace']}"
-        if kind == "Embedding":
-            text = f"{c['num_embeddings']}, {c['embedding_dim']}"
-            if c["padding_idx"] is not None:
-                text += f", padding_idx={c['padding_idx']}"
-            return text
-        if kind == "LayerNorm":
-            return (
-                f"{c['normalized_shape']}, eps={c['eps']}, elementwise_affine={c['elementwise_affine']}, "
-                f"bias={c['bias']}"
-            )
-        return ""
+        layer = LAYERS.get(kind or "")
+        return layer.describe(c) if layer is not None and layer.describe is not None else ""
 
     def module_repr(self, module: ModuleInstance) -> str:
         """torch's Module.__repr__ (ModuleList's folds repeated children: `(0-2): 3 x Linear(...)`)."""
