@@ -105,7 +105,10 @@ def pullback(
     def edge(node: Node, g: np.ndarray, out: np.ndarray, args: list, position: int) -> np.ndarray:
         operand = node.operands[position]
         shape = nodes[operand].shape if shape_of is None else shape_of(operand)
-        contribution = unbroadcast(node.op.vjp[position](g, out, *args, **node.attrs), shape)
+        raw = node.op.vjp[position](g, out, *args, **node.attrs)
+        if raw is None:  # no gradient along this edge (a custom Function's backward returned None)
+            return None
+        contribution = unbroadcast(raw, shape)
         if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
             contribution = np.asarray(contribution, dtype=dtype)
         return contribution

@@ -117,6 +117,8 @@ def backward(
         if not wanted:
             continue
         for position, contribution in zip(wanted, pullback(node, g, wanted)):
+            if contribution is None:  # an undefined gradient, as torch's: nothing flows on
+                continue
             operand = operands[position]
             if on_edge is not None:
                 on_edge(node, position, operand, contribution)

@@ -459,8 +459,98 @@ def cases_for(callee: Callee) -> list[Case]:
     return out
 
 
+# ---------------------------------------------------------------- class statements
+# Each family is a small script with one hole; every variant of the hole is a case. What must
+# hold is the same as for calls: a clean end, torch's exception type where Python+torch raises.
+_CLASS_HEAD = "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nx = torch.tensor([1.5, -2.0, 3.0], requires_grad=True)\n"
+CLASS_FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "bases": (
+        "class C({HOLE}):\n    def __init__(self):\n        self.v = 1\nc = C()\nprint(c.v, type(c).__name__)\n",
+        (
+            "", "object", "int", "dict", "Exception", "nn.Module", "torch.autograd.Function", "torch.Tensor",
+            "1", "None", "x", "nn.Linear", "object, object", "metaclass=type", "C", "print", "'s'",
+        ),
+    ),
+    "dunders": (
+        "class C:\n    def {HOLE}(self, *a):\n        return None\nc = C()\nprint(type(c).__name__)\n",
+        (
+            "__init__", "__call__", "__len__", "__getitem__", "__iter__", "__repr__", "__str__", "__getattr__",
+            "__getattribute__", "__setattr__", "__eq__", "__add__", "__del__", "__new__", "__init_subclass__",
+            "__class_getitem__", "__hash__", "__bool__", "__enter__", "__exit__", "__reduce__", "__format__",
+        ),
+    ),
+    "attributes": (
+        "class C:\n    k = 2\n    def __init__(self):\n        self.v = 1\n    def m(self):\n        return self.v\n"
+        "c = C()\nprint(c.{HOLE})\n",
+        (
+            "__dict__", "__class__", "__class__.__bases__", "m.__globals__", "__module__", "__doc__",
+            "v.__class__", "__weakref__", "missing", "m.__func__", "__init__", "k", "m()", "__class__.__mro__",
+            "__class__.__subclasses__()", "__reduce_ex__(2)", "m.__self__", "__sizeof__()",
+        ),
+    ),
+    "module": (
+        "class Net(nn.Module):\n    def __init__(self):\n        {HOLE}\n    def forward(self, t):\n"
+        "        return self.l(t)\nnet = Net()\nprint(net)\nprint(net(x).sum())\n",
+        (
+            "super().__init__(); self.l = nn.Linear(3, 2)",
+            "self.l = nn.Linear(3, 2)",
+            "super().__init__(); self.l = 5",
+            "super().__init__(); self.l = nn.Linear(3, 2); self.l = None",
+            "super().__init__(); self.l = lambda t: t * 2",
+            "super().__init__(); self.w = nn.Parameter(torch.ones(3)); self.l = lambda t: t * self.w",
+            "super().__init__(); self.training = 1; self.l = nn.Identity()",
+            "super().__init__(); self.register_buffer('l', torch.ones(3))",
+            "super().__init__(); self.add_module('a.b', nn.ReLU()); self.l = nn.ReLU()",
+            "super().__init__(); self.l = nn.Sequential(nn.Linear(3, 2), nn.Linear(3, 2))",
+            "super().__init__(); self.l = self",
+            "super().__init__(); self.l = nn.ModuleList([nn.ReLU()])",
+            "super().__init__(); self.l = nn.Linear(3, 2); self.register_parameter('l', None)",
+            "super().__init__(); super().__init__(); self.l = nn.Tanh()",
+            "super(Net, self).__init__(); self.l = nn.Linear(3, 1)",
+            "super().__init__(1); self.l = nn.ReLU()",
+            "nn.Module.__init__(self); self.l = nn.ReLU()",
+            "super().__init__(); self.l = nn.Linear(3.0, 2)",
+        ),
+    ),
+    "function": (
+        "class Double(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, t):\n"
+        "        ctx.save_for_backward(t)\n        return t * 2\n    @staticmethod\n    def backward(ctx, g):\n"
+        "        {HOLE}\ny = Double.apply(x)\ny.sum().backward()\nprint(y, x.grad)\n",
+        (
+            "return g * 2",
+            "return None",
+            "return g[:1]",
+            "return g, g",
+            "return 1",
+            "return g.sum()",
+            "t, = ctx.saved_tensors; return g * t",
+            "return ctx.saved_tensors",
+            "return torch.ones(3, dtype=torch.float64)",
+            "return torch.ones(2, 3)",
+            "raise ValueError('no')",
+            "return g.detach().requires_grad_()",
+            "return Double.apply(g)",
+            "ctx.save_for_backward(g); return g",
+            "return ctx.needs_input_grad",
+            "return 'g'",
+        ),
+    ),
+}
+
+
+def class_cases() -> list[Case]:
+    cases = []
+    for name, (template, holes) in CLASS_FAMILIES.items():
+        for hole in holes:
+            text = template.replace("{HOLE}", hole)
+            cases.append(
+                Case(f"class:{name}[{hole}]", f"class:{name}", "-", name, hole, hole, _CLASS_HEAD + text)
+            )
+    return cases
+
+
 def all_cases() -> list[Case]:
-    cases: list[Case] = []
+    cases: list[Case] = class_cases()
     for callee in surface():
         cases.extend(cases_for(callee))
     seen: set[str] = set()

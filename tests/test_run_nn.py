@@ -350,6 +350,51 @@ for bad in [lambda: nn.Conv2d(3, 4, 3, groups=2), lambda: nn.Conv2d(4, 3, 3, gro
     except Exception as e:
         print(type(e).__name__, e)
 """,
+    "a custom backward's None is no gradient": """
+class Half(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        return a * 2 + b
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, None
+a = torch.ones(2, requires_grad=True)
+b = torch.ones(2, requires_grad=True)
+y = Half.apply(a, b)
+(y.sum() + b.sum()).backward()
+print(a.grad, b.grad)
+a.grad = None; b.grad = None
+Half.apply(a, b).sum().backward()
+print(a.grad, b.grad)
+print(torch.autograd.grad(Half.apply(a, b).sum(), [a, b], allow_unused=True))
+try:
+    print(torch.autograd.grad(Half.apply(a, b).sum(), [a, b]))
+except RuntimeError as e:
+    print("RuntimeError", e)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(3, 2)
+        self.register_parameter('l', None)
+Net()
+""",
+    "a module that holds itself": """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.me = self
+print(len(list(Net().modules())))
+for name in ["a.b", ""]:
+    try:
+        nn.Module().register_buffer(name, None)
+    except KeyError as e:
+        print("KeyError", e)
+try:
+    nn.Sequential().add_module("a.b", nn.ReLU())
+except KeyError as e:
+    print("KeyError", e)
+print(Net())
+""",
     # -- torch.utils.data and the generator ------------------------------------------------------------
     "data loader draws": """
 from torch.utils.data import DataLoader, TensorDataset

@@ -391,7 +391,14 @@ class Classes:
         if text is not None:
             return text
         if isinstance(value, ModuleInstance):
-            return self.module_repr(value)
+            printing = self.__dict__.setdefault("_modules_printing", set())
+            if id(value) in printing:  # a module that holds itself: Python's repr recurses forever
+                raise ScriptRuntimeError("maximum recursion depth exceeded", "RecursionError")
+            printing.add(id(value))
+            try:
+                return self.module_repr(value)
+            finally:
+                printing.discard(id(value))
         return f"<{value.cls.qualified} object at 0x7f0000000000>"
 
     def protocol_text(self, value: Instance, name: str) -> str | None:
@@ -468,8 +475,8 @@ class Classes:
                 grads = []
                 for i in positions:
                     value = given[i]
-                    if value is None:
-                        grads.append(np.zeros(args[i].shape, dtype=args[i].dtype))
+                    if value is None:  # torch's undefined gradient: nothing reaches that input
+                        grads.append(None)
                         continue
                     if not isinstance(value, Tensor):
                         raise ScriptRuntimeError(

@@ -570,7 +570,7 @@ class NNModules:
                 f"module name should be a string. Got {self.class_name(key)}", "TypeError"
             )
         if "." in key:
-            raise ScriptRuntimeError(f'module name can\'t contain ".", got: {key}', "KeyError")
+            raise ScriptRuntimeError(repr(f'module name can\'t contain ".", got: {key}'), "KeyError")
         assert module.modules is not None
         module.modules[key] = value
         if len(module.modules) > limits.Script.MAX_ATTRIBUTES:
@@ -955,6 +955,14 @@ class NNModules:
                 )
             table = module.buffers if name == "register_buffer" else module.parameters
             assert table is not None
+            what = name[9:]
+            if "." in key:
+                raise ScriptRuntimeError(repr(f'{what} name can\'t contain "."'), "KeyError")
+            if not key:
+                raise ScriptRuntimeError(repr(f'{what} name can\'t be empty string ""'), "KeyError")
+            elsewhere = [module.attrs, module.modules or {}, module.buffers or {}, module.parameters or {}]
+            if key not in table and any(key in other for other in elsewhere if other is not table):
+                raise ScriptRuntimeError(repr(f"attribute '{key}' already exists"), "KeyError")
             table[key] = value
             return None
         if name == "add_module":
