@@ -82,7 +82,7 @@ def check_work(work: int, offsets: int, what: str) -> None:
     limits.check(
         work + offsets * OFFSET_WORK,
         limits.MAX_OP_MULTIPLY_ADDS,
-        f"{what} needs multiply-adds",
+        f"the multiply-adds of {what}",
         "MAX_OP_MULTIPLY_ADDS",
         hint="use smaller tensors or a smaller kernel",
     )
