@@ -699,6 +699,8 @@ class CallBinding:
             number = self.scalar_literal(node)
             return number if number is not None else self.sized(node, param.name)
         if param.kind == "ints":
+            if param.choices and isinstance(node, ast.Constant) and isinstance(node.value, str):
+                return node.value  # F.conv2d's padding='same': the op says torch's words for others
             if isinstance(node, ast.Attribute) and node.attr == "shape":  # x.view(y.shape)
                 expr, names = self.convert(node.value)
                 self.attr_names.extend(names)

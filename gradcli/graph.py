@@ -464,7 +464,9 @@ class _Builder:
             # a rewrite also reads which operands require grad (at::matmul's should_fold does)
             grads = tuple(isinstance(o, int) and self.nodes[o].requires_grad for o in padded)
             extra = {"grads": grads} if rewrite else {}
-            result = build(apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **extra, **dict(expr.attrs))
+            # sizes written as expressions (stride=x.shape[0]) settled: the build reads them as ints
+            attrs = {key: self.settle(value, expr) for key, value in expr.attrs}
+            result = build(apply, *padded, shapes=shapes, dtypes=kinds, strides=layouts, **extra, **attrs)
             if result is None:
                 return None
         except ShapeError as exc:  # the composite's own checks (label_smoothing) need the location

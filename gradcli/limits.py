@@ -30,6 +30,9 @@ MAX_CHECK_ELEMENTS = 1_000  # leaf elements `check` perturbs: two forward passes
 # machine, so these keep anything accepted to a few seconds.
 MAX_DERIVATIVE_PASS_ELEMENTS = 100_000_000  # passes x graph elements of check, jacobian, hessian
 MAX_DERIVATIVE_PASS_NODES = 100_000  # passes x graph nodes of check, and of rows that cannot batch
+# multiply-adds of one convolution: small tensors can ask for a lot (a 300x300 kernel over a
+# 1000x1000 image is 4.4e10); this one runs in a second or two, its backward in a few
+MAX_OP_MULTIPLY_ADDS = 2_000_000_000
 
 
 class Script:

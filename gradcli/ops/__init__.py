@@ -26,6 +26,7 @@ from . import (
     arithmetic,
     constructors,
     conversions,
+    convolution,
     dtypes,
     elementwise,
     elementwise_math,
@@ -39,6 +40,7 @@ from . import (
     nn,
     normalizing,
     picking,
+    pooling,
     products,
     reducing,
     reductions,
@@ -69,6 +71,8 @@ _FAMILIES = (
     indexing,
     nn,
     layer_norm,
+    convolution,
+    pooling,
     elementwise_math,
     activations,
     reducing,
@@ -223,8 +227,12 @@ for _family in _FAMILIES:
 # methods (x.softplus()). Bare names (`sin(x)`) stay gradcli's.
 FUNCTIONAL = frozenset(
     [
+        "avg_pool1d",
+        "avg_pool2d",
         "binary_cross_entropy",
         "binary_cross_entropy_with_logits",
+        "conv1d",
+        "conv2d",
         "cosine_similarity",
         "cross_entropy",
         "elu",
@@ -238,6 +246,8 @@ FUNCTIONAL = frozenset(
         "linear",
         "log_softmax",
         "logsigmoid",
+        "max_pool1d",
+        "max_pool2d",
         "mish",
         "mse_loss",
         "nll_loss",
@@ -259,6 +269,7 @@ FUNCTIONAL = frozenset(
 )
 NOT_IN_TORCH = frozenset(
     [
+        "avg_pool2d",
         "binary_cross_entropy",
         "bool",
         "contiguous",
@@ -303,12 +314,16 @@ NOT_IN_TORCH = frozenset(
 OTHER_ORDER = {"embedding": "F.embedding(input, weight)"}
 NOT_METHODS = frozenset(
     [
+        "avg_pool1d",
+        "avg_pool2d",
         "binary_cross_entropy",
         "binary_cross_entropy_with_logits",
         "cat",
         "concat",
         "concatenate",
         "constant_pad_nd",
+        "conv1d",
+        "conv2d",
         "cosine_similarity",
         "cross_entropy",
         "arange",
@@ -328,6 +343,8 @@ NOT_METHODS = frozenset(
         "linear",
         "linspace",
         "logsigmoid",
+        "max_pool1d",
+        "max_pool2d",
         "mish",
         "mse_loss",
         "nll_loss",

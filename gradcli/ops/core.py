@@ -46,6 +46,7 @@ DIM = Param("dim", None, "dim")
 DIM_OR_DIMS = Param("dim", None, "dims")
 # kind "ints" (a shape or dims: `x.reshape(2, 3)`, `x.view(-1)`, `x.permute((1, 0))`) takes
 # an int or a tuple/list of ints; as an op's last param, also the remaining positional ints.
+# With `choices`, also one of those strings (F.conv2d's padding='same').
 KEEPDIM = Param("keepdim", False, "bool")
 
 
