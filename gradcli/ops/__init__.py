@@ -114,6 +114,11 @@ REWRITES: dict[str, Any] = {k: v for family in _FAMILIES for k, v in getattr(fam
 SIGNATURES: dict[str, tuple[str, ...]] = {
     k: v for family in _FAMILIES for k, v in getattr(family, "SIGNATURES", {}).items()
 }
+# Calls whose weight= (pos_weight=) tensors make them another record (binding.py's overload):
+# name -> (the weighted record, its tensor arguments after input and target).
+WEIGHTED: dict[str, tuple[str, tuple[str, ...]]] = {
+    k: v for family in _FAMILIES for k, v in getattr(family, "WEIGHTED", {}).items()
+}
 
 
 # ---------------------------------------------------------------- spellings
@@ -418,6 +423,7 @@ __all__ = [
     "SIGNATURES",
     "TENSOR",
     "TORCH_SPELLINGS",
+    "WEIGHTED",
     "Op",
     "Param",
     "Shape",

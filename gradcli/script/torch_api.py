@@ -17,6 +17,7 @@ from .. import limits
 from ..errors import IndexOutOfRange
 from ..ops import MODULES, REWRITES
 from ..ops.constructors import arange_values, linspace_values
+from ..ops.dtypes import NOT_DIFFERENTIABLE
 from ..ops.indexing import check_subscript, index_place
 from ..parse import returns_pair
 from ..program import Apply, Num
@@ -163,9 +164,10 @@ _TENSOR_ARGUMENTS: dict[str, tuple[str | None, ...]] = {
     "masked_select": ("input", "mask"),
     "gather": ("input", None, "index"),
     "cosine_similarity": ("x1", "x2"),
-    "cross_entropy": ("input", "target"),
-    "nll_loss": ("input", "target"),
-    "binary_cross_entropy_with_logits": ("input", "target"),
+    "cross_entropy": ("input", "target", "weight"),
+    "nll_loss": ("input", "target", "weight"),
+    "binary_cross_entropy": ("input", "target", "weight"),
+    "binary_cross_entropy_with_logits": ("input", "target", "weight", None, None, None, "pos_weight"),
     "layer_norm": ("input", None, "weight", "bias"),
     "linear": ("input",),
 }
@@ -827,6 +829,13 @@ class TorchNamespace:
                     f"{self.type_name(operands[0]) if operands else 'nothing'}",
                     "TypeError",
                 )
+            for position, function, argument in NOT_DIFFERENTIABLE.get(expr.op, ()):
+                weight = operands[position] if position < len(operands) else None
+                if isinstance(weight, Tensor) and weight.requires_grad and self.grad_enabled:
+                    raise ScriptRuntimeError(  # a loss's weight: torch refuses it at the call
+                        f"The function '{function}' is not differentiable with respect to argument "
+                        f"'{argument}'. This input cannot have requires_grad True."
+                    )
             try:
                 if expr.subscript is not None and isinstance(operands[0], Tensor):
                     check_subscript(expr.subscript, operands[0].shape)
