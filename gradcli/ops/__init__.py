@@ -24,6 +24,7 @@ from typing import Any
 from . import (
     activations,
     arithmetic,
+    batch_norm,
     constructors,
     conversions,
     dtypes,
@@ -69,6 +70,7 @@ _FAMILIES = (
     indexing,
     nn,
     layer_norm,
+    batch_norm,
     elementwise_math,
     activations,
     reducing,
@@ -228,6 +230,7 @@ for _family in _FAMILIES:
 # methods (x.softplus()). Bare names (`sin(x)`) stay gradcli's.
 FUNCTIONAL = frozenset(
     [
+        "batch_norm",
         "binary_cross_entropy",
         "binary_cross_entropy_with_logits",
         "cosine_similarity",
@@ -305,9 +308,13 @@ NOT_IN_TORCH = frozenset(
 )
 # torch functions whose arguments come in another order than the F. function gradcli records:
 # torch.embedding(weight, input) is refused with the spelling to use.
-OTHER_ORDER = {"embedding": "F.embedding(input, weight)"}
+OTHER_ORDER = {
+    "embedding": "F.embedding(input, weight)",
+    "batch_norm": "F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)",
+}
 NOT_METHODS = frozenset(
     [
+        "batch_norm",
         "binary_cross_entropy",
         "binary_cross_entropy_with_logits",
         "cat",

@@ -169,6 +169,7 @@ _TENSOR_ARGUMENTS: dict[str, tuple[str | None, ...]] = {
     "binary_cross_entropy": ("input", "target", "weight"),
     "binary_cross_entropy_with_logits": ("input", "target", "weight", None, None, None, "pos_weight"),
     "layer_norm": ("input", None, "weight", "bias"),
+    "batch_norm": ("input", "running_mean", "running_var", "weight", "bias"),
     "linear": ("input",),
 }
 
@@ -907,4 +908,27 @@ class TorchNamespace:
             return Picked(parts, name)
         operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1)
         values = [_bound(mapping, o) for o in operands]
-        return self.evaluate(build(*values))
+        result = self.evaluate(build(*values))
+        if name == "batch_norm" and receiver is None:
+            self.update_running_stats(args, kwargs)
+        return result
+
+    def update_running_stats(self, args: list, kwargs: dict) -> None:
+        """F.batch_norm(x, running_mean, running_var, training=True) writes the batch's stats into
+        the caller's buffers in place, as torch does (the op itself takes them as constants)."""
+        from ..ops.batch_norm import update_running_stats
+
+        names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
+        given = dict(zip(names, args)) | kwargs
+        x, rm, rv = given.get("input"), given.get("running_mean"), given.get("running_var")
+        if not given.get("training") or not isinstance(x, Tensor):
+            return
+        buffers = [t if isinstance(t, Tensor) else None for t in (rm, rv)]
+        if not any(buffers):
+            return
+        new = update_running_stats(
+            x.value, *(None if t is None else t.value for t in buffers), float(given.get("momentum", 0.1))
+        )
+        for buffer, values in zip(buffers, new, strict=True):
+            if buffer is not None:
+                buffer.assign(values)
