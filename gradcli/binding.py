@@ -27,6 +27,7 @@ from .ops import (
     REGISTRY,
     SIGNATURES,
     TORCH_SPELLINGS,
+    WEIGHTED,
     Composite,
     Param,
     Spelling,
@@ -281,6 +282,8 @@ class CallBinding:
             spelling, node = self.clamp_overload(node, receiver, spelling)
         if spelling.op == "div":  # rounding_mode= is torch's div.Tensor_mode, DivBackward2
             spelling, node = self.div_overload(node, spelling)
+        if spelling.op in WEIGHTED and not receiver:  # weight= / pos_weight=: the weighted record
+            spelling, node = self.weighted_overload(node, spelling)
         paired = spelling.op in PICKED and (spelling.op in ALWAYS_PAIRED or has_dim(node, receiver))
         if part is not None:
             if not paired:
@@ -398,6 +401,38 @@ class CallBinding:
                 mode.value,
             )
         return Spelling("_div_rounded", renames=spelling.renames), node
+
+    def weighted_overload(self, node: ast.Call, spelling: Spelling) -> tuple[Spelling, ast.Call]:
+        """F.nll_loss(x, y, weight=w), F.binary_cross_entropy(p, y, w), F.binary_cross_entropy_with_logits(
+        x, y, weight=w, pos_weight=pw): the loss's weighted record, its weights as operands (one left
+        out is the number 1 and a flag says so); weight=None is the plain record, as in torch."""
+        record, extras = WEIGHTED[spelling.op]
+        if len(node.args) > 3:
+            return spelling, node  # size_average and reduce positionally: the binder's own refusal
+        weights: dict[str, ast.AST] = dict(zip(("weight",), node.args[2:]))
+        keywords = []
+        for kw in node.keywords:
+            if kw.arg in extras:
+                if kw.arg in weights:
+                    raise self.error(f"{spelling.op}() got multiple values for argument '{kw.arg}'", kw.value)
+                weights[kw.arg] = kw.value
+            else:
+                keywords.append(kw)
+        given = {name: value for name, value in weights.items() if not _is_none(value)}
+        if not given:  # every weight None or left out: the unweighted loss
+            return spelling, ast.copy_location(
+                ast.Call(func=node.func, args=node.args[:2], keywords=keywords), node
+            )
+        for name in extras:
+            value = given.get(name, ast.copy_location(ast.Constant(1.0), node))
+            keywords.append(ast.keyword(arg=name, value=value))
+        if len(extras) > 1:  # which of weight and pos_weight were given
+            for flag, name in (("weighted", "weight"), ("pos_weighted", "pos_weight")):
+                keywords.append(
+                    ast.keyword(arg=flag, value=ast.copy_location(ast.Constant(name in given), node))
+                )
+        call = ast.Call(func=node.func, args=node.args[:2], keywords=keywords)
+        return Spelling(record, renames=spelling.renames), ast.copy_location(call, node)
 
     def dtype_method(self, node: ast.Call, written: str) -> str:
         """The method x.to(dtype) / x.type(dtype) means: float, long or bool (torch's dtype names)."""

@@ -29,7 +29,8 @@ G = RNG.uniform(-1, 1, (3, 4)).round(3).tolist()
 X3 = RNG.uniform(-2, 2, (2, 3, 4)).round(3).tolist()
 G2 = RNG.uniform(-1, 1, (3, 2)).round(3).tolist()
 G3 = RNG.uniform(-1, 1, (2, 3, 2)).round(3).tolist()
-W23 = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]  # a weight that does not fit X's 4 features
+W23 = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+CW = [0.5, 2.0, 1.25, 3.0]  # per-class weights (and a positive running variance)  # a weight that does not fit X's 4 features
 
 
 def chain(out) -> list[str]:
@@ -360,6 +361,21 @@ PROGRAMS = [
     ),
     ("F.layer_norm(x, [3, 4], eps=1e-3)", lambda x: F.layer_norm(x, [3, 4], eps=1e-3), {"x": X}, {}, (), G3x4),
     ("F.layer_norm(x, (4,), weight=w).exp().sum()", lambda x, w: F.layer_norm(x, (4,), weight=w).exp().sum(), {"x": X, "w": Y[1]}, {}, (), None),
+    # weight= of the losses: constants, no gradient (torch refuses one that requires grad)
+    ("F.nll_loss(x, y, weight=w)", lambda x, y, w: F.nll_loss(x, y, weight=w), {"x": X}, {"y": CLASSES, "w": CW}, ("y",), None),
+    ("F.nll_loss(x, y, w, reduction='none')", lambda x, y, w: F.nll_loss(x, y, w, reduction="none"), {"x": X}, {"y": [2, -100, 1], "w": CW}, ("y",), [1.0, 2.0, -0.5]),
+    ("F.cross_entropy(x, y, weight=w, ignore_index=0)", lambda x, y, w: F.cross_entropy(x, y, weight=w, ignore_index=0), {"x": X}, {"y": CLASSES, "w": CW}, ("y",), None),
+    ("F.cross_entropy(x, y, weight=w, label_smoothing=0.2)", lambda x, y, w: F.cross_entropy(x, y, weight=w, label_smoothing=0.2), {"x": X}, {"y": [2, -100, 1], "w": CW}, ("y",), None),
+    ("F.cross_entropy(x, y, w, reduction='sum', label_smoothing=0.1)", lambda x, y, w: F.cross_entropy(x, y, w, reduction="sum", label_smoothing=0.1), {"x": X}, {"y": CLASSES, "w": CW}, ("y",), None),
+    ("F.cross_entropy(x, p, weight=w, label_smoothing=0.1)", lambda x, p, w: F.cross_entropy(x, p, weight=w, label_smoothing=0.1), {"x": X, "p": P}, {"w": CW}, (), None),
+    ("F.binary_cross_entropy(p, y, weight=w)", lambda p, y, w: F.binary_cross_entropy(p, y, weight=w), {"p": P, "y": Y01}, {"w": CW}, (), None),
+    ("F.binary_cross_entropy_with_logits(x, y, weight=v, pos_weight=w, reduction='none')", lambda x, y, v, w: F.binary_cross_entropy_with_logits(x, y, weight=v, pos_weight=w, reduction="none"), {"x": X, "y": Y01}, {"w": CW, "v": P}, (), G),
+    ("F.binary_cross_entropy_with_logits(x, y, pos_weight=w)", lambda x, y, w: F.binary_cross_entropy_with_logits(x, y, pos_weight=w), {"x": X, "y": Y01}, {"w": CW}, (), None),
+    # F.batch_norm: one NativeBatchNormBackward0, batch stats in training, running stats in eval
+    ("F.batch_norm(x, rm, rv, w, b, training=True)", lambda x, rm, rv, w, b: F.batch_norm(x, rm, rv, w, b, training=True), {"x": X, "w": CW, "b": Y[1]}, {"rm": Y[0], "rv": CW}, (), G3x4),
+    ("F.batch_norm(x, rm, rv, weight=w, eps=1e-3)", lambda x, rm, rv, w: F.batch_norm(x, rm, rv, weight=w, eps=1e-3), {"x": X, "w": CW}, {"rm": Y[0], "rv": CW}, (), G3x4),
+    ("F.batch_norm(x3.mT, None, None, training=True).exp().sum()", lambda x3: F.batch_norm(x3.mT, None, None, training=True).exp().sum(), {"x3": X3}, {}, (), None),
+    ("F.batch_norm(x3, rm, rv, w, b).sum()", lambda x3, rm, rv, w, b: F.batch_norm(x3, rm, rv, w, b).sum(), {"x3": X3, "w": CW[:3], "b": Y[1][:3]}, {"rm": Y[0][:3], "rv": CW[:3]}, (), None),
     # F.embedding: rows of W; repeated rows add up, and padding_idx's row gets no gradient
     (
         "(F.embedding(y, W) ** 2).sum()",
@@ -548,6 +564,62 @@ def _torch_error(function) -> str:
             lambda: F.mse_loss(torch.tensor(X), torch.tensor([1.0, 2.0])),
         ),
         ("F.softmax(x, dim=2)", {"x": X}, {}, lambda: F.softmax(torch.tensor(X), dim=2)),
+        (
+            "F.nll_loss(x, y, weight=w)",
+            {"x": X},
+            {"y": CLASSES, "w": CW[:3]},
+            lambda: F.nll_loss(torch.tensor(X), torch.tensor(CLASSES), weight=torch.tensor(CW[:3])),
+        ),
+        (
+            "F.cross_entropy(x, p, weight=w)",
+            {"x": X},
+            {"p": P, "w": CW[:3]},
+            lambda: F.cross_entropy(torch.tensor(X), torch.tensor(P), weight=torch.tensor(CW[:3])),
+        ),
+        (
+            "F.nll_loss(x, y, weight=w)",
+            {"x": X, "w": CW},
+            {"y": CLASSES},
+            lambda: F.nll_loss(torch.tensor(X), torch.tensor(CLASSES), weight=torch.tensor(CW, requires_grad=True)),
+        ),
+        (
+            "F.binary_cross_entropy(p, y, weight=w)",
+            {"p": P},
+            {"y": Y01, "w": CW[:3]},
+            lambda: F.binary_cross_entropy(torch.tensor(P), torch.tensor(Y01), weight=torch.tensor(CW[:3])),
+        ),
+        (
+            "F.binary_cross_entropy_with_logits(x, y, pos_weight=w)",
+            {"x": X},
+            {"y": Y01, "w": CW[:3]},
+            lambda: F.binary_cross_entropy_with_logits(
+                torch.tensor(X), torch.tensor(Y01), pos_weight=torch.tensor(CW[:3])
+            ),
+        ),
+        (
+            "F.binary_cross_entropy_with_logits(x, y, weight=w)",
+            {"x": X},
+            {"y": Y01, "w": [[CW]]},
+            lambda: F.binary_cross_entropy_with_logits(torch.tensor(X), torch.tensor(Y01), weight=torch.tensor([[CW]])),
+        ),
+        (
+            "F.batch_norm(x[:1], rm, rv, training=True)",
+            {"x": X},
+            {"rm": CW, "rv": CW},
+            lambda: F.batch_norm(torch.tensor(X[:1]), torch.tensor(CW), torch.tensor(CW), training=True),
+        ),
+        (
+            "F.batch_norm(x, rm, rv)",
+            {"x": X},
+            {"rm": CW[:3], "rv": CW},
+            lambda: F.batch_norm(torch.tensor(X), torch.tensor(CW[:3]), torch.tensor(CW)),
+        ),
+        (
+            "F.batch_norm(x, rm, rv, w, training=True)",
+            {"x": X},
+            {"rm": CW, "rv": CW, "w": CW[:2]},
+            lambda: F.batch_norm(torch.tensor(X), torch.tensor(CW), torch.tensor(CW), torch.tensor(CW[:2]), training=True),
+        ),
         (
             "F.smooth_l1_loss(x, y, beta=-1)",
             {"x": X},

@@ -24,6 +24,7 @@ from typing import Any
 from . import (
     activations,
     arithmetic,
+    batch_norm,
     constructors,
     conversions,
     convolution,
@@ -73,6 +74,7 @@ _FAMILIES = (
     layer_norm,
     convolution,
     pooling,
+    batch_norm,
     elementwise_math,
     activations,
     reducing,
@@ -117,6 +119,11 @@ REWRITES: dict[str, Any] = {k: v for family in _FAMILIES for k, v in getattr(fam
 # op name -> argument names; the op's operands are the names that are not its params.
 SIGNATURES: dict[str, tuple[str, ...]] = {
     k: v for family in _FAMILIES for k, v in getattr(family, "SIGNATURES", {}).items()
+}
+# Calls whose weight= (pos_weight=) tensors make them another record (binding.py's overload):
+# name -> (the weighted record, its tensor arguments after input and target).
+WEIGHTED: dict[str, tuple[str, tuple[str, ...]]] = {
+    k: v for family in _FAMILIES for k, v in getattr(family, "WEIGHTED", {}).items()
 }
 
 
@@ -229,6 +236,7 @@ FUNCTIONAL = frozenset(
     [
         "avg_pool1d",
         "avg_pool2d",
+        "batch_norm",
         "binary_cross_entropy",
         "binary_cross_entropy_with_logits",
         "conv1d",
@@ -311,11 +319,15 @@ NOT_IN_TORCH = frozenset(
 )
 # torch functions whose arguments come in another order than the F. function gradcli records:
 # torch.embedding(weight, input) is refused with the spelling to use.
-OTHER_ORDER = {"embedding": "F.embedding(input, weight)"}
+OTHER_ORDER = {
+    "embedding": "F.embedding(input, weight)",
+    "batch_norm": "F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)",
+}
 NOT_METHODS = frozenset(
     [
         "avg_pool1d",
         "avg_pool2d",
+        "batch_norm",
         "binary_cross_entropy",
         "binary_cross_entropy_with_logits",
         "cat",
@@ -435,6 +447,7 @@ __all__ = [
     "SIGNATURES",
     "TENSOR",
     "TORCH_SPELLINGS",
+    "WEIGHTED",
     "Op",
     "Param",
     "Shape",

@@ -144,6 +144,19 @@ def widens_integers(op: Op) -> bool:
 _SHAPED_FROM_A_TENSOR = frozenset({"expand", "flatten", "repeat", "reshape", "unsqueeze", "view"})
 
 
+# Operands torch takes as tensors but gives no gradient (derivatives.yaml lists no formula):
+# op name -> (operand position, the ATen function torch names, the argument's name). A
+# tensor there that requires grad is torch's error at the call, before anything runs.
+NOT_DIFFERENTIABLE: dict[str, tuple[tuple[int, str, str], ...]] = {
+    "nll_loss_weighted": ((2, "nll_loss_forward", "weight"),),
+    "binary_cross_entropy_weighted": ((2, "binary_cross_entropy", "weight"),),
+    "binary_cross_entropy_with_logits_weighted": (
+        (2, "binary_cross_entropy_with_logits", "weight"),
+        (3, "binary_cross_entropy_with_logits", "pos_weight"),
+    ),
+}
+
+
 def check(
     op: Op, operands: Sequence[str | None], leaves: Sequence[bool] = (), single: bool = False
 ) -> None:
@@ -155,6 +168,12 @@ def check(
     torch_names = {**_TORCH_NAMES, FLOAT: "Float"} if single else _TORCH_NAMES
     cpp_names = {**_CPP_NAMES, FLOAT: "float"} if single else _CPP_NAMES
     name = op.name
+    for position, function, argument in NOT_DIFFERENTIABLE.get(name, ()):
+        if len(leaves) > position and leaves[position]:  # torch refuses this at the call
+            raise ShapeError(
+                f"The function '{function}' is not differentiable with respect to argument '{argument}'. "
+                "This input cannot have requires_grad True."
+            )
     tensors = [d for d in operands if d != NUMBER]
     if not tensors and name in _SHAPED_FROM_A_TENSOR:
         # A number folds as a number; these would make a 1-element tensor of it, where torch's
@@ -199,7 +218,11 @@ def check(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {torch_names[operands[0]]}"
         )
-    if name == "nll_loss" and operands[1] == FLOAT and not (len(leaves) > 1 and leaves[1]):
+    if (
+        name in ("nll_loss", "nll_loss_weighted")
+        and operands[1] == FLOAT
+        and not (len(leaves) > 1 and leaves[1])
+    ):
         raise ShapeError(f"expected target dtype to be Long or Byte, but got {torch_names[FLOAT]}")
     if name == "gather" and operands[1] != INT64:
         raise ShapeError("gather(): Expected dtype int32/int64 for index")

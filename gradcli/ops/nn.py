@@ -443,6 +443,193 @@ def _no_grad_for_class_indices(g, out, x, t, **attrs):
     )
 
 
+# ---------------------------------------------------------------- weights
+# F.nll_loss / cross_entropy's weight= (one per class), F.binary_cross_entropy's weight= and
+# F.binary_cross_entropy_with_logits's weight= and pos_weight=: records of their own, reached
+# through binding.py's weighted overload when the call gives them (the unweighted records are
+# left as they are). The weights are operands that never get a gradient (dtypes.NOT_DIFFERENTIABLE
+# refuses one that requires grad, as torch does at the call).
+
+
+def _nll_weighted_shape(
+    x: Shape, t: Shape, w: Shape, ignore_index: int = -100, reduction: str = "mean"
+) -> Shape:
+    shape = _nll_shape(x, t, ignore_index, reduction)
+    classes = x[-1]
+    if len(w) != 1 or w[0] != classes:
+        raise ShapeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes but got "
+            f"weight tensor of shape: [{', '.join(map(str, w))}]"
+        )
+    return shape
+
+
+def _nll_weights(x: Any, t: Any, w: Any, ignore_index: int):
+    rows, classes, keep = _nll_rows(x, t, ignore_index)
+    weights = np.asarray(w).reshape(-1)[classes].astype(rows.dtype, copy=False)
+    return rows, classes, keep, weights
+
+
+def _nll_weighted(x, t, w, ignore_index=-100, reduction="mean"):
+    """NLLLoss.cpp with a weight: -input[b, t] * w[t] per counted row; 'mean' divides the sum by
+    the sum of the counted rows' weights, both summed in nll_loss's own cascade."""
+    rows, classes, keep, weights = _nll_weights(x, t, w, ignore_index)
+    picked = rows[np.arange(rows.shape[0]), classes] * weights
+    if reduction == "none":
+        losses = np.where(keep, -picked, 0.0).astype(rows.dtype, copy=False)
+        return losses if np.ndim(x) == 2 else losses.reshape(())
+    total = nll_total(picked, keep)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):  # no weight counted: 0/0 = nan, as torch
+        return total / nll_total(-weights, keep)
+
+
+def _nll_weighted_backward(g, x, t, w, ignore_index=-100, reduction="mean"):
+    """nll_loss_backward with a weight: w[t] * -grad (grad / total_weight for 'mean') at each
+    counted row's class, -w[t] * grad[b] for 'none'; +0.0 elsewhere."""
+    rows, classes, keep, weights = _nll_weights(x, t, w, ignore_index)
+    g = np.asarray(g)
+    if reduction == "none":
+        scale = -weights * np.reshape(g, -1)
+    else:
+        if reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g = g / nll_total(-weights, keep)
+        scale = weights * -g
+    grad = np.zeros(rows.shape, dtype=np.result_type(g, rows))
+    counted = np.flatnonzero(keep)
+    grad.reshape(-1)[counted * rows.shape[1] + classes[counted]] = np.broadcast_to(scale, keep.shape)[counted]
+    return grad.reshape(np.shape(x))
+
+
+def _class_weight_sum(w, t, ignore_index=-100):
+    """cross_entropy's label-smoothing divisor: weight.gather(0, target[target != ignore_index]).sum()."""
+    indices = _class_indices(t, np.size(w), ignore_index)
+    return torch_sum(np.asarray(w).reshape(-1)[indices[indices != ignore_index]])
+
+
+def _no_grad_for_weight(g, out, *operands, **attrs):
+    raise GradcliError("a loss's weight gets no gradient in torch (pass it with --const)")
+
+
+def _unbroadcastable(weight: Shape, target: Shape) -> str | None:
+    """F.binary_cross_entropy's weight.expand(broadcast(target, weight)): torch's words for a weight
+    dim that is neither 1 nor the target's (the target padded with leading ones)."""
+    ndim = max(len(weight), len(target))
+    padded = (1,) * (ndim - len(target)) + tuple(target)
+    for back in range(1, len(weight) + 1):
+        a, b = weight[-back], padded[-back]
+        if a != 1 and b != 1 and a != b:
+            return (
+                f"Attempting to broadcast a dimension of length {a} at -{back}! Mismatching argument at "
+                f"index 1 had {_torch_size(weight)}; but expected shape should be broadcastable to "
+                f"[{', '.join(map(str, padded))}]"
+            )
+    return None
+
+
+def _in_place_into(x: Shape, other: Shape, shape: Shape) -> None:
+    """`loss.mul_(weight)`: the in-place product keeps loss's shape, or torch's error."""
+    if tuple(shape) != tuple(x):
+        raise ShapeError(
+            f"output with shape [{', '.join(map(str, x))}] doesn't match the broadcast shape "
+            f"[{', '.join(map(str, shape))}]"
+        )
+
+
+def _bce_weighted_shape(a: Shape, b: Shape, w: Shape, reduction: str = "mean") -> Shape:
+    result = _same_size(
+        lambda a, b: (
+            f"Using a target size ({_torch_size(b)}) that is different to the input size "
+            f"({_torch_size(a)}) is deprecated. Please ensure they have the same size."
+        )
+    )(a, b, reduction)
+    refusal = _unbroadcastable(tuple(w), tuple(b))
+    if refusal:
+        raise ShapeError(refusal)
+    _in_place_into(a, w, broadcast_shapes(tuple(b), tuple(w)))
+    return result
+
+
+def _bce_weighted(a, b, w, reduction="mean"):
+    """binary_cross_entropy's CPU loop, then `loss.mul_(weight)`, then the reduction."""
+    _check_unit_interval(a, "input")
+    _check_unit_interval(b, "target")
+    loss = (b - 1) * np.maximum(np.log1p(-a), -100.0) - b * np.maximum(np.log(a), -100.0)
+    return _reduce(loss * w, reduction)
+
+
+def _bce_weighted_backward(g, a, b, w, reduction="mean"):
+    """binary_cross_entropy_backward with a weight: grad * (x - t) / max((1 - x) x, eps) * weight (/ numel)."""
+    grad = g * (a - b) / np.maximum((1 - a) * a, _BCE_EPSILON) * w
+    return grad / np.size(a) if reduction == "mean" else grad
+
+
+def _bce_weighted_grad_target(g, out, a, b, w, reduction="mean"):
+    # binary_cross_entropy_target_backward: logit(input).neg_() * grad * weight (/ numel)
+    grad = -call("logit", a) * g * w
+    return grad / np.size(a) if reduction == "mean" else grad
+
+
+def _bce_logits_weighted_shape(
+    a: Shape,
+    b: Shape,
+    w: Shape,
+    pw: Shape,
+    reduction: str = "mean",
+    weighted: bool = True,
+    pos_weighted: bool = False,
+) -> Shape:
+    if tuple(a) != tuple(b):
+        raise ShapeError(f"Target size ({_torch_size(b)}) must be the same as input size ({_torch_size(a)})")
+    if pos_weighted:  # (pos_weight - 1).mul(target), then log_sigmoid(x).mul_(that)
+        _in_place_into(a, pw, broadcast_shapes(tuple(pw), tuple(b)))
+    if weighted:  # loss.mul_(weight)
+        _in_place_into(a, w, broadcast_shapes(tuple(a), tuple(w)))
+    return tuple(a) if reduction == "none" else ()
+
+
+def _log_sigmoid(a):
+    return np.minimum(a, 0.0) - np.log1p(np.exp(-np.abs(a)))
+
+
+def _bce_logits_weighted(a, b, w, pw, reduction="mean", weighted=True, pos_weighted=False):
+    """Loss.cpp: log_sigmoid(x) times (pos_weight - 1) * t + 1 when pos_weight is given, then
+    (1 - t) * x - that, times weight when given, then the reduction."""
+    log_sigmoid = _log_sigmoid(a)
+    if pos_weighted:
+        log_sigmoid = log_sigmoid * ((pw - 1) * b + 1)
+    loss = (1 - b) * a - log_sigmoid
+    return _reduce(loss * w if weighted else loss, reduction)
+
+
+def _bce_logits_weighted_grad_input(g, out, a, b, w, pw, reduction="mean", weighted=True, pos_weighted=False):
+    """binary_cross_entropy_with_logits_backward: with pos_weight, t' = pos_weight * t and
+    ((t' + 1 - t) * sigmoid(x) - t'); else sigmoid(x) - t; times grad, weight, / numel."""
+    if pos_weighted:
+        scaled = pw * b
+        grad = (scaled + 1 - b) * call("sigmoid", a) - scaled
+    else:
+        grad = call("sigmoid", a) - b
+    grad = grad * g
+    if weighted:
+        grad = grad * w
+    return grad / np.size(a) if reduction == "mean" else grad
+
+
+def _bce_logits_weighted_grad_target(
+    g, out, a, b, w, pw, reduction="mean", weighted=True, pos_weighted=False
+):
+    """binary_cross_entropy_with_logits_target_backward: log_sigmoid(-x) - log_sigmoid(x) * pos_weight
+    with pos_weight, else -x; times grad, weight, / numel."""
+    grad = call("logsigmoid", -a) - call("logsigmoid", a) * pw if pos_weighted else -a
+    grad = grad * g
+    if weighted:
+        grad = grad * w
+    return grad / np.size(a) if reduction == "mean" else grad
+
+
 # ---------------------------------------------------------------- records
 
 
@@ -849,41 +1036,60 @@ def _cross_entropy(
     apply,
     x,
     y,
+    w=None,
     ignore_index=-100,
     reduction="mean",
     label_smoothing=0.0,
-    shapes=((), ()),
-    dtypes=(None, None),
+    shapes=((), (), None),
+    dtypes=(None, None, None),
     strides=(),
 ):
     """torch's cross_entropy_loss (LossNLL.cpp): a target of the input's shape holds class
-    probabilities, any other class indices; label smoothing adds a uniform term. Each
-    branch records what the C++ code records, its Scalar arithmetic included."""
-    x_shape, y_shape = shapes
+    probabilities, any other class indices; label smoothing adds a uniform term; a weight
+    (one per class, a constant) goes to nll_loss and scales the smoothing term. Each branch
+    records what the C++ code records, its Scalar arithmetic included."""
+    x_shape, y_shape = shapes[0], shapes[1]
     class_dim = 0 if len(x_shape) == 1 else 1
     if tuple(x_shape) == tuple(y_shape) and x_shape:
         if dtypes[1] in ("int64", "bool"):
             kind = {"int64": "Long", "bool": "Bool"}[dtypes[1]]
             raise ShapeError(f"Expected floating point type for target with class probabilities, got {kind}")
         return _cross_entropy_probabilities(
-            apply, x, y, class_dim, x_shape, ignore_index, reduction, label_smoothing
-        )
+            apply, x, y, w, class_dim, x_shape, shapes[2] if len(shapes) > 2 else None, ignore_index, reduction,
+            label_smoothing,
+        )  # fmt: skip
     log_probs = apply("log_softmax", x, dim=class_dim)
-    nll = apply("nll_loss", log_probs, y, ignore_index=ignore_index, reduction=reduction)
+    if w is None:
+        nll = apply("nll_loss", log_probs, y, ignore_index=ignore_index, reduction=reduction)
+    else:
+        nll = apply("nll_loss_weighted", log_probs, y, w, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0.0:
         return nll
     _check_smoothing(label_smoothing)
     # cross_entropy_loss_label_smoothing: (1 - ls) * nll + the uniform part (0 on ignored rows)
     # * ls / classes; nodes are made in the order grad_fn.next_functions visits them.
     scaled = apply("mul_scalar", nll, other=1.0 - label_smoothing)
-    smooth = apply("neg", apply("sum", log_probs, dim=class_dim))
+    if w is None:
+        smooth = apply("neg", apply("sum", log_probs, dim=class_dim))
+    else:  # -(input * weight.view(1, C, 1, ...)).sum(class_dim)
+        weighted = apply("mul", log_probs, apply("view", w, size=_class_view(x_shape, class_dim)))
+        smooth = apply("neg", apply("sum", weighted, dim=class_dim))
     smooth = apply("masked_fill", smooth, apply("eq", y, float(ignore_index)), value=0.0)
     if reduction == "mean":
-        smooth = apply("div", apply("sum", smooth), apply("sum", apply("ne", y, float(ignore_index))))
+        if w is None:
+            counted = apply("sum", apply("ne", y, float(ignore_index)))
+        else:  # normalised by the counted targets' weights, as nll_loss is
+            counted = apply("_class_weight_sum", w, y, ignore_index=ignore_index)
+        smooth = apply("div", apply("sum", smooth), counted)
     elif reduction == "sum":
         smooth = apply("sum", smooth)
     classes = x_shape[class_dim]
     return apply("add", scaled, apply("mul_scalar", smooth, other=label_smoothing / classes))
+
+
+def _class_view(x_shape: Shape, class_dim: int) -> tuple[int, ...]:
+    """The weight viewed to broadcast along the class dim: (1, C, 1, ...)."""
+    return tuple(n if d == class_dim else 1 for d, n in enumerate(x_shape))
 
 
 def _check_smoothing(label_smoothing: float) -> None:
@@ -891,11 +1097,18 @@ def _check_smoothing(label_smoothing: float) -> None:
         raise ShapeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
 
 
-def _cross_entropy_probabilities(apply, x, y, class_dim, shape, ignore_index, reduction, label_smoothing):
-    """cross_entropy_loss_prob_target: -(log_softmax(x) * target) summed, over the rows for 'mean'."""
+def _cross_entropy_probabilities(
+    apply, x, y, w, class_dim, shape, w_shape, ignore_index, reduction, label_smoothing
+):
+    """cross_entropy_loss_prob_target: -(log_softmax(x) * target [* weight]) summed, over the rows for 'mean'."""
     if ignore_index != -100:
         raise ShapeError("ignore_index is not supported for floating point target")
     classes = shape[class_dim]
+    if w is not None and (w_shape is None or len(w_shape) != 1 or w_shape[0] != classes):
+        raise ShapeError(
+            f"cross_entropy: weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: [{', '.join(map(str, w_shape or ()))}]"
+        )
     log_probs = apply("log_softmax", x, dim=class_dim)
     target = y
     if label_smoothing > 0.0:
@@ -904,6 +1117,8 @@ def _cross_entropy_probabilities(apply, x, y, class_dim, shape, ignore_index, re
             "add_scalar", apply("mul_scalar", y, other=1.0 - label_smoothing), other=label_smoothing / classes
         )
     product = apply("mul", log_probs, target)
+    if w is not None:
+        product = apply("mul", product, apply("view", w, size=_class_view(shape, class_dim)))
     if reduction == "none":
         return apply("neg", apply("sum", product, dim=class_dim))
     loss = apply("neg", apply("sum", product))
@@ -944,7 +1159,8 @@ COMPOSITES: tuple[Composite, ...] = (
     ),
     Composite(
         "cross_entropy",
-        arity=2,
+        arity=3,
+        optional=1,
         params=(IGNORE_INDEX, REDUCTION, Param("label_smoothing", 0.0, "number", keyword_only=True)),
         build=_cross_entropy,
         torch="torch.nn.functional.cross_entropy",
@@ -952,7 +1168,8 @@ COMPOSITES: tuple[Composite, ...] = (
             "class indices: nll_loss(log_softmax(x, 1), y), LogSoftmaxBackward0 -> NllLossBackward0; "
             "probabilities (y shaped as x): -(log_softmax(x, 1) * y).sum() / rows, "
             "MulBackward0 -> SumBackward0 -> NegBackward0 -> DivBackward1; label_smoothing adds "
-            "the uniform term as torch does"
+            "the uniform term as torch does; weight= (per class) goes to nll_loss (NllLossBackward0) "
+            "or multiplies the probabilities' product"
         ),
         shaped=True,
     ),
@@ -973,4 +1190,178 @@ COMPOSITES: tuple[Composite, ...] = (
 
 # torch's argument names, so a program may write F.linear(x, W, bias=b) (an optional trailing
 # operand may be left out, as the composite's `optional` says)
-SIGNATURES: dict[str, tuple[str, ...]] = {"linear": ("input", "weight", "bias")}
+SIGNATURES: dict[str, tuple[str, ...]] = {
+    "linear": ("input", "weight", "bias"),
+    "cross_entropy": ("input", "target", "weight"),
+    # the weighted records: reached from F.nll_loss(x, y, weight=w) ... by binding.py's overload
+    "nll_loss_weighted": ("input", "target", "weight"),
+    "binary_cross_entropy_weighted": ("input", "target", "weight"),
+    "binary_cross_entropy_with_logits_weighted": ("input", "target", "weight", "pos_weight"),
+}
+# The calls whose weight= (and pos_weight=) make them another record: name -> (the weighted
+# record, the tensor arguments it takes after input and target, in torch's order).
+WEIGHTED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "nll_loss": ("nll_loss_weighted", ("weight",)),
+    "binary_cross_entropy": ("binary_cross_entropy_weighted", ("weight",)),
+    "binary_cross_entropy_with_logits": (
+        "binary_cross_entropy_with_logits_weighted",
+        ("weight", "pos_weight"),
+    ),
+}
+
+
+# ---------------------------------------------------------------- weighted losses' records
+
+_WEIGHT_FLAGS = (Param("weighted", True, "bool"), Param("pos_weighted", False, "bool"))
+
+
+def _weighted_loss(name: str, call_name: str, operands: str, **extra: Any) -> Op:
+    """A weighted loss: internal (reached through F.<call_name>(..., weight=w)), opaque symbolic form."""
+    count = len(extra["vjp"])
+    return Op(
+        name,
+        f"(internal) F.{call_name}({operands})",
+        sympy=lambda sp, *forms, shapes=(), **attrs: _fn(sp, call_name)(*forms),
+        torch=f"torch.nn.functional.{call_name}",
+        elementwise=False,
+        function=False,
+        method=False,
+        sym_vjp=tuple(_sym_backward(call_name, min(i, 1)) for i in range(count)),
+        **extra,
+    )
+
+
+INTERNAL: tuple[Op, ...] = (
+    _weighted_loss(
+        "nll_loss_weighted",
+        "nll_loss",
+        "x, y, weight=w",
+        forward=_nll_weighted,
+        vjp=(
+            lambda g, out, x, t, w, ignore_index=-100, reduction="mean": call(
+                "nll_loss_weighted_backward", g, x, t, w, ignore_index=ignore_index, reduction=reduction
+            ),
+            _no_grad_for_class_indices,
+            _no_grad_for_weight,
+        ),
+        grad_fn="NllLossBackward0",
+        derivative="-g * w[y] at each row's target class (/ the counted rows' weights for 'mean')",
+        params=(IGNORE_INDEX, REDUCTION),
+        infer_shape=_nll_weighted_shape,
+        step=(
+            lambda shapes, attrs: (
+                "-{g} * {2}[{1}] * one_hot({1})"
+                + (" / sum({2}[{1}])" if attrs.get("reduction", "mean") == "mean" else "")
+            ),
+            "no gradient: class indices",
+            "no gradient: the weight",
+        ),
+    ),
+    _weighted_loss(
+        "binary_cross_entropy_weighted",
+        "binary_cross_entropy",
+        "p, y, weight=w",
+        forward=_bce_weighted,
+        vjp=(
+            lambda g, out, a, b, w, reduction="mean": call(
+                "binary_cross_entropy_weighted_backward", g, a, b, w, reduction=reduction
+            ),
+            _bce_weighted_grad_target,
+            _no_grad_for_weight,
+        ),
+        grad_fn="BinaryCrossEntropyBackward0",
+        derivative="w * g * (p - y) / max(p * (1 - p), 1e-12) for p; -w * g * logit(p) for y (/ numel)",
+        params=(REDUCTION,),
+        infer_shape=_bce_weighted_shape,
+        domain="0 <= input <= 1 and 0 <= target <= 1 (logs clamped at -100)",
+        step=(
+            lambda shapes, attrs: "{g} * {2} * ({0} - {1}) / ({0}*(1 - {0}))" + _mean_text(shapes, attrs),
+            lambda shapes, attrs: "-{g} * {2} * log({0}/(1 - {0}))" + _mean_text(shapes, attrs),
+            "no gradient: the weight",
+        ),
+    ),
+    _weighted_loss(
+        "binary_cross_entropy_with_logits_weighted",
+        "binary_cross_entropy_with_logits",
+        "x, y, weight=w, pos_weight=pw",
+        forward=_bce_logits_weighted,
+        vjp=(
+            _bce_logits_weighted_grad_input,
+            _bce_logits_weighted_grad_target,
+            _no_grad_for_weight,
+            _no_grad_for_weight,
+        ),
+        grad_fn="BinaryCrossEntropyWithLogitsBackward0",
+        derivative=(
+            "g * w * ((pw * y + 1 - y) * sigmoid(x) - pw * y) for x; "
+            "g * w * (log_sigmoid(-x) - pw * log_sigmoid(x)) for y (/ numel)"
+        ),
+        params=(REDUCTION, *_WEIGHT_FLAGS),
+        infer_shape=_bce_logits_weighted_shape,
+        step=(
+            lambda shapes, attrs: (
+                "{g} * {2} * (({3}*{1} + 1 - {1}) * sigmoid({0}) - {3}*{1})" + _mean_text(shapes, attrs)
+            ),
+            lambda shapes, attrs: (
+                "{g} * {2} * (log_sigmoid(-{0}) - {3} * log_sigmoid({0}))" + _mean_text(shapes, attrs)
+            ),
+            "no gradient: the weight",
+            "no gradient: pos_weight",
+        ),
+    ),
+    Op(
+        "_class_weight_sum",
+        "(internal) weight.gather(0, y[y != ignore_index]).sum()",
+        forward=_class_weight_sum,
+        vjp=(_no_grad_for_weight, _no_grad_for_class_indices),
+        sympy=lambda sp, w, t, shapes=(), **attrs: _fn(sp, "class_weight_sum")(w, t),
+        grad_fn="NotImplemented",
+        torch="torch.gather",
+        derivative="none: the weights of the counted targets, summed",
+        elementwise=False,
+        function=False,
+        method=False,
+        differentiable=False,
+        params=(IGNORE_INDEX,),
+        infer_shape=lambda w, t, ignore_index=-100: (),
+    ),
+)
+
+KERNELS = KERNELS + (
+    kernel(
+        "nll_loss_weighted_backward",
+        _nll_weighted_backward,
+        (
+            lambda gg, _, g, x, t, w, ignore_index=-100, reduction="mean": call(
+                "nll_loss_weighted", gg, t, w, ignore_index=ignore_index, reduction=reduction
+            ),
+            _zeros_of(1),
+            _zeros_of(2),
+            _zeros_of(3),
+        ),
+        "NllLossBackwardBackward0",
+        "-g * w at each row's class",
+        elementwise=False,
+        infer_shape=_shape_of(1),
+    ),
+    kernel(
+        "binary_cross_entropy_weighted_backward",
+        _bce_weighted_backward,
+        (
+            lambda gg, _, g, a, b, w, reduction="mean": (
+                _bce_double_backward_grad_output(gg, g, a, b, reduction) * w
+            ),
+            lambda gg, _, g, a, b, w, reduction="mean": (
+                _bce_double_backward_input(gg, g, a, b, reduction) * w
+            ),
+            lambda gg, _, g, a, b, w, reduction="mean": (
+                _bce_double_backward_target(gg, g, a, b, reduction) * w
+            ),
+            _zeros_of(3),
+        ),
+        "BinaryCrossEntropyBackwardBackward0",
+        "w * g * (p - y) / max(p * (1 - p), 1e-12) (/ numel)",
+        elementwise=False,
+        infer_shape=lambda go, a, b, w, **attrs: tuple(a),
+    ),
+)

@@ -17,6 +17,7 @@ from .. import limits
 from ..errors import IndexOutOfRange
 from ..ops import MODULES, REWRITES
 from ..ops.constructors import arange_values, linspace_values
+from ..ops.dtypes import NOT_DIFFERENTIABLE
 from ..ops.indexing import check_subscript, index_place
 from ..parse import returns_pair
 from ..program import Apply, Num
@@ -163,10 +164,12 @@ _TENSOR_ARGUMENTS: dict[str, tuple[str | None, ...]] = {
     "masked_select": ("input", "mask"),
     "gather": ("input", None, "index"),
     "cosine_similarity": ("x1", "x2"),
-    "cross_entropy": ("input", "target"),
-    "nll_loss": ("input", "target"),
-    "binary_cross_entropy_with_logits": ("input", "target"),
+    "cross_entropy": ("input", "target", "weight"),
+    "nll_loss": ("input", "target", "weight"),
+    "binary_cross_entropy": ("input", "target", "weight"),
+    "binary_cross_entropy_with_logits": ("input", "target", "weight", None, None, None, "pos_weight"),
     "layer_norm": ("input", None, "weight", "bias"),
+    "batch_norm": ("input", "running_mean", "running_var", "weight", "bias"),
     "linear": ("input",),
 }
 
@@ -827,6 +830,13 @@ class TorchNamespace:
                     f"{self.type_name(operands[0]) if operands else 'nothing'}",
                     "TypeError",
                 )
+            for position, function, argument in NOT_DIFFERENTIABLE.get(expr.op, ()):
+                weight = operands[position] if position < len(operands) else None
+                if isinstance(weight, Tensor) and weight.requires_grad and self.grad_enabled:
+                    raise ScriptRuntimeError(  # a loss's weight: torch refuses it at the call
+                        f"The function '{function}' is not differentiable with respect to argument "
+                        f"'{argument}'. This input cannot have requires_grad True."
+                    )
             try:
                 if expr.subscript is not None and isinstance(operands[0], Tensor):
                     check_subscript(expr.subscript, operands[0].shape)
@@ -898,4 +908,27 @@ class TorchNamespace:
             return Picked(parts, name)
         operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1)
         values = [_bound(mapping, o) for o in operands]
-        return self.evaluate(build(*values))
+        result = self.evaluate(build(*values))
+        if name == "batch_norm" and receiver is None:
+            self.update_running_stats(args, kwargs)
+        return result
+
+    def update_running_stats(self, args: list, kwargs: dict) -> None:
+        """F.batch_norm(x, running_mean, running_var, training=True) writes the batch's stats into
+        the caller's buffers in place, as torch does (the op itself takes them as constants)."""
+        from ..ops.batch_norm import update_running_stats
+
+        names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
+        given = dict(zip(names, args)) | kwargs
+        x, rm, rv = given.get("input"), given.get("running_mean"), given.get("running_var")
+        if not given.get("training") or not isinstance(x, Tensor):
+            return
+        buffers = [t if isinstance(t, Tensor) else None for t in (rm, rv)]
+        if not any(buffers):
+            return
+        new = update_running_stats(
+            x.value, *(None if t is None else t.value for t in buffers), float(given.get("momentum", 0.1))
+        )
+        for buffer, values in zip(buffers, new, strict=True):
+            if buffer is not None:
+                buffer.assign(values)
