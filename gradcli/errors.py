@@ -63,6 +63,10 @@ class IndexOutOfRange(ShapeError):
     `except IndexError` catches it)."""
 
 
+class ArgumentValueError(ShapeError):
+    """A check torch.nn.functional makes in Python before ATen runs: torch raises ValueError."""
+
+
 class AutogradError(GradcliError):
     """backward() would fail in PyTorch; the message carries PyTorch's words."""
 

@@ -378,6 +378,10 @@ class Net(nn.Module):
         self.register_parameter('l', None)
 Net()
 """,
+    "x.__class__ is type(x)": """
+layer = nn.Linear(2, 2)
+print(layer.__class__.__name__, layer.__class__ is nn.Linear, torch.ones(1).__class__, {}.__class__, (1).__class__.__name__)
+""",
     "a module that holds itself": """
 class Net(nn.Module):
     def __init__(self):

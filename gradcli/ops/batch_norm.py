@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GradcliError, ShapeError
+from ..errors import ArgumentValueError, GradcliError, ShapeError
 from .core import Composite, Op, Param, Shape, _fn
 
 _TRAINING = Param("training", False, "bool")
@@ -45,7 +45,7 @@ def _tensor(v: Any) -> bool:
 def _shape(x: Shape, w: Shape, b: Shape, rm: Shape, rv: Shape, training=False, momentum=0.1, eps=1e-5) -> Shape:
     channels = x[1] if len(x) > 1 else 0
     if training and x and x[0] * math.prod(x[2:]) == 1:  # F.batch_norm's own check, in Python
-        raise ShapeError(f"Expected more than 1 value per channel when training, got input size {_torch_size(x)}")
+        raise ArgumentValueError(f"Expected more than 1 value per channel when training, got input size {_torch_size(x)}")
     if not training and not rm:
         raise ShapeError("running_mean must be defined in evaluation mode")
     for name, given in (("running_mean", rm), ("running_var", rv), ("weight", w), ("bias", b)):

@@ -303,6 +303,7 @@ INTERNAL: tuple[Op, ...] = (
         method=False,
         params=(Param("stride", 1, "ints"), Param("padding", 0, "ints"), _DILATION, _GROUPS),
         infer_shape=_shape,
+        work=lambda shapes, shape, attrs: math.prod(shape) * math.prod(shapes[1][1:]),
         sym_vjp=tuple(_sym_backward(k) for k in range(3)),
         step=("conv_transpose({g}, {1})", "correlate({0}, {g})", "{g}.sum((0, 2, ...))"),
         written=_written,

@@ -137,6 +137,9 @@ class Op:
     # A size (x.shape[0], len(x)): a Python int in torch, folded from the operand's shape
     # when the graph is built, never a node. (shape, attrs) -> int.
     size_of: Callable[[Shape, dict], int] | None = None
+    # Multiply-adds (or window steps) when they outnumber the op's largest tensor, for a
+    # script's MAX_SCRIPT_WORK: (operand shapes, result shape, attrs) -> int.
+    work: Callable[[list[Shape], Shape, dict], int] | None = None
     # A constructor (torch.tensor, torch.arange): no operands; torch's dtype of the new
     # tensor from its arguments (attrs) -> "float", "int64" or "bool".
     new_dtype: Callable[[dict], str] | None = None

@@ -307,6 +307,12 @@ def _pool_text(name: str, keys: tuple[tuple[str, object], ...]):
     return written
 
 
+def _window_steps(shapes: list[Shape], shape: Shape, attrs: dict) -> int:
+    """A pool's work: each result element visits its window."""
+    kernel = attrs.get("kernel_size") or 1
+    return math.prod(shape) * math.prod(kernel if isinstance(kernel, (tuple, list)) else (kernel, kernel))
+
+
 _MAX_PARAMS = (_KERNEL, _STRIDE, _PADDING, _DILATION, _CEIL)
 _AVG_PARAMS = (_KERNEL, _STRIDE, _PADDING, _CEIL, _INCLUDE_PAD, _DIVISOR)
 
@@ -325,6 +331,7 @@ INTERNAL: tuple[Op, ...] = (
         method=False,
         params=_MAX_PARAMS,
         infer_shape=_max_shape,
+        work=_window_steps,
         sym_vjp=(lambda sp, g, x, shapes=(), **attrs: _fn(sp, "max_pool2d_backward")(g, x),),
         step=("max_pool2d_backward({g}, {0})",),
         written=_pool_text(
@@ -345,6 +352,7 @@ INTERNAL: tuple[Op, ...] = (
         method=False,
         params=_AVG_PARAMS,
         infer_shape=_avg_shape,
+        work=_window_steps,
         sym_vjp=(lambda sp, g, x, shapes=(), **attrs: _fn(sp, "avg_pool2d_backward")(g, x),),
         step=("avg_pool2d_backward({g}, {0})",),
         written=_pool_text(

@@ -229,7 +229,15 @@ class Builtins:
 
     # -- attributes ---------------------------------------------------------------
 
+    def type_of(self, value: Any) -> Any:
+        """type(value), also read as value.__class__ (d2l's `layer.__class__.__name__`)."""
+        if isinstance(value, Instance) and not isinstance(value, Context):
+            return value.cls  # a class of the script or of torch.nn: `type(m) == nn.Linear` holds
+        return TypeOf(self.class_name(value))
+
     def attribute(self, owner: Any, name: str, node: ast.AST) -> Any:
+        if name == "__class__":
+            return self.type_of(owner)
         if name == "__name__":  # a class's or a function's name, nothing else
             if isinstance(owner, ClassValue):
                 return owner.name
@@ -380,9 +388,7 @@ class Builtins:
         if name == "type":
             if len(args) != 1:
                 raise ScriptError(f"{source_position(node)}: type() takes one value here")
-            if isinstance(args[0], Instance) and not isinstance(args[0], Context):
-                return args[0].cls  # a class of the script or of torch.nn: `type(m) == nn.Linear` holds
-            return TypeOf(self.class_name(args[0]))
+            return self.type_of(args[0])
         if name in ("min", "max") and (
             any(isinstance(a, Tensor) for a in args)
             or (

@@ -276,6 +276,8 @@ _ACTIVATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Softmax": ("softmax", ("dim",)),
     "LogSoftmax": ("log_softmax", ("dim",)),
 }
+# the F.* function a pooling module's forward calls
+_FUNCTION_OF = {"MaxPool1d": "max_pool1d", "MaxPool2d": "max_pool2d", "AvgPool1d": "avg_pool1d", "AvgPool2d": "avg_pool2d"}
 INIT_FUNCTIONS = frozenset(
     {
         "normal_",
@@ -648,11 +650,11 @@ class NNModules:
                 raise ScriptError(f"line {self.line}: {kind}(return_indices=True) is not supported by gradcli run")
             arguments = [config[k] for k in ("kernel_size", "stride", "padding", "dilation")]
             options = {"ceil_mode": config["ceil_mode"]} if config["ceil_mode"] else {}
-            return self.registry(f, kind.lower(), None, [x, *arguments], options, node)
+            return self.registry(f, _FUNCTION_OF[kind], None, [x, *arguments], options, node)
         if kind in ("AvgPool1d", "AvgPool2d"):
             keys = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
             arguments = [config[k] for k in keys if k in config]
-            return self.registry(f, kind.lower(), None, [x, *arguments], {}, node)
+            return self.registry(f, _FUNCTION_OF[kind], None, [x, *arguments], {}, node)
         if kind in ("BatchNorm1d", "BatchNorm2d"):
             return self.batch_norm_forward(module, x, node)
         if kind in _LOSS_CALLS:
@@ -660,10 +662,6 @@ class NNModules:
             options = {}
             for key in passed:
                 value = module.buffers.get(key) if key in ("weight", "pos_weight") else config.get(key)
-                if key in ("weight", "pos_weight") and value is not None:
-                    raise ScriptRuntimeError(
-                        f"{kind}({key}=...) is not supported by gradcli run yet", "NotImplementedError"
-                    )
                 if value is not None and value != _DEFAULTS[key] if not isinstance(value, Tensor) else True:
                     options[key] = value
             return self.registry(f, name, None, [x, *rest], options, node)

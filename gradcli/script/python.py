@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import limits
-from ..errors import AutogradError, IndexOutOfRange, ParseError, ShapeError
+from ..errors import ArgumentValueError, AutogradError, IndexOutOfRange, ParseError, ShapeError
 from ..ops import BINARY, BITWISE, COMPARISONS
 from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
@@ -124,7 +124,9 @@ def _invalid_arguments(func: Any, args: list, kwargs: dict, type_name: Any) -> s
 
 def torch_kind(exc: Exception) -> str:
     """The Python exception torch raises for an engine error: IndexError for an index or a
-    class target out of range, RuntimeError for the rest."""
+    class target out of range, ValueError for F.*'s own Python checks, RuntimeError for the rest."""
+    if isinstance(exc, ArgumentValueError):
+        return "ValueError"
     return "IndexError" if isinstance(exc, IndexOutOfRange) else "RuntimeError"
 
 

@@ -104,7 +104,9 @@ BACKWARD_WORK = 300_000  # a backward call's own cost: laying out the graph, che
 _PYTHON_ORDERED = {"topk": 2_000, "sort": 2_000, "argsort": 2_000, "msort": 2_000}
 
 
-def check_op_size(name: str, shapes: list[tuple[int, ...]], shape: tuple[int, ...]) -> None:
+def check_op_size(
+    name: str, shapes: list[tuple[int, ...]], shape: tuple[int, ...], attrs: dict | None = None
+) -> None:
     """An op's result against MAX_ELEMENTS, and its work against MAX_SCRIPT_WORK, from shapes;
     a big result is also weighed against MAX_SCRIPT_BYTES before it is made."""
     size = math.prod(shape)
@@ -114,6 +116,9 @@ def check_op_size(name: str, shapes: list[tuple[int, ...]], shape: tuple[int, ..
     work = largest * _PYTHON_ORDERED.get(name, 1)
     if name in _CONTRACTING and shapes and shapes[0]:
         work = max(work, size * shapes[0][-1] // _MULTIPLY_ADDS_PER_OP)
+    counted = REGISTRY[name].work if name in REGISTRY else None
+    if counted is not None:  # convolutions and pools: their multiply-adds or window steps
+        work = max(work, counted(shapes, shape, attrs or {}) // _MULTIPLY_ADDS_PER_OP)
     spend(work - size + OP_WORK)  # making the result counts itself (Tensor.__init__)
     if size >= _WATCHED_SIZE:
         MEMORY_CHECK[0](size * 8)
@@ -499,7 +504,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         )
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
-    check_op_size(name, shapes, tuple(shape))
+    check_op_size(name, shapes, tuple(shape), attrs)
     layout = None  # a reshape's operand's strides: viewing one not contiguous is ReshapeAliasBackward0
     if op.viewing == "reshape" and isinstance(operands[0], Tensor):
         layout = element_strides(operands[0])

@@ -120,11 +120,12 @@ _WHAT = {
 
 
 # The protocol methods a script's class may define, and the dunder attributes a script may read:
-# `type(e).__name__`, `super().__init__(...)` (nothing that reaches an object's internals).
+# `type(e).__name__`, `x.__class__.__name__`, `super().__init__(...)` (nothing that reaches an
+# object's internals: `__class__` is type(x), whose own dunders stay refused).
 PROTOCOL_METHODS = frozenset(
     {"__init__", "__call__", "__len__", "__getitem__", "__iter__", "__repr__", "__str__"}
 )
-_READABLE_DUNDERS = frozenset({"__name__", "__init__"})
+_READABLE_DUNDERS = frozenset({"__name__", "__init__", "__class__"})
 _CLASS_BODY = (ast.FunctionDef, ast.Assign, ast.Pass, ast.Expr)
 
 

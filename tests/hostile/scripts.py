@@ -30,7 +30,7 @@ INJECTION = [
     script("run-import-torch-utils", "import torch.utils\n", "'torch.utils'"),
     script("run-dunder-import", f"__import__('os').system('touch {CANARY}')\n", DUNDER),
     script("run-class-walk", "print(().__class__.__bases__[0].__subclasses__())\n", DUNDER),
-    script("run-tensor-class", "import torch\nx = torch.ones(2)\nprint(x.__class__)\n", DUNDER),
+    script("run-tensor-class", "import torch\nx = torch.ones(2)\nprint(x.__class__.__mro__)\n", DUNDER),
     script("run-module-file", "import torch\nprint(torch.__file__)\n", DUNDER),
     script("run-function-self", "import math\nprint(math.sqrt.__self__)\n", DUNDER),
     script(
@@ -70,7 +70,7 @@ INJECTION = [
     script("run-lambda-varargs", "f = lambda **a: a\n", "only plain functions"),
     script("run-varargs-bomb", "def f(*a):\n    return a\nf(*range(10**9))\n", "MAX_SEQUENCE="),
     script("run-lambda-recursion", "f = lambda n: f(n + 1)\nf(0)\n", "MAX_CALL_DEPTH"),
-    script("run-lambda-dunder", "f = lambda: ().__class__\nf()\n", DUNDER),
+    script("run-lambda-dunder", "f = lambda: ().__class__.__base__\nf()\n", DUNDER),
     # classes: one base, no metaclass or decorators, protocol methods only, caps on both
     script("run-class-metaclass", "class A(metaclass=type):\n    pass\n", "no decorators or keywords"),
     script("run-class-two-bases", "class A:\n    pass\nclass B(A, A):\n    pass\n", "one base class"),
@@ -111,15 +111,15 @@ INJECTION = [
     script("run-walrus", "print(y := 1)\n", "':='"),
     script("run-dict-unpack", "d = {'a': 1}\ne = {**d}\n", "dict unpacking"),
     script("run-keyword-unpack", "d = {'sep': 1}\nprint(1, **d)\n", "keyword unpacking"),
-    script("run-dict-dunder", "d = {'a': 1}\nprint(d.__class__)\n", DUNDER),
-    # __name__ is the one dunder a script may read (type(e).__name__), never write or walk from
+    script("run-dict-dunder", "d = {'a': 1}\nprint(d.__class__.__subclasses__())\n", DUNDER),
+    # __name__ and __class__ (type(x)) are the dunders a script may read, never write or walk from
     # a forbidden builtin shadowed somewhere is still unavailable where it is not shadowed
     script("run-shadowed-open", "def f(open):\n    return open\nopen('/etc/passwd')\n", "'open' is not available"),
     script("run-shadowed-eval", "eval = 1\ndef g():\n    return 2\nprint(g())\ndel eval\n", "del"),
     script("run-replace-growth", "s = 'a' * 1000000\nt = s.replace('a', 'a' * 1000)\n", "MAX_SEQUENCE"),
     script("run-center-growth", "s = 'a'.center(10 ** 12)\n", "MAX_SEQUENCE"),
     script("run-name-write", "def f():\n    return 1\nf.__name__ = 'g'\n", DUNDER),
-    script("run-name-walk", "print(type(1).__name__.__class__)\n", DUNDER),
+    script("run-name-walk", "print(type(1).__name__.__class__.__bases__)\n", DUNDER),
     script("run-name-bare", "print(__name__)\n", DUNDER),
     script("run-name-of-tensor", "import torch\nprint(torch.ones(1).__name__)\n", "AttributeError"),
     script("run-syntax", "x = = 1\n", "SyntaxError"),
@@ -158,6 +158,12 @@ RESOURCE = [
     script(
         "run-tensor-loop",
         "import torch\nx = torch.ones(10**7)\nfor i in range(100000):\n    y = x * 2\n",
+        "MAX_SCRIPT_WORK=",
+    ),
+    script(
+        "run-conv-loop",
+        "import torch\nimport torch.nn.functional as F\nx = torch.ones(1, 64, 64, 64)\nw = torch.ones(64, 64, 3, 3)\n"
+        "for i in range(100000):\n    y = F.conv2d(x, w)\n",
         "MAX_SCRIPT_WORK=",
     ),
     script(
