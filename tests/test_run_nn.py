@@ -378,6 +378,39 @@ class Net(nn.Module):
         self.register_parameter('l', None)
 Net()
 """,
+    "create_graph through custom Functions": """
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 3 * x ** 2 * g
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x * w
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return g * w, (g * x) if ctx.needs_input_grad[1] else None
+x = torch.tensor([1.0, 2.0, -0.5], requires_grad=True)
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = (Scale.apply(Cube.apply(x.sin()), w) * x).sum()
+gx, gw = torch.autograd.grad(y, (x, w), create_graph=True)
+print(gx, gw)
+print(gx.grad_fn, gx.grad_fn.next_functions)
+h, = torch.autograd.grad(gx.sum() + gw.pow(2).sum(), x)
+print(h)
+z = Cube.apply(x).sum()
+z.backward(create_graph=True)
+print(x.grad)
+x.grad.sum().backward()
+print(x.grad)
+""",
     "x.__class__ is type(x)": """
 layer = nn.Linear(2, 2)
 print(layer.__class__.__name__, layer.__class__ is nn.Linear, torch.ones(1).__class__, {}.__class__, (1).__class__.__name__)

@@ -455,13 +455,17 @@ class Classes:
         results: dict[int, tuple] = {}
         name = f"{cls.name}Backward"
 
-        def run(g: np.ndarray) -> tuple:
+        def run(g: Any) -> tuple:
             key = id(g)
             if key not in results:
                 results.clear()
-                grad = Tensor(np.asarray(g), dtype=output.dtype)
+                traced = hasattr(g, "apply_op")  # create_graph: the backward runs with grad mode on
+                adopter = runtime.ADOPTING[-1] if traced and runtime.ADOPTING else None
+                if traced and adopter is None:
+                    raise TypeError("a traced gradient outside a create_graph backward")
+                grad = adopter.tensor_of(g) if adopter is not None else Tensor(np.asarray(g), dtype=output.dtype)
                 line, before = self.line, self.grad_enabled
-                self.grad_enabled = False
+                self.grad_enabled = traced
                 try:
                     given = self.call_user(function, [ctx, grad], {}, node)
                 finally:
@@ -488,6 +492,12 @@ class Classes:
                             f"Function {name} returned an invalid gradient at index {i} - got "
                             f"{list(value.shape)} but expected shape compatible with {list(args[i].shape)}"
                         )
+                    if adopter is not None:
+                        shaped = value if value.shape == args[i].shape else self.tensor_method(
+                            value, "reshape", [tuple(args[i].shape)], {}, node
+                        )
+                        grads.append(adopter.foreign(shaped))
+                        continue
                     grads.append(value.value.reshape(args[i].shape).astype(args[i].dtype))
                 results[key] = tuple(grads)
             return results[key]

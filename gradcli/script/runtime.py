@@ -726,8 +726,12 @@ def run_backward(
             for seed, g in zip(seeds, gradients)
         ]
         values: list[Any] = [tape.traced(i) for i in range(len(laid.graph.nodes))]
-        traced_adjoints = _sweep(laid, values, started, dtype, {}, tracing=True, on_edge=on_edge)
         adopted = _Adopted(tape, laid, {t.index: g for t, g in zip(started, gradients) if g is not None})
+        ADOPTING.append(adopted)  # a custom Function's backward runs on the script's tensors
+        try:
+            traced_adjoints = _sweep(laid, values, started, dtype, {}, tracing=True, on_edge=on_edge)
+        finally:
+            ADOPTING.pop()
         adjoints: list[Any] = [adopted.tensor_of(a) for a in traced_adjoints]
         arrays = [None if t is None else t.value for t in adjoints]
     else:
@@ -865,11 +869,26 @@ class _Adopted:
         self.forward = len(laid.graph.nodes)
         self.fn_at = {index: fn for fn in laid.fns for index in (laid.fn_index[id(fn)],)}
         self.made: dict[int, Tensor] = {}
-        self.seeds = seeds  # tape index of an upstream gradient -> the script's tensor
-        for index in range(self.forward, len(tape.nodes)):
+        self.seeds = seeds  # tape index of an upstream gradient (or a foreign tensor) -> the script's tensor
+
+    def _catch_up(self) -> None:
+        """Tensors for the tape's nodes recorded since the last call, in order (each one's
+        operands are made before it)."""
+        for index in range(self.forward + len(self.made), len(self.tape.nodes)):
             self.made[index] = self._make(index)
 
+    def foreign(self, tensor: Tensor) -> Any:
+        """A script tensor (a custom backward's result, with its own graph) as a tape value:
+        a node the tape treats as given and the adoption maps back to the tensor itself."""
+        self._catch_up()
+        value = np.asarray(tensor.value, dtype=self.tape.dtype)
+        traced = self.tape.leaf(value, "custom") if tensor.requires_grad else self.tape.constant(value)
+        self.seeds[traced.index] = tensor
+        self._catch_up()
+        return traced
+
     def tensor_of(self, value: Any) -> Tensor | None:
+        self._catch_up()
         if value is None:
             return None
         if isinstance(value, TracedValue):
@@ -911,6 +930,11 @@ class _Adopted:
         operands = tuple(self._operand(o) for o in node.operands)
         fn = Fn(node.op, node.grad_fn, dict(node.attrs), operands, value)
         return _recorded(value, fn)
+
+
+# The adoption of the create_graph backward running now (innermost last): a custom Function's
+# rule turns its traced gradient into a script tensor and its results back through it.
+ADOPTING: list[_Adopted] = []
 
 
 def _recorded(value: np.ndarray, fn: Fn) -> Tensor:
