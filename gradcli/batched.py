@@ -437,7 +437,18 @@ def _nll_loss_backward(
     return Batched(out.reshape((size,) + tuple(_sample_shape(x))))
 
 
+def _roll(name: str, a: Any, shifts: Any = None, dims: Any = None) -> Batched:
+    """torch.roll per sample: along its dims past the batch axis, or each sample flattened."""
+    if dims is not None:
+        return _along({"dims": None})(name, a, shifts=shifts, dims=dims)
+    stacked = a.value
+    step = shifts if isinstance(shifts, int) else shifts[0]
+    flat = stacked.reshape(stacked.shape[0], -1)
+    return Batched(np.roll(flat, step, axis=1).reshape(stacked.shape))
+
+
 _RULES: dict[str, Any] = {
+    "roll": _roll,
     "elementwise": _elementwise,
     "relabel": _relabel,
     "expand": _expand,

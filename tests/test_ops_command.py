@@ -48,6 +48,7 @@ def test_table_shows_every_op_and_grad_fn(run):
 
 # Programs and the grad_fn PyTorch gives their output node: every one must be listed by `ops`.
 USES = [
+    ("(x.roll(1) * x).sum()", {"x": [1.0, 2.0, 3.0]}),
     ("x + y", {"x": 1.0, "y": 2.0}),
     ("x - y", {"x": 1.0, "y": 2.0}),
     ("2 - x", {"x": 1.0}),

@@ -95,6 +95,11 @@ PROGRAMS = [
     ("x.t().repeat_interleave(2, dim=-1).exp().sum()", lambda x: x.t().repeat_interleave(2, dim=-1).exp().sum(), X23),
     ("(x.narrow(1, 1, 2) ** 2).sum()", lambda x: (x.narrow(1, 1, 2) ** 2).sum(), X23),
     ("torch.narrow(x, 0, -1, 1).exp().sum()", lambda x: torch.narrow(x, 0, -1, 1).exp().sum(), X23),
+    # roll: one RollBackward0; its gradient rolls back (flattened when no dims are given)
+    ("(x.roll(1) * x).sum()", lambda x: (x.roll(1) * x).sum(), X23),
+    ("(x.roll(-1, 1) ** 3).cumsum(1).sum()", lambda x: (x.roll(-1, 1) ** 3).cumsum(1).sum(), X23),
+    ("(torch.roll(x, (1, 2), (0, -1)) * x).sum()", lambda x: (torch.roll(x, (1, 2), (0, -1)) * x).sum(), X234),
+    ("x.roll(shifts=4, dims=2).cumsum(2).exp().sum()", lambda x: x.roll(shifts=4, dims=2).cumsum(2).exp().sum(), X234),
 ]
 
 
@@ -171,6 +176,9 @@ ERRORS = [
     ("F.pad(x, (-2, -2))", lambda x: F.pad(x, (-2, -2)), X23),
     ("x.movedim((0, 0), (1, 0))", lambda x: x.movedim((0, 0), (1, 0)), X23),
     ("x.movedim((0, 1), (1,))", lambda x: x.movedim((0, 1), (1,)), X23),
+    ("x.roll(1, (0, 1))", lambda x: x.roll(1, (0, 1)), X23),
+    ("x.roll((1, 2))", lambda x: x.roll((1, 2)), X23),
+    ("x.roll(1, 5)", lambda x: x.roll(1, 5), X23),
     # broadcasting: torch checks the last dim first, so that is the dim its message names
     ("(x.t() * x)", lambda x: x.t() * x, X23),
 ]

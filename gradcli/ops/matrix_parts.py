@@ -1,11 +1,12 @@
-"""Parts of matrices and reversed tensors: `torch.tril`, `torch.triu`, `x.flip(dims)`,
+"""Parts of matrices and reordered tensors: `torch.tril`, `torch.triu`, `x.flip(dims)`, `x.roll`,
 `x.diagonal()`, `torch.diag` and `torch.trace`.
 
 tril/triu keep the elements on and below (above) the `diagonal`-th diagonal of the last two
 dims and zero the rest: nanoGPT's causal mask is `torch.tril(torch.ones(T, T))`. Their
 gradient is the incoming one cut the same way (derivatives.yaml: grad.tril(diagonal)),
 TrilBackward0 / TriuBackward0. flip reverses the listed dims; its gradient flips back,
-FlipBackward0. diagonal (DiagonalBackward0) and trace (TraceBackward0) send their gradient
+FlipBackward0; roll shifts elements along dims (wrapping around), and its gradient rolls
+back, RollBackward0. diagonal (DiagonalBackward0) and trace (TraceBackward0) send their gradient
 back onto the diagonal they read; torch.diag of a vector builds a matrix (DiagEmbedBackward0)
 and of a matrix reads its diagonal (DiagonalBackward0_copy, as torch 2.13 names it).
 """
@@ -86,6 +87,59 @@ def _flip(a, dims=None):
     if a.ndim == 0:
         return a.copy()
     return np.flip(a, axis=_flip_dims(a.shape, dims)).copy()
+
+
+_SHIFTS = Param("shifts", None, "ints")
+_ROLL_DIMS = Param("dims", None, "ints")
+
+
+def _roll_args(shape: Shape, shifts, dims) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """torch.roll's (shifts, dims), dims normalised; None: roll the flattened tensor."""
+    if shifts is None:
+        raise ShapeError("roll() missing 1 required positional argument: 'shifts'")
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = () if dims is None else (dims,) if isinstance(dims, int) else tuple(dims)
+    if not dims:
+        if len(shifts) != 1:
+            raise ShapeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return shifts, None
+    if len(shifts) != len(dims):
+        raise ShapeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    return shifts, tuple(_normalise_dim(d, len(shape)) for d in dims)
+
+
+def _roll_shape(a: Shape, shifts=None, dims=None) -> Shape:
+    _roll_args(a, shifts, dims)
+    return tuple(a)
+
+
+def _roll(a, shifts=None, dims=None):
+    a = np.asarray(a)
+    shifts, axes = _roll_args(a.shape, shifts, dims)
+    if axes is None:
+        return np.roll(a.reshape(-1), shifts[0]).reshape(a.shape)
+    return np.roll(a, shifts, axis=axes)
+
+
+def _unroll(g, out, a, shifts=None, dims=None):
+    """roll_backward: the gradient rolled back by the negated shifts."""
+    back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
+    return call("roll", g, shifts=back, dims=dims)
+
+
+def _roll_text(attrs: dict, sign: int = 1) -> str:
+    """`shifts, dims` as written in a call (one of each shown bare); sign -1 negates the shifts."""
+
+    def shown(value) -> str:
+        values = (value,) if isinstance(value, int) else tuple(value)
+        return str(values[0]) if len(values) == 1 else str(values)
+
+    shifts = attrs.get("shifts")
+    if shifts is None:  # only a record's defaults leave it out (torch requires it)
+        return "None"
+    shifts = sign * shifts if isinstance(shifts, int) else tuple(sign * k for k in shifts)
+    dims = attrs.get("dims")
+    return shown(shifts) + ("" if dims is None else f", {shown(dims)}")
 
 
 def _diagonal_shape(a: Shape, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Shape:
@@ -207,5 +261,23 @@ OPS: tuple[Op, ...] = (
         step=(lambda shapes, attrs: f"{{g}}.flip({_dims_text(attrs)})",),
         written=lambda texts, attrs: f"{texts[0]}.flip({_dims_text(attrs)})",
         batching=Batching("along", dims=(("dims", None),)),
+    ),
+    Op(
+        "roll",
+        "x.roll(shifts, dims) or torch.roll(x, shifts, dims): elements shifted along dims, wrapping around",
+        forward=_roll,
+        vjp=(_unroll,),
+        sympy=lambda sp, a, shapes=((),), **attrs: _fn(sp, "roll")(a),
+        grad_fn="RollBackward0",
+        torch="torch.roll",
+        derivative="g rolled back by the negated shifts",
+        saves_tensors=False,
+        elementwise=False,
+        params=(_SHIFTS, _ROLL_DIMS),
+        infer_shape=_roll_shape,
+        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: _fn(sp, "roll_backward")(g),),
+        step=(lambda shapes, attrs: f"{{g}}.roll({_roll_text(attrs, -1)})",),
+        written=lambda texts, attrs: f"{texts[0]}.roll({_roll_text(attrs)})",
+        batching=Batching("roll"),
     ),
 )

@@ -117,8 +117,8 @@ def check_op_size(
     if name in _CONTRACTING and shapes and shapes[0]:
         work = max(work, size * shapes[0][-1] // _MULTIPLY_ADDS_PER_OP)
     counted = REGISTRY[name].work if name in REGISTRY else None
-    if counted is not None:  # convolutions and pools: their multiply-adds or window steps
-        work = max(work, counted(shapes, shape, attrs or {}) // _MULTIPLY_ADDS_PER_OP)
+    if counted is not None:  # convolutions and pools: their multiply-adds or window steps, one
+        work = max(work, counted(shapes, shape, attrs or {}))  # each (no BLAS call does them at once)
     spend(work - size + OP_WORK)  # making the result counts itself (Tensor.__init__)
     if size >= _WATCHED_SIZE:
         MEMORY_CHECK[0](size * 8)

@@ -1,4 +1,4 @@
-"""tril, triu, flip, cumprod (public now) and the nan/inf tests (bool, no grad)."""
+"""tril, triu, flip, roll, cumprod (public now) and the nan/inf tests (bool, no grad)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ CASES = [
     Case("triu", "wide, diagonal 1", (uniform(-2, 2, (3, 5)),), {"diagonal": 1}),
     Case("flip", "dim 0", (uniform(-2, 2, (3, 2)),), {"dims": (0,)}),
     Case("flip", "both dims", (uniform(-2, 2, (2, 3)),), {"dims": (0, 1)}),
+    Case("roll", "along dim 1", (uniform(-2, 2, (2, 3)),), {"shifts": 1, "dims": 1}),
+    Case("roll", "two dims", (uniform(-2, 2, (3, 2)),), {"shifts": (2, -1), "dims": (0, 1)}),
+    Case("roll", "flattened", (uniform(-2, 2, (2, 3)),), {"shifts": -2}),
     Case("cumprod", "dim 1", (uniform(0.5, 2, (2, 4)),), {"dim": 1}),
     Case("cumprod", "a zero along dim 0", (np.array([[1.5, 2.0], [0.0, -1.0], [2.0, 3.0]]),), {"dim": 0}),
     Case("isnan", "with nan", (np.array([1.0, np.nan, -2.0]),)),
