@@ -411,6 +411,31 @@ print(x.grad)
 x.grad.sum().backward()
 print(x.grad)
 """,
+    "Python's random module": """
+import random
+random.seed(0)
+print(random.random(), random.randint(1, 6), random.choice(['a', 'b', 'c']), random.uniform(-1, 1))
+xs = list(range(10))
+random.shuffle(xs)
+print(xs, random.sample(range(100), 5), random.gauss(0, 1), random.randrange(0, 50, 5))
+for t in range(3):
+    print(random.randint(0, 3))
+try:
+    random.randint(5, 1)
+except ValueError as e:
+    print("ValueError", e)
+try:
+    random.choice([])
+except IndexError as e:
+    print("IndexError", e)
+random.seed(12345)
+print(torch.tensor([random.random() for _ in range(3)]))
+from random import randint, shuffle
+random.seed(2**70 + 3)
+ys = [randint(-5, 5) for _ in range(8)]
+shuffle(ys)
+print(ys)
+""",
     "x.__class__ is type(x)": """
 layer = nn.Linear(2, 2)
 print(layer.__class__.__name__, layer.__class__ is nn.Linear, torch.ones(1).__class__, {}.__class__, (1).__class__.__name__)

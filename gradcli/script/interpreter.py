@@ -32,6 +32,7 @@ from typing import Any
 from .. import limits
 from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
 from ..parse import CallBinder
+from ..python_random import PythonRandom
 from ..torch_random import Generator
 from . import runtime
 from .autograd_api import AutogradAPI
@@ -72,6 +73,7 @@ class Interpreter(
         self.closures: list[tuple[dict, ...]] = []  # per frame: the frames its def could read
         self.grad_enabled = True
         self.random = Generator()  # torch's CPU generator: fresh each run until torch.manual_seed(n)
+        self.python_random: PythonRandom | None = None  # Python's random module, made on first use
         self.random.seed()
         self.steps = 0
         self.line = 1

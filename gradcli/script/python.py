@@ -12,6 +12,7 @@ import numpy as np
 from .. import limits
 from ..errors import ArgumentValueError, AutogradError, IndexOutOfRange, ParseError, ShapeError
 from ..ops import BINARY, BITWISE, COMPARISONS
+from ..python_random import PythonRandom
 from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
 from .classes import CLASS_OBJECTS, Instance
@@ -727,6 +728,11 @@ class PythonSubset:
             if func.module == "math":
                 values = [self.item(a) if isinstance(a, Tensor) else a for a in args]
                 return self.python(lambda: MATH_FUNCTIONS[func.name](*values, **kwargs))
+            if func.module == "random":  # Python's own generator, modelled bit for bit
+                if self.python_random is None:
+                    self.python_random = PythonRandom()
+                method = getattr(self.python_random, func.name)
+                return self.python(lambda: method(*args, **kwargs))
             if func.module == "torch.autograd":
                 return self.autograd_call(func.name, args, kwargs, node)
             if func.module == "torch.nn.functional" and func.name == "dropout":

@@ -31,6 +31,11 @@ from .tensor_repr import set_print_options
 from .values import NO_CUDA, Device, DType, Fixed, Function, Module, NoGrad, Picked, Size
 from .whitelist import source_position
 
+# Python's random module (gradcli/python_random.py, bit for bit): what a script may call.
+RANDOM_FUNCTIONS = frozenset(
+    {"seed", "random", "uniform", "randrange", "randint", "choice", "shuffle", "sample", "gauss", "getrandbits"}
+)
+
 
 def _tensor_split_bounds(sections: Any, size: int) -> list[tuple[int, int]]:
     """torch.tensor_split's pieces: n sections (the first size % n one longer), or cuts at indices."""
@@ -245,6 +250,14 @@ class TorchNamespace:
             return Module(full)
         if full in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.cuda.device_count"):
             return Fixed(full, False if name == "is_available" else 0)  # gradcli runs on the CPU
+        if module.name == "random":
+            if name in RANDOM_FUNCTIONS:
+                return Function("random", name)
+            raise ScriptError(
+                f"line {self.line}: random.{name} is not supported by gradcli run (it has "
+                + ", ".join(sorted(RANDOM_FUNCTIONS))
+                + ")"
+            )
         if module.name == "math":
             if name in MATH_CONSTANTS:
                 return MATH_CONSTANTS[name]
