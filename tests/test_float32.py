@@ -1,6 +1,6 @@
 """float32 results as torch's CPU kernels give them.
 
-torch's float32 exp, tanh, sin ... are vectorized SLEEF functions that land on the correctly
+torch's float32 exp, tanh, sin ... are MKL VML or ATen kernels that land on the correctly
 rounded result far more often than NumPy's float32 loops; gradcli computes those ops in
 double and rounds once (gradcli.ops.dtypes.WIDE_FLOAT32). Measured here on fixed random
 inputs against torch 2.13: how often each op's float32 result differs from torch's.
