@@ -411,6 +411,25 @@ print(x.grad)
 x.grad.sum().backward()
 print(x.grad)
 """,
+    "next_functions leave out indices, targets, masks and weights": """
+x = torch.randn(3, 4, requires_grad=True)
+i = torch.tensor([[0], [1], [2]])
+print(x.gather(1, i).grad_fn.next_functions)
+print(x[torch.tensor([0, 2])].grad_fn.next_functions)
+print(F.cross_entropy(x, torch.tensor([1, 0, 2])).grad_fn.next_functions)
+print(F.embedding(torch.tensor([0, 1]), x).grad_fn.next_functions)
+print(torch.where(x > 0, x, torch.zeros(3, 4)).grad_fn.next_functions)
+print(F.binary_cross_entropy(torch.sigmoid(x), torch.ones(3, 4)).grad_fn.next_functions)
+print(F.mse_loss(x, torch.ones(3, 4)).grad_fn.next_functions)
+print(x.masked_fill(x > 0, 1.0).grad_fn.next_functions)
+print(F.one_hot(torch.tensor([1]), 3).float().mul(x[:1, :3]).grad_fn.next_functions)
+print((x[0, :2] * torch.tensor([1, 2])).grad_fn.next_functions)
+print((x[0, :2] + torch.tensor([True, False])).grad_fn.next_functions)
+print(torch.cat([x[:1], torch.tensor([[1, 2, 3, 4]])]).grad_fn.next_functions)
+print(F.nll_loss(F.log_softmax(x, 1), torch.tensor([1, 0, 2]), weight=torch.ones(4)).grad_fn.next_functions)
+for y in [x.gather(1, torch.tensor([[0], [1], [2]])), x[torch.tensor([0, 2])], F.cross_entropy(x, torch.tensor([1, 0, 2])), F.embedding(torch.tensor([0, 1]), x), x.masked_fill(x > 0, 1.0), F.nll_loss(F.log_softmax(x, 1), torch.tensor([1, 0, 2]), weight=torch.ones(4)), F.binary_cross_entropy(torch.sigmoid(x), torch.ones(3, 4), weight=torch.ones(4)), F.binary_cross_entropy_with_logits(x, torch.ones(3, 4), pos_weight=torch.ones(4)), x.masked_select(x > 0), F.cross_entropy(x, torch.tensor([1, 0, 2]), weight=torch.ones(4), label_smoothing=0.1)]:
+    print(y.grad_fn.name(), len(y.grad_fn.next_functions), [f is None for f, _ in y.grad_fn.next_functions])
+""",
     "Python's random module": """
 import random
 random.seed(0)

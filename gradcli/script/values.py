@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ops.dtypes import NOT_DIFFERENTIABLE
 from . import runtime
 from .runtime import Tensor
 from .tensor_repr import dtype_repr, size_repr, tensor_repr
@@ -143,6 +144,10 @@ class AccumulateGrad:
     variable: Tensor
 
 
+# ops whose integer or bool tensor operands are indices, targets or masks (no next_functions entry)
+_INDEX_TAKING = frozenset({"gather", "index", "nll_loss", "nll_loss_weighted", "embedding", "masked_fill", "masked_select"})
+
+
 def next_functions(fn: Any) -> tuple:
     """PyTorch's grad_fn.next_functions: one (node, 0) per differentiable tensor input.
 
@@ -153,6 +158,16 @@ def next_functions(fn: Any) -> tuple:
         return ()
     operands = list(fn.operands)
     name = fn.op.name
+    # torch lists no edge for an argument derivatives.yaml calls non-differentiable: an index
+    # or class target (integer), a mask (bool), a loss's constant weight
+    unlisted = {position for position, _, _ in NOT_DIFFERENTIABLE.get(name, ())}
+    if name.rstrip("0123456789") in _INDEX_TAKING:
+        unlisted |= {
+            k
+            for k, o in enumerate(operands)
+            if isinstance(o, runtime.Operand) and not str(o.tensor.dtype).startswith("float")
+        }
+    operands = [o for k, o in enumerate(operands) if k not in unlisted]
     if name == "where":
         operands = operands[1:]
     tensors = [o for o in operands if isinstance(o, runtime.Operand)]
