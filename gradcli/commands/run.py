@@ -21,7 +21,7 @@ autograd.Function subclasses too), torch.nn's layers, losses and Module API, opt
 and lr schedulers, TensorDataset and DataLoader; assignments, for over range or a list, while (capped),
 list comprehensions and generator expressions, dicts, if, small defs (@torch.no_grad()
 too; a def with `yield` runs through when called and its values are iterated after),
-iter/next, try/except RuntimeError, assert, with torch.no_grad(), print, f-strings and
+iter/next, try/except RuntimeError (ValueError, ...), raise ValueError(message), assert, with torch.no_grad(), print, f-strings and
 %-formatting; torch.device and x.to(device) (the CPU); torch.allclose, type(v),
 isinstance, f(*args), max()/min() over tensors, torch.set_printoptions, int32 tensors,
 x.double() of a tensor that requires grad (ToCopyBackward0);

@@ -101,7 +101,8 @@ class Interpreter(
                 warnings.simplefilter("ignore")
                 self.block(module.body)
         except ScriptRuntimeError as exc:
-            return self.result(f"line {self.line}: {exc.kind}: {exc.message}")
+            said = f": {exc.message}" if exc.message else ""  # Python prints a bare `ValueError`
+            return self.result(f"line {self.line}: {exc.kind}{said}")
         except (AutogradError, ShapeError) as exc:
             return self.result(f"line {self.line}: {torch_kind(exc)}: {exc.message}")
         except (ScriptError, ParseError, LimitError) as exc:

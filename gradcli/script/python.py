@@ -48,6 +48,7 @@ class Continue(Exception):
 
 
 _EXCEPTIONS = {
+    "NotImplementedError",
     "RuntimeError",
     "Exception",
     "ValueError",
@@ -181,6 +182,8 @@ class PythonSubset:
             raise Return(None if node.value is None else self.expr(node.value))
         elif isinstance(node, ast.Try):
             self.try_block(node)
+        elif isinstance(node, ast.Raise):
+            self.raise_statement(node)
         elif isinstance(node, ast.Assert):
             if not self.truth(self.expr(node.test)):
                 message = "" if node.msg is None else self.text(self.expr(node.msg))
@@ -320,9 +323,31 @@ class PythonSubset:
                 if names is None or kind in names or "Exception" in names:
                     if handler.name:
                         self.bind(handler.name, Caught(kind, exc.message))
-                    self.block(handler.body)
+                    handling = self.__dict__.setdefault("_handling", [])
+                    handling.append(exc)  # what a bare `raise` in the handler raises again
+                    try:
+                        self.block(handler.body)
+                    finally:
+                        handling.pop()
                     return
             raise
+
+    def raise_statement(self, node: ast.Raise) -> None:
+        """`raise` (the exception being handled), `raise E` or `raise E(message)`."""
+        if node.exc is None:
+            handling = self.__dict__.get("_handling") or []
+            if not handling:
+                raise ScriptRuntimeError("No active exception to reraise", "RuntimeError")
+            raise handling[-1]
+        if isinstance(node.exc, ast.Name):
+            raise ScriptRuntimeError("", node.exc.id)
+        assert isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name)
+        kind = node.exc.func.id
+        if not node.exc.args:
+            raise ScriptRuntimeError("", kind)
+        value = self.expr(node.exc.args[0])
+        text = self.repr(value) if kind == "KeyError" else self.text(value)  # str(KeyError(k)) is repr(k)
+        raise ScriptRuntimeError(text, kind)
 
     def handler_names(self, handler: ast.ExceptHandler) -> set[str] | None:
         if handler.type is None:

@@ -24,6 +24,25 @@ IMPORTS = {
     "random": "random",
 }
 
+# The exceptions a script may raise and catch (by name: the classes themselves are no values).
+RAISABLE = frozenset(
+    {
+        "RuntimeError", "Exception", "ValueError", "TypeError", "IndexError", "ZeroDivisionError",
+        "AssertionError", "StopIteration", "AttributeError", "KeyError", "NotImplementedError",
+    }
+)  # fmt: skip
+
+
+def raisable(node: ast.Raise) -> bool:
+    """`raise`, `raise E`, `raise E(message)` (and `from ...`, which changes nothing printed)."""
+    exc = node.exc
+    if exc is None:
+        return True
+    if isinstance(exc, ast.Call):
+        return isinstance(exc.func, ast.Name) and exc.func.id in RAISABLE and len(exc.args) <= 1 and not exc.keywords
+    return isinstance(exc, ast.Name) and exc.id in RAISABLE
+
+
 # ---------------------------------------------------------------- the whitelist
 
 _ALLOWED = (
@@ -41,6 +60,7 @@ _ALLOWED = (
     ast.Lambda,  # a def of one return expression (see python.PythonSubset.expr)
     ast.Return,
     ast.Try,
+    ast.Raise,  # `raise`, `raise ValueError`, `raise ValueError(message)` (check())
     ast.ExceptHandler,
     ast.Assert,
     ast.With,
@@ -108,7 +128,6 @@ _WHAT = {
     "Global": "global",
     "Nonlocal": "nonlocal",
     "Delete": "del",
-    "Raise": "raise",
     "SetComp": "set comprehensions",
     "Set": "sets",
     "YieldFrom": "yield from",
@@ -238,6 +257,11 @@ def check(module: ast.Module) -> None:
             and (node.orelse or node.finalbody)
         ):
             raise ScriptError(f"{source_position(node)}: else/finally clauses are not supported")
+        if isinstance(node, ast.Raise) and not raisable(node):
+            raise ScriptError(
+                f"{source_position(node)}: raise takes `raise`, `raise ValueError` or `raise ValueError(message)` "
+                f"with one of {', '.join(sorted(RAISABLE))}"
+            )
         if isinstance(node, ast.Dict) and any(key is None for key in node.keys):
             raise ScriptError(f"{source_position(node)}: dict unpacking ({{**d}}) is not supported")
         if isinstance(node, ast.keyword) and node.arg is None:
