@@ -391,7 +391,7 @@ class Classes:
         if text is not None:
             return text
         if isinstance(value, ModuleInstance):
-            printing = self.__dict__.setdefault("_modules_printing", set())
+            printing = self.modules_printing
             if id(value) in printing:  # a module that holds itself: Python's repr recurses forever
                 raise ScriptRuntimeError("maximum recursion depth exceeded", "RecursionError")
             printing.add(id(value))

@@ -74,6 +74,8 @@ class Interpreter(
         self.grad_enabled = True
         self.random = Generator()  # torch's CPU generator: fresh each run until torch.manual_seed(n)
         self.python_random: PythonRandom | None = None  # Python's random module, made on first use
+        self.modules_printing: set[int] = set()  # modules whose repr is being built (a cycle is an error)
+        self.handling: list[Exception] = []  # the exceptions being handled, innermost last (a bare raise)
         self.random.seed()
         self.steps = 0
         self.line = 1

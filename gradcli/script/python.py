@@ -323,22 +323,20 @@ class PythonSubset:
                 if names is None or kind in names or "Exception" in names:
                     if handler.name:
                         self.bind(handler.name, Caught(kind, exc.message))
-                    handling = self.__dict__.setdefault("_handling", [])
-                    handling.append(exc)  # what a bare `raise` in the handler raises again
+                    self.handling.append(exc)  # what a bare `raise` in the handler raises again
                     try:
                         self.block(handler.body)
                     finally:
-                        handling.pop()
+                        self.handling.pop()
                     return
             raise
 
     def raise_statement(self, node: ast.Raise) -> None:
         """`raise` (the exception being handled), `raise E` or `raise E(message)`."""
         if node.exc is None:
-            handling = self.__dict__.get("_handling") or []
-            if not handling:
+            if not self.handling:
                 raise ScriptRuntimeError("No active exception to reraise", "RuntimeError")
-            raise handling[-1]
+            raise self.handling[-1]
         if isinstance(node.exc, ast.Name):
             raise ScriptRuntimeError("", node.exc.id)
         assert isinstance(node.exc, ast.Call) and isinstance(node.exc.func, ast.Name)
