@@ -430,41 +430,6 @@ print(F.nll_loss(F.log_softmax(x, 1), torch.tensor([1, 0, 2]), weight=torch.ones
 for y in [x.gather(1, torch.tensor([[0], [1], [2]])), x[torch.tensor([0, 2])], F.cross_entropy(x, torch.tensor([1, 0, 2])), F.embedding(torch.tensor([0, 1]), x), x.masked_fill(x > 0, 1.0), F.nll_loss(F.log_softmax(x, 1), torch.tensor([1, 0, 2]), weight=torch.ones(4)), F.binary_cross_entropy(torch.sigmoid(x), torch.ones(3, 4), weight=torch.ones(4)), F.binary_cross_entropy_with_logits(x, torch.ones(3, 4), pos_weight=torch.ones(4)), x.masked_select(x > 0), F.cross_entropy(x, torch.tensor([1, 0, 2]), weight=torch.ones(4), label_smoothing=0.1)]:
     print(y.grad_fn.name(), len(y.grad_fn.next_functions), [f is None for f, _ in y.grad_fn.next_functions])
 """,
-    "raise statements": """
-def check(x):
-    if x.dim() != 2:
-        raise ValueError(f"expected 2D input, got {x.dim()}D")
-    return x.sum()
-try:
-    check(torch.ones(3))
-except ValueError as e:
-    print("caught:", e)
-try:
-    raise KeyError("k")
-except KeyError as e:
-    print("key", e)
-try:
-    try:
-        raise NotImplementedError
-    except NotImplementedError:
-        print("inner")
-        raise
-except Exception as e:
-    print("outer", repr(str(e)))
-class Base(torch.nn.Module):
-    def forward(self, x):
-        raise NotImplementedError("subclasses define forward")
-try:
-    Base()(torch.ones(1))
-except NotImplementedError as e:
-    print("NotImplementedError", e)
-try:
-    raise RuntimeError("no") from None
-except RuntimeError as e:
-    print(e)
-print(check(torch.ones(2, 2)))
-check(torch.ones(2, 2, 2))
-""",
     "Python's random module": """
 import random
 random.seed(0)
