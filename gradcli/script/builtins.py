@@ -15,6 +15,7 @@ from .. import limits
 from . import bounds, runtime
 from .classes import CLASS_OBJECTS, BoundMethod, ClassValue, Context, Instance, ModuleInstance
 from .nn_modules import IncompatibleKeys, StateDict
+from .numpy_api import ARRAY_METHODS, GENERATOR_METHODS, NumpyGenerator, NumpyType
 from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .tensor_repr import grad_fn_repr
@@ -97,6 +98,8 @@ BUILTINS = {
     "iter",
     "next",
     "set",
+    "id",
+    "map",
 }
 # Builtins that walk their argument whole: a range is checked against MAX_SEQUENCE first.
 _WALKING_BUILTINS = frozenset(
@@ -111,10 +114,7 @@ _STR_METHODS = {
     "startswith", "endswith", "zfill", "center", "ljust", "rjust", "partition", "rpartition",
     "removeprefix", "removesuffix",
 }  # fmt: skip
-_NDARRAY_METHODS = {
-    "tolist", "round", "mean", "sum", "max", "min", "argmax", "argmin", "std", "var", "copy",
-    "flatten", "item", "prod", "cumsum", "all", "any",
-}  # fmt: skip
+_ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "itemsize", "nbytes"})
 
 
 _LIST_METHODS = {"index", "count", "insert", "pop", "remove", "reverse", "copy", "clear", "sort"}
@@ -200,7 +200,25 @@ class Builtins:
             return grad_fn_repr(custom + value.name)
         if isinstance(value, AccumulateGrad):
             return grad_fn_repr("AccumulateGrad")
-        if isinstance(value, (str, int, float, bool, range, DType, Device, np.ndarray, np.dtype, TypeOf)):
+        if isinstance(
+            value,
+            (
+                str,
+                int,
+                float,
+                bool,
+                range,
+                DType,
+                Device,
+                np.ndarray,
+                np.generic,
+                np.dtype,
+                TypeOf,
+                NumpyType,
+            ),
+        ):
+            return repr(value)
+        if isinstance(value, NumpyGenerator):
             return repr(value)
         if value is None:
             return "None"
@@ -287,10 +305,12 @@ class Builtins:
             return Method(owner, name)
         if isinstance(owner, HookHandle) and name == "remove":
             return Method(owner, name)
-        if isinstance(owner, np.ndarray) and name in _NDARRAY_METHODS:
+        if isinstance(owner, (np.ndarray, np.generic)) and name in ARRAY_METHODS:
+            return Method(owner, name)  # NumPy's numbers have its arrays' methods
+        if isinstance(owner, (np.ndarray, np.generic)) and name in _ARRAY_ATTRIBUTES:
+            return getattr(owner, name)  # NumPy's own tuple, numbers, dtype, or the transposed view
+        if isinstance(owner, NumpyGenerator) and name in GENERATOR_METHODS:
             return Method(owner, name)
-        if isinstance(owner, np.ndarray) and name in ("shape", "ndim", "size", "dtype"):
-            return getattr(owner, name)  # what .numpy() gave: NumPy's own tuple and numbers
         if isinstance(owner, (str, list, dict, tuple, int, float, np.ndarray)) and hasattr(type(owner), name):
             # Python (or NumPy) has it, gradcli does not: not the script's AttributeError
             raise ScriptError(
@@ -337,6 +357,13 @@ class Builtins:
             if digits < -(number.bit_length() * 10 // 33 + 2):  # fewer digits than the number has
                 return 0  # Python's answer, without building 10**-digits
 
+        if name == "id" and len(args) == 1:  # the value's identity in this run (stable while it lives)
+            return id(args[0])
+        if name == "map" and len(args) >= 2:  # map(torch.tensor, (x, y)): a list, made at the call
+            for a in args[1:]:
+                bounds.check_range(a, self.line)
+            columns = [self.sequence_of(a) for a in args[1:]]
+            return [self.call_value(args[0], list(row), node) for row in zip(*columns)]
         if name == "str":
             return self.text(args[0]) if args else ""
         if name == "repr":
@@ -477,8 +504,12 @@ class Builtins:
             return "torch.dtype"
         if isinstance(value, Device):
             return "torch.device"
-        if isinstance(value, np.ndarray):
-            return "numpy.ndarray"
+        if isinstance(value, (np.ndarray, np.generic)):
+            return "numpy.ndarray" if isinstance(value, np.ndarray) else f"numpy.{value.dtype.name}"
+        if isinstance(value, NumpyType):
+            return "type"
+        if isinstance(value, NumpyGenerator):
+            return "numpy.random._generator.Generator"
         if isinstance(value, (runtime.Fn, AccumulateGrad)):
             return f"{value.name if isinstance(value, runtime.Fn) else 'AccumulateGrad'}"
         if isinstance(value, UserFunction):
@@ -497,11 +528,15 @@ class Builtins:
         if name.startswith("@init:"):  # nn.Module.__init__(self), object's __init__ through super()
             if receiver is None:
                 if not args:
-                    raise ScriptRuntimeError("descriptor '__init__' of 'object' object needs an argument", "TypeError")
+                    raise ScriptRuntimeError(
+                        "descriptor '__init__' of 'object' object needs an argument", "TypeError"
+                    )
                 receiver, args = args[0], args[1:]
             if isinstance(receiver, ModuleInstance):
                 return self.module_method(receiver, name, args, kwargs, node)
-            return self.builtin_init(receiver, receiver.cls if isinstance(receiver, Instance) else None, args, kwargs)
+            return self.builtin_init(
+                receiver, receiver.cls if isinstance(receiver, Instance) else None, args, kwargs
+            )
         if isinstance(receiver, Context):
             return self.context_method(receiver, name, args, kwargs)
         if isinstance(receiver, (OptimizerInstance, SchedulerInstance)):
@@ -573,13 +608,16 @@ class Builtins:
                 if name in ("center", "ljust", "rjust", "zfill") and args and isinstance(args[0], int):
                     self.check_length(" " * min(args[0], limits.Script.MAX_SEQUENCE + 1))
                 return self.python(lambda: getattr(receiver, name)(*args, **kwargs))
-        if isinstance(receiver, np.ndarray) and name in _NDARRAY_METHODS:
-            # what .numpy() gave: NumPy's own results, from numbers and ints only
-            if not all(isinstance(a, (int, float)) or a is None for a in [*args, *kwargs.values()]):
-                raise ScriptRuntimeError(f"ndarray.{name}() takes numbers here", "TypeError")
-            if set(kwargs) - {"axis", "decimals", "keepdims", "ddof"}:
-                raise ScriptRuntimeError(f"ndarray.{name}() got an unexpected keyword argument", "TypeError")
-            return self.python(lambda: getattr(receiver, name)(*args, **kwargs))
+        if isinstance(receiver, (np.ndarray, np.generic)) and name in ARRAY_METHODS:
+            return self.array_method(receiver, name, args, kwargs, node)
+        if isinstance(receiver, NumpyGenerator) and name in GENERATOR_METHODS:
+            return self.generator_method(receiver, name, args, kwargs, node)
+        if isinstance(receiver, Tensor) and name == "numpy" and not args and not kwargs:
+            if receiver.requires_grad:
+                raise ScriptRuntimeError(
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+                )
+            return self.export(receiver)
         if isinstance(receiver, float) and name == "is_integer":
             return receiver.is_integer()
         if isinstance(receiver, HookHandle) and name == "remove" and not args and not kwargs:

@@ -13,6 +13,7 @@ kept here (frames, grad mode, output, the current line):
 - nn_modules.py      torch.nn's layers and losses, the Module API, module reprs
 - data.py            torch.utils.data: TensorDataset, DataLoader, default_collate
 - optim_api.py       torch.optim's optimisers and lr schedulers over the script's parameters
+- numpy_api.py       NumPy's arrays, functions and np.random, run by NumPy within the caps
 
 A tensor op ends in runtime.apply_op, which records a node of a graph that grows as statements run;
 backward() hands the reached part to runtime.run_backward. values.py holds the script's non-tensor
@@ -40,6 +41,7 @@ from .builtins import Builtins
 from .classes import Classes, reset_instances
 from .data import DataLoading
 from .nn_modules import NNModules
+from .numpy_api import NumpyArrays
 from .optim_api import Optimisers
 from .python import Break, Continue, PythonSubset, Return, torch_kind
 from .resources import Memory, with_deep_stack
@@ -52,7 +54,16 @@ from .whitelist import check, parse_script
 
 
 class Interpreter(
-    PythonSubset, Builtins, TorchNamespace, TensorMethods, AutogradAPI, Classes, NNModules, DataLoading, Optimisers
+    PythonSubset,
+    Builtins,
+    TorchNamespace,
+    TensorMethods,
+    AutogradAPI,
+    Classes,
+    NNModules,
+    DataLoading,
+    Optimisers,
+    NumpyArrays,
 ):
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source

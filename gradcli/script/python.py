@@ -4,6 +4,7 @@ the script's own functions, each under a cap of limits.Script (steps, loops, cal
 from __future__ import annotations
 
 import ast
+import math
 import re
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..python_random import PythonRandom
 from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
 from .classes import CLASS_OBJECTS, Instance
+from .numpy_api import NumpyType, contracted
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 from .values import (
@@ -69,7 +71,28 @@ _PY_BIN = {
     ast.FloorDiv: lambda a, b: a // b,
     ast.Mod: lambda a, b: a % b,
     ast.Pow: lambda a, b: a**b,
+    ast.MatMult: lambda a, b: a @ b,  # NumPy arrays (Python's numbers and lists refuse it)
 }
+
+
+def _parts(key: Any) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
+
+
+_SYMBOLS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "** or pow()", ast.MatMult: "@",
+}  # fmt: skip
+# a += b on a NumPy array writes into the array, as Python's augmented assignment does
+_PY_IN_PLACE = {
+    ast.Add: lambda a, b: a.__iadd__(b),
+    ast.Sub: lambda a, b: a.__isub__(b),
+    ast.Mult: lambda a, b: a.__imul__(b),
+    ast.Div: lambda a, b: a.__itruediv__(b),
+    ast.FloorDiv: lambda a, b: a.__ifloordiv__(b),
+    ast.Pow: lambda a, b: a.__ipow__(b),
+}
+_COMPARED = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
 _PY_CMP = {
     ast.Gt: lambda a, b: a > b,
     ast.Lt: lambda a, b: a < b,
@@ -309,6 +332,10 @@ class PythonSubset:
             items = list(items)  # a dict's keys, as Python iterates it; a set's members
         elif isinstance(items, Instance):
             items = self.items_of_object(items, node)
+        elif isinstance(items, np.ndarray):
+            if not items.shape:
+                raise ScriptRuntimeError("iteration over a 0-d array", "TypeError")
+            items = self.sequence(items)
         elif not isinstance(items, (list, tuple, str)):
             raise ScriptRuntimeError(f"'{self.type_name(items)}' object is not iterable", "TypeError")
         return items
@@ -411,9 +438,24 @@ class PythonSubset:
         elif isinstance(target, ast.Attribute):
             self.set_attribute(self.expr(target.value), target.attr, value, target)
         elif isinstance(target, ast.Subscript):
-            self.set_item(self.expr(target.value), target, value)
+            owner = self.expr(target.value)
+            if isinstance(owner, np.ndarray):
+                self.array_set_item(owner, self.index_value(target.slice), value)
+            else:
+                self.set_item(owner, target, value)
         else:
             raise ScriptError(f"{source_position(target)}: cannot assign to this")
+
+    def item_of(self, owner: Any, node: ast.Subscript) -> Any:
+        """owner[key]: NumPy indexes its arrays; a NumPy index of a tensor is a tensor index."""
+        if isinstance(owner, np.ndarray):
+            return self.array_item(owner, self.index_value(node.slice))
+        if isinstance(owner, Tensor):
+            key = self.index_value(node.slice)
+            parts = [self.from_numpy(k, share=False) if isinstance(k, np.ndarray) else k for k in _parts(key)]
+            parts = [k.item() if isinstance(k, np.integer) else k for k in parts]
+            return self.index_by(owner, tuple(parts) if isinstance(key, tuple) else parts[0], node)
+        return self.subscript(owner, node)
 
     def sequence(self, value: Any) -> list:
         if isinstance(value, (list, tuple)):
@@ -422,6 +464,9 @@ class PythonSubset:
             return self.items_of_object(value, None)
         if isinstance(value, Tensor) and value.shape:
             return [self.index_tensor(value, i, None) for i in range(value.shape[0])]
+        if isinstance(value, np.ndarray) and value.shape:  # rows (views), or NumPy numbers
+            self.check_length(" " * min(value.shape[0], limits.Script.MAX_SEQUENCE + 1))
+            return list(value)
         raise ScriptRuntimeError(f"cannot unpack non-iterable {self.type_name(value)} object", "TypeError")
 
     def augassign(self, node: ast.AugAssign) -> None:
@@ -434,7 +479,7 @@ class PythonSubset:
             current = self.attribute(owner, target.attr, target)
         elif isinstance(target, ast.Subscript):
             owner = self.expr(target.value)
-            current = self.subscript(owner, target)
+            current = self.item_of(owner, target)
         else:
             raise ScriptError(f"{source_position(target)}: cannot assign to this")
         right = self.expr(node.value)
@@ -445,12 +490,16 @@ class PythonSubset:
                 )
             self.in_place(current, BINARY[op.__name__], right)
             result = current
+        elif isinstance(current, np.ndarray) and op in _PY_IN_PLACE and not isinstance(right, Tensor):
+            result = self.array_in_place(current, _PY_IN_PLACE[op], right)  # a += 1 writes into a
         else:
             result = self.binop(current, op, right, node)
         if isinstance(target, ast.Name):
             self.bind(target.id, result)
         elif isinstance(target, ast.Attribute):
             self.set_attribute(owner, target.attr, result, target)
+        elif isinstance(owner, np.ndarray):
+            self.array_set_item(owner, self.index_value(target.slice), result)
         else:  # x[i] += v: the element's new value is written back into x
             self.set_item(owner, target, result)
 
@@ -504,7 +553,7 @@ class PythonSubset:
         if isinstance(node, ast.Call):
             return self.call(node)
         if isinstance(node, ast.Subscript):
-            return self.subscript(self.expr(node.value), node)
+            return self.item_of(self.expr(node.value), node)
         if isinstance(node, ast.Tuple):
             return tuple(self.expr(e) for e in node.elts)
         if isinstance(node, ast.List):
@@ -587,6 +636,7 @@ class PythonSubset:
         if op is ast.Mod and isinstance(left, str):
             return self.percent_format(left, right, node)
         if isinstance(left, Tensor) or isinstance(right, Tensor):
+            left, right = (self.beside_tensor(side, op, left) for side in (left, right))
             for side in (left, right):
                 if not isinstance(side, (Tensor, int, float, bool)):
                     raise ScriptRuntimeError(
@@ -623,8 +673,33 @@ class PythonSubset:
         if op not in _PY_BIN:
             raise ScriptError(f"{source_position(node)}: operator {op.__name__} is not supported")
         if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+            left, right = self.numpy_arguments([left, right], {}, node)[0]
+            if op is ast.MatMult:
+                self.weigh_array(1, work=contracted([left, right], {}))
             self.check_array_result(left, right)
         return self.python(lambda: _PY_BIN[op](left, right))
+
+    def beside_tensor(self, value: Any, op: type, left: Any) -> Any:
+        """A NumPy value in a tensor's arithmetic, as torch takes it: a NumPy number is a
+        Python number; an array on the right is a tensor of its dtype (torch's __radd__ does
+        not take one on the left: Python's TypeError)."""
+        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+            return value.item()
+        if not isinstance(value, np.ndarray):
+            return value
+        if value is left:
+            if op is ast.Add:
+                raise ScriptRuntimeError(
+                    "Concatenation operation is not implemented for NumPy arrays, use np.concatenate() "
+                    "instead. Please do not rely on this error; it may not be given on all Python "
+                    "implementations.",
+                    "TypeError",
+                )
+            raise ScriptRuntimeError(
+                f"unsupported operand type(s) for {_SYMBOLS.get(op, '?')}: 'numpy.ndarray' and 'Tensor'",
+                "TypeError",
+            )
+        return self.from_numpy(value, share=False)
 
     def check_array_result(self, *operands: Any) -> None:
         """NumPy arithmetic on what .numpy() gave: the broadcast result is weighed against
@@ -633,7 +708,7 @@ class PythonSubset:
             shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
         except ValueError:
             return  # NumPy's own error follows
-        runtime.check_op_size("numpy", [], shape)
+        self.weigh_array(math.prod(shape))
 
     def percent_format(self, template: str, args: Any, node: ast.AST) -> str:
         """'%.4f' % loss.item(), '%s' % tensor: Python's printf-style formatting of script values.
@@ -674,7 +749,15 @@ class PythonSubset:
             right = self.expr(comparator)
             kind = type(op)
             if (isinstance(left, Tensor) or isinstance(right, Tensor)) and kind.__name__ in COMPARISONS:
-                value = self.apply(COMPARISONS[kind.__name__], [left, right], {})
+                if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+                    raise ScriptRuntimeError(
+                        f"'{_COMPARED[kind]}' not supported between instances of "
+                        f"'{self.class_name(left).replace('torch.', '')}' and "
+                        f"'{self.class_name(right).replace('torch.', '')}'",
+                        "TypeError",
+                    )
+                pair = [v.item() if isinstance(v, np.generic) else v for v in (left, right)]
+                value = self.apply(COMPARISONS[kind.__name__], pair, {})
             else:
                 if kind in (ast.In, ast.NotIn) and not isinstance(left, int):
                     bounds.check_range(right, self.line)  # 1.5 in range(n) walks the range
@@ -685,7 +768,10 @@ class PythonSubset:
                     bounds.measure([left, right], self.line)
                 if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
                     self.check_array_result(left, right)
-                value = self.python(lambda kind=kind, left=left, right=right: _PY_CMP[kind](left, right))
+                pair = [
+                    v.numpy if isinstance(v, NumpyType) else v for v in (left, right)
+                ]  # a.dtype == np.float32
+                value = self.python(lambda kind=kind, pair=pair: _PY_CMP[kind](*pair))
             if len(node.ops) == 1:
                 return value
             if not self.truth(value):
@@ -704,6 +790,8 @@ class PythonSubset:
             return bool(value.value.reshape(()))
         if isinstance(value, (int, float, str, list, tuple, bool, range)) or value is None:
             return bool(value)
+        if isinstance(value, (np.ndarray, np.generic)):  # NumPy's truth: one element, or ValueError
+            return self.python(lambda: bool(value))
         return True
 
     # -- calls ----------------------------------------------------------------------
@@ -758,6 +846,8 @@ class PythonSubset:
                 return self.python(lambda: method(*args, **kwargs))
             if func.module == "torch.autograd":
                 return self.autograd_call(func.name, args, kwargs, node)
+            if func.module.startswith("numpy"):
+                return self.numpy_call(func.module, func.name, args, kwargs, node)
             if func.module == "torch.nn.functional" and func.name == "dropout":
                 return self.dropout_call(args, kwargs)
             if func.module == "torch.nn.init":
@@ -783,6 +873,8 @@ class PythonSubset:
             return self.registry(func.module, func.name, None, args, kwargs, node)
         if isinstance(func, Method):
             return self.method(func.receiver, func.name, args, kwargs, node)
+        if isinstance(func, NumpyType):
+            return self.numpy_type_call(func, args, kwargs)
         if isinstance(func, Fixed):
             if args or kwargs:
                 raise ScriptRuntimeError(f"{func.name}() takes no arguments", "TypeError")
@@ -810,9 +902,7 @@ class PythonSubset:
             frame["@class"] = func.defined_in
         for key, value in kwargs.items():
             if key not in names or key in frame:
-                raise ScriptRuntimeError(
-                    f"{title}() got an unexpected keyword argument '{key}'", "TypeError"
-                )
+                raise ScriptRuntimeError(f"{title}() got an unexpected keyword argument '{key}'", "TypeError")
             frame[key] = value
         defaults = spec.defaults
         for name, default in zip(names[len(names) - len(defaults) :], defaults):

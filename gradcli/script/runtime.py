@@ -168,11 +168,22 @@ class Storage:
     `generation` changes when the array is replaced (copy-on-write, `.data = ...`), so each
     view re-derives its own array from the new one on its next read."""
 
-    __slots__ = ("base", "generation")
+    __slots__ = ("base", "generation", "exported")
 
     def __init__(self, base: np.ndarray) -> None:
         self.base = base
         self.generation = 0
+        self.exported = False  # a NumPy array outside shares it (t.numpy(), torch.from_numpy)
+
+    def export(self, version: Version) -> None:
+        """A NumPy array outside now shares this memory, as in torch. Copy-on-write would part
+        the two, so the ops that recorded the array keep it and the memory shared is a copy;
+        from now on an op that records a tensor of this storage copies its operand instead."""
+        if version.recorded:
+            self.base = self.base.copy()
+            self.generation += 1
+            version.recorded = False
+        self.exported = True
 
 
 class Version:
@@ -325,8 +336,12 @@ class Tensor:
 
     def snapshot(self) -> Operand:
         self.refresh_view()
-        self.version.recorded = True
-        return Operand(self, self.value, self.grad_fn, self.requires_grad, self.version, self.version.value)
+        value = self.value
+        if self.storage.exported:  # a NumPy array shares the memory: the op keeps a copy
+            value = value.copy()
+        else:
+            self.version.recorded = True
+        return Operand(self, value, self.grad_fn, self.requires_grad, self.version, self.version.value)
 
     def set_requires_grad(self, flag: bool) -> None:
         if not self.is_leaf:

@@ -33,7 +33,18 @@ from .whitelist import source_position
 
 # Python's random module (gradcli/python_random.py, bit for bit): what a script may call.
 RANDOM_FUNCTIONS = frozenset(
-    {"seed", "random", "uniform", "randrange", "randint", "choice", "shuffle", "sample", "gauss", "getrandbits"}
+    {
+        "seed",
+        "random",
+        "uniform",
+        "randrange",
+        "randint",
+        "choice",
+        "shuffle",
+        "sample",
+        "gauss",
+        "getrandbits",
+    }
 )
 
 
@@ -81,6 +92,8 @@ POSITION_CALLS = (
 TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 CONSTRUCTORS = {
     "tensor",
+    "from_numpy",
+    "as_tensor",
     "Tensor",
     "FloatTensor",
     "DoubleTensor",
@@ -246,6 +259,8 @@ class TorchNamespace:
             "torch.optim",
             "torch.optim.lr_scheduler",
             "torch.nn.init",
+            "numpy.random",
+            "numpy.linalg",
         ):
             return Module(full)
         if full in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.cuda.device_count"):
@@ -263,9 +278,12 @@ class TorchNamespace:
                 return MATH_CONSTANTS[name]
             if name in MATH_FUNCTIONS:
                 return Function("math", name)
-        elif module.name == "numpy":
-            if name in MATH_CONSTANTS:
+        elif module.name.startswith("numpy"):
+            if name in MATH_CONSTANTS and module.name == "numpy":
                 return MATH_CONSTANTS[name]
+            found = self.numpy_attribute(module.name, name, node)
+            if found is not None or full == "numpy.newaxis":
+                return found
         elif module.name == "torch":
             if name in _DTYPES:
                 return DType(_DTYPES[name])
@@ -548,22 +566,41 @@ class TorchNamespace:
             )
         return shape
 
-    def data_of(self, data: Any, node: ast.AST) -> np.ndarray:
-        """torch.tensor's data: numbers, nested lists of numbers (or one-element tensors)."""
+    def tensor_dtype_of_numpy(self, name: str) -> str:
+        from .numpy_api import TENSOR_DTYPES
+
+        if name not in TENSOR_DTYPES:
+            raise ScriptError(
+                f"line {self.line}: NumPy's {name} has no tensor dtype in gradcli run "
+                "(float32, float64, int64, int32 and bool do)"
+            )
+        return name
+
+    def data_of(self, data: Any, node: ast.AST) -> tuple[np.ndarray, str | None]:
+        """torch.tensor's data (numbers, nested lists of numbers, one-element tensors, NumPy
+        arrays and numbers), and the dtype NumPy's values in it give the tensor, if any."""
         bounds.measure(data, self.line)  # nesting and size before the recursive walk
+
+        numpy_dtypes: list[np.dtype] = []  # NumPy arrays and numbers keep their dtype (torch's inference)
 
         def plain(v):
             if isinstance(v, Tensor):
                 return v.value.tolist()
             if isinstance(v, (list, tuple)):
                 return [plain(x) for x in v]
+            if isinstance(v, (np.ndarray, np.generic)):
+                if v.dtype.kind not in "biuf":
+                    raise ScriptRuntimeError(f"Could not infer dtype of {self.type_name(v)}", "TypeError")
+                numpy_dtypes.append(v.dtype)
+                return v.tolist()
             if isinstance(v, (int, float, bool)):
                 return v
-            if isinstance(v, np.ndarray):
-                return v.tolist()
             raise ScriptRuntimeError(f"Could not infer dtype of {self.type_name(v)}", "TypeError")
 
+        if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
+            return data.copy(), data.dtype.name
         values = plain(data)
+        numpy_dtype = np.result_type(*numpy_dtypes).name if numpy_dtypes else None
         flat, pending = [], [values]
         while pending:  # measured above: at most MAX_SEQUENCE items
             item = pending.pop()
@@ -579,7 +616,7 @@ class TorchNamespace:
             array = np.array(values)
         except ValueError:
             raise ScriptRuntimeError("expected sequence of equal-length lists", "ValueError") from None
-        return array.astype(np.float64) if array.dtype.kind in "uO" else array
+        return (array.astype(np.float64) if array.dtype.kind in "uO" else array), numpy_dtype
 
     def closeness(self, name: str, args: list, kwargs: dict) -> Any:
         """torch.allclose / isclose / equal, as aten's isclose computes them: equal, or finite
@@ -659,6 +696,18 @@ class TorchNamespace:
             return isinstance(args[0], Tensor)
         if name == "numel":
             return int(args[0].value.size)
+        if name == "from_numpy":
+            if len(args) != 1 or kwargs:
+                raise ScriptRuntimeError("from_numpy() takes exactly one argument (an ndarray)", "TypeError")
+            return self.from_numpy(args[0])
+        if name == "as_tensor" and args and isinstance(args[0], np.ndarray):
+            dtype = self.dtype_of(kwargs, None)
+            self.on_cpu(kwargs.pop("device", None))
+            if len(args) != 1 or kwargs:
+                raise ScriptRuntimeError("as_tensor() takes data, dtype and device", "TypeError")
+            return self.from_numpy(args[0], dtype=dtype)
+        if name == "as_tensor":
+            name = "tensor"  # of other data: a new tensor, as torch.tensor makes it
         if name in ("tensor", "Tensor", "FloatTensor", "DoubleTensor", "LongTensor"):
             if len(args) != 1:
                 if name != "tensor" and all(isinstance(a, int) for a in args):
@@ -674,7 +723,7 @@ class TorchNamespace:
                         f"{source_position(node)}: torch.{name}(n) is uninitialised memory; use torch.zeros(n)"
                     )
                 raise ScriptRuntimeError(f"{name}(): argument 'size' must be a tuple of ints", "TypeError")
-            array = self.data_of(data, node)
+            array, numpy_dtype = self.data_of(data, node)
             fixed = {
                 "Tensor": "float32",
                 "FloatTensor": "float32",
@@ -682,6 +731,8 @@ class TorchNamespace:
                 "LongTensor": "int64",
             }.get(name)
             inferred = "bool" if array.dtype == bool else "int64" if array.dtype.kind in "iu" else "float32"
+            if numpy_dtype is not None and name == "tensor":
+                inferred = self.tensor_dtype_of_numpy(numpy_dtype)
             dtype = self.dtype_of(kwargs, fixed or inferred)
             return self.finish(array, dtype, kwargs, name, node)
         if name in ("zeros", "ones", "empty"):  # torch.empty holds whatever memory held: zeros here

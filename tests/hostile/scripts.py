@@ -251,10 +251,65 @@ RESOURCE = [
     ),
 ]
 
+# NumPy in a script: every array is weighed before NumPy makes it, strings are never data,
+# and NumPy's file and object doors are not in the namespace.
+NP = "import numpy as np\n"
+NUMPY = [
+    script("run-np-zeros-1e10", NP + "a = np.zeros(10**10)\n", "10,000,000,000", "MAX_ELEMENTS="),
+    script("run-np-arange-tiny-step", NP + "a = np.arange(0, 1, 1e-12)\n", "MAX_ELEMENTS="),
+    script("run-np-linspace-1e10", NP + "a = np.linspace(0, 1, 10**10)\n", "MAX_ELEMENTS="),
+    script("run-np-eye-1e6", NP + "a = np.eye(10**6)\n", "MAX_ELEMENTS="),
+    script("run-np-randn-1e10", NP + "a = np.random.randn(10**5, 10**5)\n", "MAX_ELEMENTS="),
+    script("run-np-rand-100-dims", NP + "a = np.random.rand(*[2] * 100)\n", "MAX_ELEMENTS="),
+    script("run-np-tile", NP + "a = np.tile(np.ones(10), 10**9)\n", "MAX_ELEMENTS="),
+    script("run-np-repeat", NP + "a = np.ones(10).repeat(10**9)\n", "MAX_ELEMENTS="),
+    script("run-np-outer", NP + "a = np.outer(np.ones(10**6), np.ones(10**6))\n", "MAX_ELEMENTS="),
+    script(
+        "run-np-meshgrid",
+        NP + "a = np.meshgrid(np.ones(10**4), np.ones(10**4), np.ones(10**4))\n",
+        "MAX_ELEMENTS=",
+    ),
+    script("run-np-matmul-chain", NP + "a = np.ones((5000, 5000))\nb = a @ a\n", "MAX_SCRIPT_WORK="),
+    script("run-np-dot-big", NP + "a = np.ones((3000, 3000))\nb = np.dot(a, a)\n", "MAX_SCRIPT_WORK="),
+    script("run-np-inv-big", NP + "a = np.ones((2000, 3000))\nb = np.linalg.pinv(a)\n", "MAX_SCRIPT_WORK="),
+    script(
+        "run-np-choice-population",
+        NP + "a = np.random.choice(10**12, 3, replace=False)\n",
+        "MAX_SCRIPT_WORK=",
+    ),
+    script("run-np-permutation", NP + "a = np.random.permutation(10**10)\n", "MAX_ELEMENTS="),
+    script("run-np-diff-passes", NP + "a = np.diff(np.ones(3), n=10**9)\n", "MAX_SCRIPT_WORK="),
+    script(
+        "run-np-fancy-index",
+        NP + "a = np.ones((1000, 1000))[np.zeros(10**6, dtype=np.int64)]\n",
+        "MAX_ELEMENTS=",
+    ),
+    script("run-np-tolist", NP + "a = np.ones(10**7).tolist()\n", "MAX_SEQUENCE="),
+    script("run-np-range", NP + "a = np.array(range(10**9))\n", "MAX_SEQUENCE="),
+    script("run-np-string-fill", NP + "a = np.full((10**7,), 'x' * 1000)\n", "not a NumPy dtype of numbers"),
+    script(
+        "run-np-string-dtype", NP + "a = np.zeros(10**7, dtype='U1000')\n", "not a NumPy dtype of numbers"
+    ),
+    script(
+        "run-np-astype-string", NP + "a = np.zeros(10**7).astype('U1000')\n", "not a NumPy dtype of numbers"
+    ),
+    script("run-np-object-dtype", NP + "a = np.zeros(3, dtype=object)\n", "'object'"),
+    script("run-np-load", NP + f"a = np.load('{CANARY}')\n", "'numpy.load'", NOT_SUPPORTED),
+    script("run-np-save", NP + f"np.save('{CANARY}', np.ones(3))\n", "'numpy.save'", NOT_SUPPORTED),
+    script("run-np-fromfile", NP + f"a = np.fromfile('{CANARY}')\n", "'numpy.fromfile'", NOT_SUPPORTED),
+    script("run-np-dunder", NP + "a = np.ones(3).__array_interface__\n", DUNDER),
+    script("run-np-ctypes", NP + "a = np.ones(3).ctypes\n", NOT_SUPPORTED),
+    script(
+        "run-np-loop",
+        NP + "a = np.ones((1000, 1000))\nfor i in range(100000):\n    b = a * 2\n",
+        "MAX_SCRIPT_WORK=",
+    ),
+]
+
 # Caps that no hostile script of this table hits, and where each is tested instead:
 # MAX_SCRIPT_BYTES needs gigabytes (tests/test_run_limits.py lowers it);
 # MAX_RECORDED_BACKWARD_CALLS refuses nothing (it stops --format json keeping graphs;
 # tests/test_run_trace.py lowers it).
 SCRIPT_CAPS_TESTED_ELSEWHERE = {"MAX_SCRIPT_BYTES", "MAX_RECORDED_BACKWARD_CALLS"}
 
-SCRIPT_CASES: list[Case] = INJECTION + RESOURCE
+SCRIPT_CASES: list[Case] = INJECTION + RESOURCE + NUMPY
