@@ -15,7 +15,8 @@ RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT`
 
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
 interpreted by gradcli, never executed: imports of torch, torch.nn, torch.nn.functional,
-torch.autograd, torch.optim, torch.utils.data, math, random (Python's numbers) and numpy;
+torch.autograd, torch.optim, torch.utils.data, math, random (Python's numbers) and numpy
+(arrays, math, np.random with NumPy's own numbers; from_numpy/.numpy() share memory);
 classes (nn.Module and
 autograd.Function subclasses too), torch.nn's layers, losses and Module API, optimisers
 and lr schedulers, TensorDataset and DataLoader; assignments, for over range or a list, while (capped),

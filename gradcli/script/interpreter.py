@@ -83,11 +83,12 @@ class Interpreter(
         self.yielded: list[list] = []  # one list per running generator function
         self.closures: list[tuple[dict, ...]] = []  # per frame: the frames its def could read
         self.grad_enabled = True
-        self.random = Generator()  # torch's CPU generator: fresh each run until torch.manual_seed(n)
+        self.torch_generator = Generator()  # torch's CPU generator: fresh each run until torch.manual_seed(n)
+        self.seeded: set[str] = set()  # the generators the script seeded (torch, numpy, random)
         self.python_random: PythonRandom | None = None  # Python's random module, made on first use
         self.modules_printing: set[int] = set()  # modules whose repr is being built (a cycle is an error)
         self.handling: list[Exception] = []  # the exceptions being handled, innermost last (a bare raise)
-        self.random.seed()
+        self.torch_generator.seed()
         self.steps = 0
         self.line = 1
         self.binder = CallBinder()
@@ -140,6 +141,23 @@ class Interpreter(
         return ScriptError(
             f"line {self.line}: the script printed more than MAX_OUTPUT_CHARS={limits.Script.MAX_OUTPUT_CHARS:,} characters"
         )
+
+    @property
+    def random(self) -> Generator:
+        """torch's generator, about to draw."""
+        self.note_unseeded("torch", "torch.manual_seed(n)")
+        return self.torch_generator
+
+    def note_unseeded(self, generator: str, seeding: str) -> None:
+        """Say once on stderr that an unseeded generator draws: the numbers differ each run, as
+        they do under torch, so a printout will not match a tutorial's (or the next run's)."""
+        if generator not in self.seeded:
+            self.seeded.add(generator)
+            source = {"torch": "torch's generator", "numpy": "NumPy's generator", "random": "Python's random"}
+            self.warnings.append(
+                f"line {self.line}: note: unseeded random numbers from {source[generator]} differ from run "
+                f"to run, as they do in Python; call {seeding} first to repeat them"
+            )
 
     def warn(self, message: str) -> None:
         key = (self.line, message)

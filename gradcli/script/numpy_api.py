@@ -415,9 +415,14 @@ class NumpyArrays:
         if module == "numpy.random":
             if name == "default_rng":
                 seed = self.numpy_arguments(args, kwargs, node)[0]
+                if not seed or seed[0] is None:
+                    self.note_unseeded("numpy", "np.random.default_rng(n)")
                 return NumpyGenerator(self.python(lambda: np.random.default_rng(*seed)))
             if self.numpy_random is None:  # unseeded, as NumPy's is: fresh numbers every run
                 self.numpy_random = np.random.RandomState()
+            if name == "seed":
+                self.seeded.add("numpy")
+            self.note_unseeded("numpy", "np.random.seed(n)")
             return self.numpy_run(
                 f"random.{name}", RANDOM[name], getattr(self.numpy_random, name), args, kwargs, node
             )

@@ -842,6 +842,9 @@ class PythonSubset:
             if func.module == "random":  # Python's own generator, modelled bit for bit
                 if self.python_random is None:
                     self.python_random = PythonRandom()
+                if func.name == "seed":
+                    self.seeded.add("random")
+                self.note_unseeded("random", "random.seed(n)")
                 method = getattr(self.python_random, func.name)
                 return self.python(lambda: method(*args, **kwargs))
             if func.module == "torch.autograd":

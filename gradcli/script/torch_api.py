@@ -800,8 +800,9 @@ class TorchNamespace:
         if name == "manual_seed":
             if len(args) != 1 or not isinstance(args[0], int) or isinstance(args[0], bool):
                 raise ScriptRuntimeError("manual_seed() takes one integer seed", "TypeError")
+            self.seeded.add("torch")
             try:
-                self.random.manual_seed(args[0])
+                self.torch_generator.manual_seed(args[0])
             except ValueError as exc:
                 raise ScriptRuntimeError(str(exc), "RuntimeError") from None
             return None
