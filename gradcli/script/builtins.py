@@ -17,6 +17,8 @@ from .classes import CLASS_OBJECTS, BoundMethod, ClassValue, Context, Instance, 
 from .nn_modules import IncompatibleKeys, StateDict
 from .numpy_api import ARRAY_METHODS, GENERATOR_METHODS, NumpyGenerator, NumpyType
 from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
+from .random_api import GENERATOR_METHODS as TORCH_GENERATOR_METHODS
+from .random_api import TorchGenerator
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .tensor_repr import grad_fn_repr
 from .values import (
@@ -218,7 +220,7 @@ class Builtins:
             ),
         ):
             return repr(value)
-        if isinstance(value, NumpyGenerator):
+        if isinstance(value, (NumpyGenerator, TorchGenerator)):
             return repr(value)
         if value is None:
             return "None"
@@ -310,6 +312,8 @@ class Builtins:
         if isinstance(owner, (np.ndarray, np.generic)) and name in _ARRAY_ATTRIBUTES:
             return getattr(owner, name)  # NumPy's own tuple, numbers, dtype, or the transposed view
         if isinstance(owner, NumpyGenerator) and name in GENERATOR_METHODS:
+            return Method(owner, name)
+        if isinstance(owner, TorchGenerator) and name in TORCH_GENERATOR_METHODS:
             return Method(owner, name)
         if isinstance(owner, (str, list, dict, tuple, int, float, np.ndarray)) and hasattr(type(owner), name):
             # Python (or NumPy) has it, gradcli does not: not the script's AttributeError
@@ -510,6 +514,8 @@ class Builtins:
             return "type"
         if isinstance(value, NumpyGenerator):
             return "numpy.random._generator.Generator"
+        if isinstance(value, TorchGenerator):
+            return "torch._C.Generator"
         if isinstance(value, (runtime.Fn, AccumulateGrad)):
             return f"{value.name if isinstance(value, runtime.Fn) else 'AccumulateGrad'}"
         if isinstance(value, UserFunction):
@@ -611,7 +617,9 @@ class Builtins:
         if isinstance(receiver, (np.ndarray, np.generic)) and name in ARRAY_METHODS:
             return self.array_method(receiver, name, args, kwargs, node)
         if isinstance(receiver, NumpyGenerator) and name in GENERATOR_METHODS:
-            return self.generator_method(receiver, name, args, kwargs, node)
+            return self.numpy_generator_method(receiver, name, args, kwargs, node)
+        if isinstance(receiver, TorchGenerator) and name in TORCH_GENERATOR_METHODS:
+            return self.torch_generator_method(receiver, name, args, kwargs)
         if isinstance(receiver, Tensor) and name == "numpy" and not args and not kwargs:
             if receiver.requires_grad:
                 raise ScriptRuntimeError(

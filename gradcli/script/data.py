@@ -3,7 +3,8 @@ over in-memory data (batch_size, shuffle, drop_last; no workers, no files), draw
 generator exactly where torch's DataLoader does, so a seeded script gets torch's batches and
 every later draw stays torch's.
 
-Per pass over a loader, torch draws an int64 `_base_seed` from the default generator (even
+Per pass over a loader, torch draws an int64 `_base_seed` from the default generator (or the
+loader's generator=, which its RandomSampler then permutes with; even
 without shuffling); a shuffling RandomSampler then draws another for the seed of its own
 generator and takes torch.randperm from that.
 """
@@ -87,10 +88,7 @@ class DataLoading:
                     f"{source_position(node)}: DataLoader(num_workers=...) is not supported by gradcli run: "
                     "it loads in the script's own process"
                 )
-            if config["generator"] is not None:
-                raise ScriptError(
-                    f"{source_position(node)}: DataLoader(generator=...) is not supported by gradcli run"
-                )
+            self.chosen_generator({"generator": config["generator"]})  # a torch.Generator, or TypeError
             size = config["batch_size"]
             if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size <= 0):
                 raise ScriptRuntimeError(
@@ -132,9 +130,14 @@ class DataLoading:
         """One pass over a DataLoader, drawn and collated as torch's single-process iterator does."""
         here = node or ast.Pass(lineno=self.line, col_offset=0)
         config = loader.attrs
-        self.random.random_((), "int64")  # _BaseDataLoaderIter's _base_seed
+        generator = self.chosen_generator({"generator": config["generator"]})
+        generator.random_((), "int64")  # _BaseDataLoaderIter's _base_seed
         n = self.dataset_length(config["dataset"])
-        if config["shuffle"]:
+        if config["shuffle"] and config["generator"] is not None:  # RandomSampler draws from it
+            order = [int(i) for i in generator.randperm(n)] if n else []
+            if n:  # and, run to its end, once more for its remainder of num_samples % n (none)
+                generator.randperm(n)
+        elif config["shuffle"]:
             seed = int(self.random.random_((), "int64"))
             order = [int(i) for i in Generator(seed).randperm(n)] if n else []
         else:

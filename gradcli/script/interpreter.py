@@ -14,6 +14,7 @@ kept here (frames, grad mode, output, the current line):
 - data.py            torch.utils.data: TensorDataset, DataLoader, default_collate
 - optim_api.py       torch.optim's optimisers and lr schedulers over the script's parameters
 - numpy_api.py       NumPy's arrays, functions and np.random, run by NumPy within the caps
+- random_api.py      torch.Generator objects, generator= of draws, get/set_rng_state
 
 A tensor op ends in runtime.apply_op, which records a node of a graph that grows as statements run;
 backward() hands the reached part to runtime.run_backward. values.py holds the script's non-tensor
@@ -44,6 +45,7 @@ from .nn_modules import NNModules
 from .numpy_api import NumpyArrays
 from .optim_api import Optimisers
 from .python import Break, Continue, PythonSubset, Return, torch_kind
+from .random_api import RandomGenerators
 from .resources import Memory, with_deep_stack
 from .runtime import ScriptError, ScriptRuntimeError
 from .tensor_methods import TensorMethods
@@ -64,6 +66,7 @@ class Interpreter(
     DataLoading,
     Optimisers,
     NumpyArrays,
+    RandomGenerators,
 ):
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source

@@ -732,10 +732,7 @@ class NNModules:
         """t.normal_(mean, std) / t.uniform_(from, to): torch's generator, in place."""
         spec = sig(("mean", 0.0), ("std", 1.0)) if name == "normal_" else sig(("from", 0.0), ("to", 1.0))
         given = bind_arguments(name, spec + sig(("generator", None)), args, kwargs)
-        if given["generator"] is not None:
-            raise ScriptRuntimeError(
-                f"{name}(generator=...) is not supported by gradcli run", "NotImplementedError"
-            )
+        generator = self.chosen_generator({"generator": given["generator"]})
         first, second = (given[k] for k, _ in spec)
         for value in (first, second):
             if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -758,13 +755,13 @@ class NNModules:
         if name == "normal_":
             if second < 0:
                 raise ScriptRuntimeError(f"normal expects std >= 0.0, but found std {second}")
-            values = self.random.normal(t.shape, float(first), float(second), t.dtype)
+            values = generator.normal(t.shape, float(first), float(second), t.dtype)
         else:
             if first > second:
                 raise ScriptRuntimeError(
                     f"uniform_ expects to return a [from, to) range, but found from={first} > to={second}"
                 )
-            values = self.random.uniform(t.shape, float(first), float(second), t.dtype)
+            values = generator.uniform(t.shape, float(first), float(second), t.dtype)
         t.assign(values)
         return t
 
@@ -786,7 +783,8 @@ class NNModules:
         fan_out = shape[0] * receptive if shape else 0
 
         def fill(kind: str, a: float, b: float) -> Tensor:
-            return self.without_grad(lambda: self.random_fill(t, kind, [a, b], {}))
+            chosen = {"generator": g["generator"]}
+            return self.without_grad(lambda: self.random_fill(t, kind, [a, b], chosen))
 
         if name == "normal_":
             g = bind_arguments(title, sig(("mean", 0.0), ("std", 1.0), ("generator", None)), rest, kwargs)

@@ -420,12 +420,13 @@ class NumpyArrays:
                 return NumpyGenerator(self.python(lambda: np.random.default_rng(*seed)))
             if self.numpy_random is None:  # unseeded, as NumPy's is: fresh numbers every run
                 self.numpy_random = np.random.RandomState()
-            if name == "seed":
-                self.seeded.add("numpy")
-            self.note_unseeded("numpy", "np.random.seed(n)")
-            return self.numpy_run(
+            drawn = self.numpy_run(
                 f"random.{name}", RANDOM[name], getattr(self.numpy_random, name), args, kwargs, node
             )
+            if name == "seed":
+                self.seeded.add("numpy")
+            self.note_unseeded("numpy", "np.random.seed(n)")  # after the draw: a refused one draws nothing
+            return drawn
         if module == "numpy.linalg":
             return self.numpy_run(
                 f"linalg.{name}", LINALG[name], getattr(np.linalg, name), args, kwargs, node
@@ -441,7 +442,7 @@ class NumpyArrays:
         values, _ = self.numpy_arguments(args, {}, None)
         return self.numpy_result(self.python(lambda: kind.numpy(*values)))
 
-    def generator_method(
+    def numpy_generator_method(
         self, generator: NumpyGenerator, name: str, args: list, kwargs: dict, node: ast.AST
     ) -> Any:
         return self.numpy_run(

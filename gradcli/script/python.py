@@ -18,6 +18,7 @@ from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
 from .classes import CLASS_OBJECTS, Instance
 from .numpy_api import NumpyType, contracted
+from .random_api import STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 from .values import (
@@ -30,6 +31,7 @@ from .values import (
     Method,
     Module,
     NoGrad,
+    Partial,
     UserFunction,
     show,
 )
@@ -812,6 +814,12 @@ class PythonSubset:
             if kw.arg is None:
                 raise ScriptError(f"{source_position(kw.value)}: '**' arguments are not supported")
             kwargs[kw.arg] = self.expr(kw.value)
+        return self.call_function(func, args, kwargs, node)
+
+    def call_function(self, func: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
+        """Call a value with evaluated arguments: the script's def, a class, or a builtin."""
+        while isinstance(func, Partial):  # functools.partial: its arguments first, its keywords overridable
+            func, args, kwargs = func.func, [*func.args, *args], {**func.kwargs, **kwargs}
         if isinstance(func, UserFunction):
             return self.call_user(func, args, kwargs, node)
         if isinstance(func, CLASS_OBJECTS):
@@ -847,10 +855,18 @@ class PythonSubset:
                 self.note_unseeded("random", "random.seed(n)")
                 method = getattr(self.python_random, func.name)
                 return self.python(lambda: method(*args, **kwargs))
+            if func.module == "torch.autograd" and func.name == "Variable":
+                return self.variable(args, kwargs)
             if func.module == "torch.autograd":
                 return self.autograd_call(func.name, args, kwargs, node)
             if func.module.startswith("numpy"):
                 return self.numpy_call(func.module, func.name, args, kwargs, node)
+            if func.module == "functools":
+                if not args:
+                    raise ScriptRuntimeError("type 'partial' takes at least one argument", "TypeError")
+                return Partial(args[0], tuple(args[1:]), dict(kwargs))
+            if func.module == "torch" and func.name.startswith(("set_default", "get_default")):
+                return self.default_setting(func.name, args, kwargs, node)
             if func.module == "torch.nn.functional" and func.name == "dropout":
                 return self.dropout_call(args, kwargs)
             if func.module == "torch.nn.init":
@@ -859,6 +875,8 @@ class PythonSubset:
                 return self.parameter(args, kwargs)
             if func.module == "torch.autograd.functional":
                 return self.functional(func.name, args, kwargs, node)
+            if func.module == "torch" and func.name in STATE_FUNCTIONS:
+                return self.state_call(func.name, args, kwargs)
             if func.module == "torch" and func.name in CONSTRUCTORS:
                 return self.construct(func.name, args, kwargs, node)
             if (
@@ -876,6 +894,8 @@ class PythonSubset:
             return self.registry(func.module, func.name, None, args, kwargs, node)
         if isinstance(func, Method):
             return self.method(func.receiver, func.name, args, kwargs, node)
+        if isinstance(func, Partial):  # called by map(), a hook, Module.apply
+            return self.call_function(func, args, kwargs, node)
         if isinstance(func, NumpyType):
             return self.numpy_type_call(func, args, kwargs)
         if isinstance(func, Fixed):

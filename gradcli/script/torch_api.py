@@ -26,6 +26,7 @@ from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .data import DATA_CLASSES
 from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
+from .random_api import STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
 from .tensor_repr import set_print_options
 from .values import NO_CUDA, Device, DType, Fixed, Function, Module, NoGrad, Picked, Size
@@ -73,6 +74,7 @@ def _tensor_split_bounds(sections: Any, size: int) -> list[tuple[int, int]]:
     )
 
 
+TORCH_VERSION = "2.13.0+cpu"
 _DTYPES = {
     "float32": "float32",
     "float": "float32",
@@ -241,6 +243,16 @@ class TorchNamespace:
 
     def module_attribute(self, module: Module, name: str, node: ast.AST) -> Any:
         full = f"{module.name}.{name}"
+        if full == "torch.__version__":  # the torch whose semantics gradcli follows
+            return TORCH_VERSION
+        if full == "numpy.__version__":  # the NumPy that computes a script's arrays
+            return np.__version__
+        if full == "functools.partial":
+            return Function("functools", "partial")
+        if full == "torch.autograd.Variable":  # the legacy wrapper: a tensor since torch 0.4
+            return Function("torch.autograd", "Variable")
+        if full in ("torch.set_default_device", "torch.set_default_dtype", "torch.get_default_dtype"):
+            return Function("torch", name)
         if full in (
             "torch.nn",
             "torch.autograd",
@@ -287,6 +299,10 @@ class TorchNamespace:
         elif module.name == "torch":
             if name in _DTYPES:
                 return DType(_DTYPES[name])
+            if name in STATE_FUNCTIONS:
+                return Function("torch", name)
+            if name == "default_generator":
+                return self.default_generator()
             if name in ("pi", "e", "inf", "nan"):
                 return MATH_CONSTANTS[name]
             if (
@@ -469,10 +485,7 @@ class TorchNamespace:
         mean = args[0] if args else kwargs.pop("mean", 0.0)
         std = args[1] if len(args) > 1 else kwargs.pop("std", 1.0)
         size = args[2] if len(args) > 2 else kwargs.pop("size", None)
-        if kwargs.pop("generator", None) is not None:
-            raise ScriptError(
-                f"{source_position(node)}: torch.normal(generator=...) is not supported by gradcli run"
-            )
+        generator = self.chosen_generator(kwargs)
         tensors = [v for v in (mean, std) if isinstance(v, Tensor)]
         for v in (mean, std):
             if not isinstance(v, (int, float, Tensor)) or isinstance(v, bool):
@@ -487,7 +500,7 @@ class TorchNamespace:
             dtype = self.dtype_of(kwargs, "float32")
             if std < 0:
                 raise ScriptRuntimeError(f"normal expects std >= 0.0, but found std {std}")
-            values = self.random.normal(shape, float(mean), float(std), dtype)
+            values = generator.normal(shape, float(mean), float(std), dtype)
             return self.finish(values, dtype, kwargs, "normal", node)
         if any(t.requires_grad for t in tensors):
             raise ScriptError(
@@ -499,14 +512,15 @@ class TorchNamespace:
         s = std.value if isinstance(std, Tensor) else np.asarray(std, dtype=dtype)
         if np.any(s < 0):
             raise ScriptRuntimeError("normal expects all elements of std >= 0.0")
-        values = self.random.normal(tuple(shape), np.broadcast_to(m, shape), np.broadcast_to(s, shape), dtype)
+        values = generator.normal(tuple(shape), np.broadcast_to(m, shape), np.broadcast_to(s, shape), dtype)
         return self.finish(values, dtype, kwargs, "normal", node)
 
-    def draw(self, name: str, shape: tuple[int, ...], dtype: str | None) -> np.ndarray:
-        """torch.rand / torch.randn from torch's generator, drawn in the dtype they are made in
-        (a float64 draw is not a widened float32 one); other dtypes are drawn as float32."""
+    def draw(self, name: str, shape: tuple[int, ...], dtype: str | None, kwargs: dict) -> np.ndarray:
+        """torch.rand / torch.randn from torch's generator (or generator=), drawn in the dtype they
+        are made in (a float64 draw is not a widened float32 one); other dtypes are drawn as float32."""
         kind = dtype if dtype in ("float32", "float64") else "float32"
-        values = self.random.rand(shape, kind) if name == "rand" else self.random.randn(shape, kind)
+        generator = self.chosen_generator(kwargs)
+        values = generator.rand(shape, kind) if name == "rand" else generator.randn(shape, kind)
         return values if dtype is None or dtype == kind else values.astype(dtype)
 
     def dtype_of(self, kwargs: dict, default: str | None) -> str | None:
@@ -565,6 +579,39 @@ class TorchNamespace:
                 f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
             )
         return shape
+
+    def variable(self, args: list, kwargs: dict) -> Tensor:
+        """torch.autograd.Variable(t, requires_grad=False): since torch 0.4 a tensor, t's
+        elements detached (as the legacy constructor does), with the flag set."""
+        names = ["data", "requires_grad", "volatile"]
+        if len(args) > len(names) or set(kwargs) - set(names):
+            raise ScriptRuntimeError("Variable() takes data, requires_grad and volatile", "TypeError")
+        given = dict(zip(names, args)) | kwargs
+        data = given.get("data")
+        if not isinstance(data, Tensor):
+            raise ScriptRuntimeError(
+                f"Variable data has to be a tensor, but got {self.type_name(data)}", "TypeError"
+            )
+        t = Tensor.alias(data)
+        t.set_requires_grad(self.truth(given.get("requires_grad", False)))
+        return t
+
+    def default_setting(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        """torch.set_default_device('cpu') and set_default_dtype(torch.float32): what gradcli
+        already does; other defaults are refused rather than silently ignored."""
+        value = args[0] if len(args) == 1 and not kwargs else kwargs.get("device", kwargs.get("d"))
+        if name == "get_default_dtype":
+            if args or kwargs:
+                raise ScriptRuntimeError("get_default_dtype() takes no arguments", "TypeError")
+            return DType("float32")
+        if name == "set_default_device" and (value is None or self.device(value).kind == "cpu"):
+            return None
+        if name == "set_default_dtype" and isinstance(value, DType) and value.name == "float32":
+            return None
+        raise ScriptError(
+            f"{source_position(node)}: torch.{name}({self.repr(value)}) is not supported by gradcli run "
+            "(its defaults are the CPU and float32)"
+        )
 
     def tensor_dtype_of_numpy(self, name: str) -> str:
         from .numpy_api import TENSOR_DTYPES
@@ -810,14 +857,14 @@ class TorchNamespace:
             if not args and "size" in kwargs:  # torch.randn(size=(), requires_grad=True)
                 args = [kwargs.pop("size")]
             shape = self.sizes(args, node)
-            values = self.draw(name, shape, self.dtype_of(kwargs, "float32"))
+            values = self.draw(name, shape, self.dtype_of(kwargs, "float32"), kwargs)
             return self.finish(values, str(values.dtype), kwargs, name, node)
         if name in ("rand_like", "randn_like"):
             source = args[0] if args else None
             if not isinstance(source, Tensor):
                 raise ScriptRuntimeError(f"{name}(): argument 'input' must be Tensor", "TypeError")
             dtype = self.dtype_of(kwargs, source.dtype)
-            values = self.draw(name[:-5], source.shape, dtype)
+            values = self.draw(name[:-5], source.shape, dtype, kwargs)
             return self.finish(values, str(values.dtype), kwargs, name, node)
         if name == "randperm":
             if not args or not isinstance(args[0], int) or isinstance(args[0], bool) or len(args) > 1:
@@ -826,7 +873,8 @@ class TorchNamespace:
                 raise ScriptRuntimeError(f"n must be non-negative, got{args[0]}")
             self.sizes([args[0]], node)
             dtype = self.dtype_of(kwargs, "int64")
-            return self.finish(self.random.randperm(args[0]).astype(dtype), dtype, kwargs, name, node)
+            generator = self.chosen_generator(kwargs)
+            return self.finish(generator.randperm(args[0]).astype(dtype), dtype, kwargs, name, node)
         if name == "normal":
             return self.normal_call(args, kwargs, node)
         if name == "randint":
@@ -845,8 +893,9 @@ class TorchNamespace:
                     f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
                 )
             shape = self.sizes([args[-1]], node)
+            generator = self.chosen_generator(kwargs)
             return self.finish(
-                self.random.randint(low, high, shape), self.dtype_of(kwargs, "int64"), kwargs, name, node
+                generator.randint(low, high, shape), self.dtype_of(kwargs, "int64"), kwargs, name, node
             )
         if name in ("zeros_like", "ones_like", "empty_like", "full_like"):
             source = args[0] if args else None

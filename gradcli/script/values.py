@@ -123,6 +123,18 @@ class Iterator:
 
 
 @dataclass(frozen=True)
+class Partial:
+    """functools.partial(f, *args, **kwargs): f with its first arguments given."""
+
+    func: Any
+    args: tuple
+    kwargs: dict
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@dataclass(frozen=True)
 class NoGrad:
     enabled: bool = False  # torch.no_grad() -> False, torch.enable_grad() -> True
     before: bool | None = None  # set_grad_enabled(b) switched at the call: the mode to restore

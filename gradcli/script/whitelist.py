@@ -22,6 +22,7 @@ IMPORTS = {
     "math": "math",
     "numpy": "numpy",
     "random": "random",
+    "functools": "functools",  # partial, nothing else
 }
 
 # The exceptions a script may raise and catch (by name: the classes themselves are no values).
@@ -140,12 +141,12 @@ _WHAT = {
 
 
 # The protocol methods a script's class may define, and the dunder attributes a script may read:
-# `type(e).__name__`, `x.__class__.__name__`, `super().__init__(...)` (nothing that reaches an
+# `type(e).__name__`, `x.__class__.__name__`, `super().__init__(...)`, `torch.__version__` (nothing that reaches an
 # object's internals: `__class__` is type(x), whose own dunders stay refused).
 PROTOCOL_METHODS = frozenset(
     {"__init__", "__call__", "__len__", "__getitem__", "__iter__", "__repr__", "__str__"}
 )
-_READABLE_DUNDERS = frozenset({"__name__", "__init__", "__class__"})
+_READABLE_DUNDERS = frozenset({"__name__", "__init__", "__class__", "__version__"})
 _CLASS_BODY = (ast.FunctionDef, ast.Assign, ast.Pass, ast.Expr)
 
 
@@ -227,7 +228,7 @@ def check(module: ast.Module) -> None:
                 if alias.name not in IMPORTS:
                     raise ScriptError(
                         f"{source_position(node)}: import of '{alias.name}' refused: only torch, "
-                        "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math, random and numpy can be imported"
+                        "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
                     )
         if isinstance(node, ast.ImportFrom):
             if (node.module or "").split(".")[0] in _NO_DATA_DOWNLOADS:
@@ -236,7 +237,7 @@ def check(module: ast.Module) -> None:
             if (node.module not in IMPORTS and not utils_data) or node.level:
                 raise ScriptError(
                     f"{source_position(node)}: import from '{node.module}' refused: only torch, "
-                    "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math, random and numpy can be imported"
+                    "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
                 )
             if any(alias.name == "*" for alias in node.names):
                 raise ScriptError(
