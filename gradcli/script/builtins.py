@@ -18,7 +18,7 @@ from .nn_modules import IncompatibleKeys, StateDict
 from .numpy_api import ARRAY_METHODS, GENERATOR_METHODS, NumpyGenerator, NumpyType
 from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
 from .random_api import GENERATOR_METHODS as TORCH_GENERATOR_METHODS
-from .random_api import TorchGenerator
+from .random_api import RANDOM_METHODS, TorchGenerator
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .tensor_repr import grad_fn_repr
 from .values import (
@@ -276,6 +276,8 @@ class Builtins:
             return getattr(owner, name)
         if isinstance(owner, Module):
             return self.module_attribute(owner, name, node)
+        if isinstance(owner, Tensor) and name in RANDOM_METHODS:  # random_api's draws
+            return Method(owner, name)
         if isinstance(owner, Tensor):
             return self.tensor_attribute(owner, name, node)
         if isinstance(owner, (runtime.Fn, AccumulateGrad)):
@@ -620,6 +622,8 @@ class Builtins:
             return self.numpy_generator_method(receiver, name, args, kwargs, node)
         if isinstance(receiver, TorchGenerator) and name in TORCH_GENERATOR_METHODS:
             return self.torch_generator_method(receiver, name, args, kwargs)
+        if isinstance(receiver, Tensor) and name in RANDOM_METHODS:
+            return self.random_method(receiver, name, args, kwargs)
         if isinstance(receiver, Tensor) and name == "numpy" and not args and not kwargs:
             if receiver.requires_grad:
                 raise ScriptRuntimeError(

@@ -45,7 +45,7 @@ from .nn_modules import NNModules
 from .numpy_api import NumpyArrays
 from .optim_api import Optimisers
 from .python import Break, Continue, PythonSubset, Return, torch_kind
-from .random_api import RandomGenerators
+from .random_api import RandomDraws, RandomGenerators
 from .resources import Memory, with_deep_stack
 from .runtime import ScriptError, ScriptRuntimeError
 from .tensor_methods import TensorMethods
@@ -67,6 +67,7 @@ class Interpreter(
     Optimisers,
     NumpyArrays,
     RandomGenerators,
+    RandomDraws,
 ):
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source

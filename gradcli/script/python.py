@@ -18,7 +18,7 @@ from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
 from .classes import CLASS_OBJECTS, Instance
 from .numpy_api import NumpyType, contracted
-from .random_api import STATE_FUNCTIONS
+from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 from .values import (
@@ -877,6 +877,8 @@ class PythonSubset:
                 return self.functional(func.name, args, kwargs, node)
             if func.module == "torch" and func.name in STATE_FUNCTIONS:
                 return self.state_call(func.name, args, kwargs)
+            if func.module == "torch" and func.name in RANDOM_CALLS:
+                return self.random_call(func.name, args, kwargs)
             if func.module == "torch" and func.name in CONSTRUCTORS:
                 return self.construct(func.name, args, kwargs, node)
             if (

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..torch_random import Generator
-from .runtime import ScriptRuntimeError, Tensor
+from .runtime import ScriptError, ScriptRuntimeError, Tensor
 
 GENERATOR_METHODS = frozenset({"manual_seed", "seed", "initial_seed", "get_state", "set_state"})
 STATE_FUNCTIONS = frozenset({"get_rng_state", "set_rng_state", "seed", "initial_seed", "Generator"})
@@ -103,3 +103,127 @@ class RandomGenerators:
         if name == "initial_seed":
             return g.engine.initial_seed()
         return Tensor(np.frombuffer(g.engine.get_state(), dtype=np.uint8).copy(), dtype="uint8")
+
+
+# draws a script calls as torch functions, and as tensor methods (in place but multinomial)
+RANDOM_CALLS = frozenset({"bernoulli", "multinomial", "randint_like"})
+RANDOM_METHODS = frozenset({"bernoulli_", "bernoulli", "exponential_", "random_", "multinomial"})
+
+
+class RandomDraws:
+    """Mixed into Interpreter: torch.bernoulli / multinomial / randint_like and the in-place
+    draws x.bernoulli_(p), x.exponential_(), x.random_(...), from torch's generator model."""
+
+    def random_call(self, name: str, args: list, kwargs: dict) -> Any:
+        if not args or not isinstance(args[0], Tensor):
+            raise ScriptRuntimeError(f"{name}(): argument 'input' (position 1) must be Tensor", "TypeError")
+        if name == "randint_like":
+            source, rest = args[0], list(args[1:])
+            bounds = [rest.pop(0) for _ in range(min(len(rest), 2))]
+            for key in ("low", "high"):
+                if key in kwargs:
+                    bounds.append(kwargs.pop(key))
+            low, high = (
+                (0, bounds[0]) if len(bounds) == 1 else tuple(bounds) if len(bounds) == 2 else (None, None)
+            )
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)):
+                raise ScriptRuntimeError(
+                    "randint_like() takes integer bounds (high) or (low, high)", "TypeError"
+                )
+            generator = self.chosen_generator(kwargs)
+            dtype = self.dtype_of(kwargs, source.dtype)
+            if high <= low:
+                raise ScriptRuntimeError(
+                    f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+                )
+            values = self.python_draw(lambda: generator.random_(source.shape, _drawn(dtype), low, high))
+            return self.finish(values.astype(dtype), dtype, kwargs, name, None)
+        return self.random_method(args[0], name, list(args[1:]), kwargs)
+
+    def random_method(self, t: Tensor, name: str, args: list, kwargs: dict) -> Any:
+        generator = self.chosen_generator(kwargs)
+        if name == "multinomial":
+            names = ["num_samples", "replacement"]
+            given = dict(zip(names, args)) | kwargs
+            if len(args) > 2 or set(kwargs) - set(names) or "num_samples" not in given:
+                raise ScriptRuntimeError("multinomial() takes num_samples and replacement", "TypeError")
+            count, replace = given["num_samples"], self.truth(given.get("replacement", False))
+            if not isinstance(count, int) or isinstance(count, bool):
+                raise ScriptRuntimeError("multinomial(): argument 'num_samples' must be int", "TypeError")
+            if t.dtype not in ("float32", "float64") or t.value.ndim not in (1, 2):
+                raise ScriptRuntimeError("prob_dist must be 1 or 2 dim")
+            if count <= 0:
+                raise ScriptRuntimeError("cannot sample n_sample <= 0 samples")
+            if not replace and count > t.shape[-1]:
+                raise ScriptRuntimeError(
+                    "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+                )
+            self.weigh_array(
+                count * max(t.value.size // max(t.shape[-1], 1), 1), t.value.size * max(count, 1)
+            )
+            values = self.python_draw(lambda: generator.multinomial(t.value, count, replace))
+            return Tensor(values, dtype="int64")
+        if name == "bernoulli":  # torch.bernoulli(p) / p.bernoulli(): a new tensor of 0s and 1s
+            if args or kwargs:
+                raise ScriptRuntimeError("bernoulli() takes the probabilities only", "TypeError")
+            self.check_float(t, "bernoulli")
+            return Tensor(
+                self.python_draw(lambda: generator.bernoulli(t.value, None, t.dtype)), dtype=t.dtype
+            )
+        if self.grad_enabled and t.requires_grad:
+            raise ScriptRuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        if name == "bernoulli_":
+            p = args[0] if args else kwargs.pop("p", 0.5)
+            if args[1:] or kwargs:
+                raise ScriptRuntimeError("bernoulli_() takes p and generator", "TypeError")
+            self.check_float(t, "bernoulli_")
+            chance = p.value if isinstance(p, Tensor) else p
+            if not isinstance(chance, (int, float, np.ndarray)) or isinstance(chance, bool):
+                raise ScriptRuntimeError("bernoulli_(): argument 'p' must be float or Tensor", "TypeError")
+            if not isinstance(chance, np.ndarray) and not 0 <= chance <= 1:
+                raise ScriptRuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={chance:g}")
+            values = self.python_draw(lambda: generator.bernoulli(chance, t.shape, t.dtype))
+        elif name == "exponential_":
+            lambd = args[0] if args else kwargs.pop("lambd", 1.0)
+            if args[1:] or kwargs:
+                raise ScriptRuntimeError("exponential_() takes lambd and generator", "TypeError")
+            self.check_float(t, "exponential_")
+            if not isinstance(lambd, (int, float)) or isinstance(lambd, bool):
+                raise ScriptRuntimeError("exponential_(): argument 'lambd' must be float", "TypeError")
+            if not lambd > 0:  # C++ prints the double as %g does
+                raise ScriptRuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+            values = self.python_draw(lambda: generator.exponential(t.shape, float(lambd), t.dtype))
+        else:  # random_(), random_(to), random_(from, to)
+            bounds = [*args, *(kwargs.pop(k) for k in ("from", "to") if k in kwargs)]
+            if (
+                len(bounds) > 2
+                or kwargs
+                or any(not isinstance(v, int) or isinstance(v, bool) for v in bounds if v is not None)
+            ):
+                raise ScriptRuntimeError("random_() takes integer bounds (to) or (from, to)", "TypeError")
+            low, high = (None, None) if not bounds else (0, bounds[0]) if len(bounds) == 1 else tuple(bounds)
+            values = self.python_draw(lambda: generator.random_(t.shape, _drawn(t.dtype), low, high))
+        t.assign(values)
+        return t
+
+    def check_float(self, t: Tensor, name: str) -> None:
+        if t.dtype not in ("float32", "float64"):
+            raise ScriptRuntimeError(
+                f"\"{name.rstrip('_')}_cpu\" not implemented for '{t.dtype.capitalize()}'"
+            )
+
+    def python_draw(self, draw: Any) -> np.ndarray:
+        """A draw by the generator model; what it refuses (bounds it does not model) is a one-line error."""
+        try:
+            return draw()
+        except RuntimeError as exc:
+            raise ScriptRuntimeError(str(exc)) from None
+        except ValueError as exc:
+            raise ScriptError(f"line {self.line}: {exc}") from None
+
+
+def _drawn(dtype: str) -> str:
+    """random_ draws int64 or float words; int32 and bool tensors take int64's (then cast)."""
+    return dtype if dtype in ("int64", "float32", "float64") else "int64"

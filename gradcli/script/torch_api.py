@@ -26,7 +26,7 @@ from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .data import DATA_CLASSES
 from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
-from .random_api import STATE_FUNCTIONS
+from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
 from .tensor_repr import set_print_options
 from .values import NO_CUDA, Device, DType, Fixed, Function, Module, NoGrad, Picked, Size
@@ -299,7 +299,7 @@ class TorchNamespace:
         elif module.name == "torch":
             if name in _DTYPES:
                 return DType(_DTYPES[name])
-            if name in STATE_FUNCTIONS:
+            if name in STATE_FUNCTIONS or name in RANDOM_CALLS:
                 return Function("torch", name)
             if name == "default_generator":
                 return self.default_generator()
