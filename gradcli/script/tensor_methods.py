@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import GradcliError
 from ..ops import NOT_METHODS, strides
 from . import bounds, runtime
 from .classes import Instance
@@ -28,7 +29,7 @@ from .runtime import (
 from .torch_api import PIECE_CALLS, POSITION_CALLS, TORCH_TYPE_NAMES, check_keywords, dim_index
 from .values import Device, DType, Method, Size
 from .whitelist import source_position
-from .writes import COPY_SLICES, VIEW_AFTER_WRITE, through_view
+from .writes import COPY_SLICES, VIEW_AFTER_WRITE, no_rule_in_place, not_implemented_in_place, through_view
 
 # Work (MAX_SCRIPT_WORK's element operations) of one Python object made from a tensor element:
 # tolist() takes ~30 ns an element where NumPy takes ~1.
@@ -62,6 +63,14 @@ def _in_place_calls() -> dict[str, str]:
 
 _IN_PLACE_CALLS = _in_place_calls()
 _DTYPE_RANK = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+_CLAMPS = ("clamp", "clip", "clamp_min", "clamp_max")
+_CPP_TYPE_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "int64": "long int",
+    "int32": "int",
+    "bool": "bool",
+}
 
 
 def _differentiable(name: str) -> bool:
@@ -166,6 +175,10 @@ def _index_lists(elements: tuple) -> tuple:
         else e
         for e in elements
     )
+
+
+def _is_float(value: Any) -> bool:
+    return isinstance(value, Tensor) and value.dtype in ("float32", "float64")
 
 
 def _as_tuple(key: Any) -> tuple:
@@ -425,8 +438,8 @@ class TensorMethods:
                     + NO_GRAD_VIEW[len("A view was created in no_grad mode and is ") :]
                 )
             raise ScriptRuntimeError(NO_GRAD_VIEW)
-        if t.is_leaf and t.requires_grad:
-            raise ScriptRuntimeError(VIEW_OF_LEAF if through_view else LEAF_IN_PLACE)
+        if t.is_leaf and t.requires_grad:  # torch words it by whether the leaf is itself a view
+            raise ScriptRuntimeError(VIEW_OF_LEAF if through_view or base is not None else LEAF_IN_PLACE)
         if base is not None and base.is_leaf and base.requires_grad:
             raise ScriptRuntimeError(VIEW_OF_LEAF)
 
@@ -502,18 +515,26 @@ class TensorMethods:
         self.python(lambda: out.write(result.value.astype(out.dtype)))
         return out
 
-    def write_in_place(self, t: Tensor, result: Tensor) -> Tensor:
+    def write_in_place(self, t: Tensor, result: Tensor, name: str = "") -> Tensor:
         """An in-place op's result written into t, with the node torch records for it."""
         if result.shape != t.shape:
             raise ScriptRuntimeError(
                 f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)}"
             )
         if _DTYPE_RANK[result.dtype] > _DTYPE_RANK[t.dtype]:  # x.sin_() of an int tensor
+            # clamp's kernel names the output type as C++ does (long int)
+            clamping = name in _CLAMPS
+            names = _CPP_TYPE_NAMES if clamping else TORCH_TYPE_NAMES
             raise ScriptRuntimeError(
                 f"result type {TORCH_TYPE_NAMES[result.dtype]} can't be cast to the desired output type "
-                f"{TORCH_TYPE_NAMES[t.dtype]}"
+                f"{names[t.dtype]}"
             )
         fn = result.grad_fn
+        if fn is not None and fn.op.name in ("acosh", "asinh", "atanh"):  # AcoshBackward1, which raises
+            fn.op = not_implemented_in_place(fn.op)
+            fn.name = fn.op.grad_fn
+        if fn is not None and fn.name == "NotImplemented":  # aten::floor_divide_ has no derivative
+            fn.op = no_rule_in_place(fn.op)
         if fn is not None:  # PyTorch saves a clone of self for an in-place op's own backward
             first = fn.operands[0]
             fn.operands = (dataclasses.replace(first, version=None),) + fn.operands[1:]
@@ -549,6 +570,7 @@ class TensorMethods:
         self.write_elements(t, result.value.astype(t.dtype, copy=False), Ellipsis)
         attrs = {"steps": t.steps, "index": Ellipsis, "shape": base.shape, "inner": inner.op}
         attrs["inner_attrs"] = dict(inner.attrs)
+        attrs["no_rule"] = inner.name == "NotImplemented"  # floor_divide_: backward raises
         fn = runtime.Fn(through_view(inner.op), "CopySlices", attrs, (old, *inner.operands[1:]), base.value)
         self.install_write(base, t, fn)
 
@@ -572,7 +594,11 @@ class TensorMethods:
         """x.unsqueeze_(0), x.t_(), ...: x takes the view's shape and strides (its elements stay),
         its version moves on, and its grad_fn is the view op's in-place overload."""
         self.check_in_place(t, self.grad_enabled and t.requires_grad)
-        result = self.registry("", name[:-1], t, args, kwargs, node)
+        try:
+            result = self.registry("", name[:-1], t, args, kwargs, node)
+        except GradcliError as exc:  # t() expects ...: torch names the in-place call
+            exc.message = re.sub(rf"^{name[:-1]}\(\)", f"{name}()", exc.message)
+            raise
         if not isinstance(result, Tensor) or result.storage is not t.storage:
             raise ScriptError(f"{source_position(node)}: x.{name}() of this tensor is not supported yet")
         t.steps, t._generation = result.steps, -1
@@ -657,11 +683,19 @@ class TensorMethods:
             others = [a for a in [*args, *kwargs.values()] if isinstance(a, Tensor)]
             recording = self.grad_enabled and (t.requires_grad or any(a.requires_grad for a in others))
             self.check_in_place(t, recording)
-            if recording and _IN_PLACE_CALLS[name] not in _DIFFERENTIABLE_CALLS:
+            if name == "square_":  # x.pow_(2): an int tensor stays int
+                return self.in_place(t, "pow", 2)
+            if self.grad_enabled and t.requires_grad and _IN_PLACE_CALLS[name] not in _DIFFERENTIABLE_CALLS:
                 raise ScriptError(
                     f"{source_position(node)}: x.{name}() of a tensor that requires grad is not supported yet"
                 )
-            return self.write_in_place(t, self.registry("", _IN_PLACE_CALLS[name], t, args, kwargs, node))
+            op_name = _IN_PLACE_CALLS[name]
+            floats = [b for b in [*args, *kwargs.values()] if isinstance(b, float) or _is_float(b)]
+            if op_name in _CLAMPS and not _is_float(t) and floats:  # a float bound makes the result float
+                raise ScriptRuntimeError(
+                    f"result type Float can't be cast to the desired output type {_CPP_TYPE_NAMES[t.dtype]}"
+                )
+            return self.write_in_place(t, self.registry("", op_name, t, args, kwargs, node), op_name)
         if name in _IN_PLACE_METHODS:
             alpha = kwargs.pop("alpha", None)
             if len(args) != 1 or kwargs:

@@ -15,6 +15,7 @@ then `index` (a NumPy index, Ellipsis for all of it): the same address the write
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -108,7 +109,7 @@ VIEW_AFTER_WRITE = Op(
 
 
 def _inner_forward(
-    base: Any, *others: Any, steps: tuple, index: Any, shape: tuple, inner: Op, inner_attrs: dict
+    base: Any, *others: Any, steps: tuple, index: Any, shape: tuple, inner: Op, inner_attrs: dict, **_: Any
 ) -> np.ndarray:
     out = np.array(base, copy=True)
     region = np.array(_region(out, steps, index), copy=True)
@@ -127,8 +128,13 @@ def _inner_vjp(position: int) -> Any:
         shape: tuple,
         inner: Op,
         inner_attrs: dict,
+        no_rule: bool = False,
     ) -> Any:
+        from ..errors import ShapeError
         from ..ops.core import unbroadcast
+
+        if no_rule:  # as the engine words a node torch has no formula for
+            raise ShapeError(f"derivative for aten::{inner.torch.rsplit('.', 1)[-1]} is not implemented")
 
         g = np.ascontiguousarray(g)
         region = _region(g, steps, index)
@@ -170,3 +176,34 @@ def through_view(inner: Op) -> Op:
             + ("the op's rule on {g}'s region",) * (inner.arity - 1),
         )
     return _THROUGH_VIEW[inner.name]
+
+
+# derivatives.yaml: `acosh_: self: not_implemented("inplace version of acosh")` (so asinh_,
+# atanh_): torch records AcoshBackward1, whose backward raises.
+_NOT_IMPLEMENTED: dict[str, Op] = {}
+
+
+def not_implemented_in_place(op: Op) -> Op:
+    """`op`'s record whose rules raise torch's NotImplementedError for its in-place version."""
+    if op.name not in _NOT_IMPLEMENTED:
+        from .runtime import ScriptRuntimeError
+
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise ScriptRuntimeError(
+                f"the derivative for 'inplace version of {op.name}' is not implemented.",
+                "NotImplementedError",
+            )
+
+        _NOT_IMPLEMENTED[op.name] = replace(op, vjp=(refuse,) * op.arity, grad_fn=op.grad_fn[:-1] + "1")
+    return _NOT_IMPLEMENTED[op.name]
+
+
+_NO_RULE: dict[str, Op] = {}
+
+
+def no_rule_in_place(op: Op) -> Op:
+    """A record torch has no derivative for (floor_divide): its in-place version, which torch's
+    error names with the trailing underscore (aten::floor_divide_)."""
+    if op.name not in _NO_RULE:
+        _NO_RULE[op.name] = replace(op, torch=f"{op.torch}_")
+    return _NO_RULE[op.name]
