@@ -683,7 +683,7 @@ class TensorMethods:
             others = [a for a in [*args, *kwargs.values()] if isinstance(a, Tensor)]
             recording = self.grad_enabled and (t.requires_grad or any(a.requires_grad for a in others))
             self.check_in_place(t, recording)
-            if name == "square_":  # x.pow_(2): an int tensor stays int
+            if name == "square_" and not args and not kwargs:  # x.pow_(2): an int tensor stays int
                 return self.in_place(t, "pow", 2)
             if self.grad_enabled and t.requires_grad and _IN_PLACE_CALLS[name] not in _DIFFERENTIABLE_CALLS:
                 raise ScriptError(
