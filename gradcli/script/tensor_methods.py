@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import GradcliError
 from ..ops import NOT_METHODS, strides
 from . import bounds, runtime
 from .classes import Instance
@@ -28,7 +29,7 @@ from .runtime import (
 from .torch_api import PIECE_CALLS, POSITION_CALLS, TORCH_TYPE_NAMES, check_keywords, dim_index
 from .values import Device, DType, Method, Size
 from .whitelist import source_position
-from .writes import COPY_SLICES, VIEW_AFTER_WRITE
+from .writes import COPY_SLICES, VIEW_AFTER_WRITE, no_rule_in_place, not_implemented_in_place, through_view
 
 # Work (MAX_SCRIPT_WORK's element operations) of one Python object made from a tensor element:
 # tolist() takes ~30 ns an element where NumPy takes ~1.
@@ -36,15 +37,70 @@ _PYTHON_ITEM_WORK = 30
 
 
 _IN_PLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "pow_": "pow"}
-# x.clamp_(min=0), x.relu_(), ...: the method's op, written into x (torch's in-place variant)
-_IN_PLACE_CALLS = {
-    f"{name}_": name
-    for name in (
-        "clamp", "clip", "relu", "exp", "log", "tanh", "sigmoid", "neg", "abs", "sqrt", "square",
-        "sin", "cos", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "clamp_min", "clamp_max",
-        "masked_fill", "tril", "triu", "cumsum", "cumprod",
-    )
-}  # fmt: skip
+# Registry records torch has no in-place variant of (no Tensor.maximum_, Tensor.isnan_, ...)
+_NO_IN_PLACE = frozenset({"clone", "maximum", "minimum", "all", "any", "bool", "isfinite", "isinf", "isnan"})
+# Records whose result has the operand's shape though they are not marked elementwise
+_SHAPED_IN_PLACE = (
+    "clamp", "clip", "clamp_min", "clamp_max", "round", "nan_to_num", "masked_fill", "tril", "triu",
+    "cumsum", "cumprod",
+)  # fmt: skip
+
+
+def _in_place_calls() -> dict[str, str]:
+    """x.sin_(), x.clamp_(min=0), x.gt_(0), ...: every method spelling of an elementwise record
+    (and of the shape-keeping ones above) has torch's in-place variant, written into x."""
+    from ..ops import REGISTRY, TORCH_SPELLINGS
+
+    table = {}
+    for name, spelling in TORCH_SPELLINGS.items():
+        op = REGISTRY.get(spelling.op)
+        if op is None or name in NOT_METHODS or f"{name}_" in _IN_PLACE_METHODS or op.name in _NO_IN_PLACE:
+            continue
+        if op.elementwise or op.gives_mask or name in _SHAPED_IN_PLACE:
+            table[f"{name}_"] = name
+    return table
+
+
+_IN_PLACE_CALLS = _in_place_calls()
+_DTYPE_RANK = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
+_CLAMPS = ("clamp", "clip", "clamp_min", "clamp_max")
+_CPP_TYPE_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "int64": "long int",
+    "int32": "int",
+    "bool": "bool",
+}
+
+
+def _differentiable(name: str) -> bool:
+    from ..ops import REGISTRY, TORCH_SPELLINGS
+
+    return REGISTRY[TORCH_SPELLINGS[name].op].differentiable
+
+
+# x.gt_(0) of a tensor in a graph is GtBackward0 in torch (a zero gradient): not recorded here
+_DIFFERENTIABLE_CALLS = frozenset(n for n in _IN_PLACE_CALLS.values() if _differentiable(n))
+
+
+def _arity(name: str) -> int:
+    from ..ops import REGISTRY, TORCH_SPELLINGS
+
+    spelling = TORCH_SPELLINGS[name]
+    return REGISTRY[spelling.op].arity - len(spelling.numbers)
+
+
+# The in-place view ops: x.unsqueeze_(0) changes x's shape (not its elements) and its grad_fn
+# (torch's in-place overloads: UnsqueezeBackward1, SqueezeBackward3/4/5, TBackward1, ...).
+_IN_PLACE_VIEWS = {"unsqueeze_": 1, "squeeze_": 3, "t_": 1, "transpose_": 1}
+# torch.sin_(x), torch.relu_(x), ...: the functions torch has for in-place calls (the unary
+# ones); python.dispatch sends a call of one to tensor_method(x, name, ...).
+_NO_TORCH_FUNCTION = ("sign", "cumsum", "cumprod", "tril", "triu", "logical_not", "bitwise_not", "absolute")
+TORCH_IN_PLACE_FUNCTIONS = frozenset(
+    name
+    for name, op_name in _IN_PLACE_CALLS.items()
+    if _arity(op_name) == 1 and op_name not in _NO_TORCH_FUNCTION
+)
 _FALSE_PROPERTIES = {
     "is_cuda",
     "is_sparse",
@@ -72,6 +128,7 @@ def tensor_method_names() -> frozenset[str]:
     return frozenset(
         _OWN_TENSOR_METHODS
         | set(_IN_PLACE_CALLS)
+        | set(_IN_PLACE_VIEWS)
         | set(_IN_PLACE_METHODS)
         | set(PIECE_CALLS)
         | set(POSITION_CALLS)
@@ -118,6 +175,10 @@ def _index_lists(elements: tuple) -> tuple:
         else e
         for e in elements
     )
+
+
+def _is_float(value: Any) -> bool:
+    return isinstance(value, Tensor) and value.dtype in ("float32", "float64")
 
 
 def _as_tuple(key: Any) -> tuple:
@@ -333,10 +394,11 @@ class TensorMethods:
         for advanced indexing), with the old base and the written values as inputs; a view
         that was written through reads its region out of the new base (AsStridedBackward0)."""
         base = owner.view_of if owner.view_of is not None else owner
-        if base.steps:
+        if base.steps and owner is not base:
             raise ScriptError(
-                f"line {self.line}: a recorded in-place write into a tensor made by .data or detach() "
-                "is not supported yet"
+                f"line {self.line}: a recorded in-place write into a view of a tensor whose own layout was "
+                "changed in place (t_, unsqueeze_, ...) or that was made by .data or detach() is not "
+                "supported yet"
             )
         steps = owner.steps if owner is not base else ()
         old = base.snapshot()  # marks the array recorded, so the write below copies it first
@@ -344,19 +406,7 @@ class TensorMethods:
         written = value.value.astype(owner.dtype, copy=False) if isinstance(value, Tensor) else value
         self.write_elements(owner, written, index)
         attrs = {"steps": steps, "index": index, "shape": base.shape}
-        fn = runtime.Fn(COPY_SLICES, name, attrs, (old, source), base.value)
-        base.grad_fn, base.requires_grad = fn, True
-        fn.output = (base.version, base.version.value)
-        base.version.recorded = True
-        base.autograd_writes += 1  # views taken before now have a stale grad_fn
-        if owner is not base:
-            attrs = {"steps": steps, "index": Ellipsis, "shape": owner.shape}
-            view_fn = runtime.Fn(
-                VIEW_AFTER_WRITE, "AsStridedBackward0", attrs, (base.snapshot(),), owner.value
-            )
-            owner.grad_fn, owner.requires_grad = view_fn, True
-            view_fn.output = (owner.version, owner.version.value)
-            owner.view_writes = base.autograd_writes
+        self.install_write(base, owner, runtime.Fn(COPY_SLICES, name, attrs, (old, source), base.value))
 
     def numpy_index(self, key: Any) -> Any:
         if isinstance(key, tuple):
@@ -388,8 +438,8 @@ class TensorMethods:
                     + NO_GRAD_VIEW[len("A view was created in no_grad mode and is ") :]
                 )
             raise ScriptRuntimeError(NO_GRAD_VIEW)
-        if t.is_leaf and t.requires_grad:
-            raise ScriptRuntimeError(VIEW_OF_LEAF if through_view else LEAF_IN_PLACE)
+        if t.is_leaf and t.requires_grad:  # torch words it by whether the leaf is itself a view
+            raise ScriptRuntimeError(VIEW_OF_LEAF if through_view or base is not None else LEAF_IN_PLACE)
         if base is not None and base.is_leaf and base.requires_grad:
             raise ScriptRuntimeError(VIEW_OF_LEAF)
 
@@ -452,8 +502,7 @@ class TensorMethods:
                 f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                 "but one of the arguments requires grad."
             )
-        rank = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
-        if rank[result.dtype] > rank[out.dtype]:
+        if _DTYPE_RANK[result.dtype] > _DTYPE_RANK[out.dtype]:
             raise ScriptRuntimeError(
                 f"result type {TORCH_TYPE_NAMES[result.dtype]} can't be cast to the desired output type "
                 f"{TORCH_TYPE_NAMES[out.dtype]}"
@@ -466,18 +515,35 @@ class TensorMethods:
         self.python(lambda: out.write(result.value.astype(out.dtype)))
         return out
 
-    def write_in_place(self, t: Tensor, result: Tensor) -> Tensor:
+    def write_in_place(self, t: Tensor, result: Tensor, name: str = "") -> Tensor:
         """An in-place op's result written into t, with the node torch records for it."""
         if result.shape != t.shape:
             raise ScriptRuntimeError(
                 f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(result.shape)}"
             )
+        if _DTYPE_RANK[result.dtype] > _DTYPE_RANK[t.dtype]:  # x.sin_() of an int tensor
+            # clamp's kernel names the output type as C++ does (long int)
+            clamping = name in _CLAMPS
+            names = _CPP_TYPE_NAMES if clamping else TORCH_TYPE_NAMES
+            raise ScriptRuntimeError(
+                f"result type {TORCH_TYPE_NAMES[result.dtype]} can't be cast to the desired output type "
+                f"{names[t.dtype]}"
+            )
         fn = result.grad_fn
+        if fn is not None and fn.op.name in ("acosh", "asinh", "atanh"):  # AcoshBackward1, which raises
+            fn.op = not_implemented_in_place(fn.op)
+            fn.name = fn.op.grad_fn
+        if fn is not None and fn.name == "NotImplemented":  # aten::floor_divide_ has no derivative
+            fn.op = no_rule_in_place(fn.op)
         if fn is not None:  # PyTorch saves a clone of self for an in-place op's own backward
             first = fn.operands[0]
             fn.operands = (dataclasses.replace(first, version=None),) + fn.operands[1:]
         if fn is not None and t.view_of is not None:  # through a view: the base gets CopySlices
-            self.record_write(t, Ellipsis, result, "CopySlices")
+            first = fn.operands[0]
+            if isinstance(first, runtime.Operand) and first.tensor is t:
+                self.record_op_on_view(t, result)
+            else:
+                self.record_write(t, Ellipsis, result, "CopySlices")
             return t
         t.assign(result.value)
         if fn is not None:
@@ -485,6 +551,64 @@ class TensorMethods:
             fn.output = (t.version, t.version.value)
             fn.out = result.value
             t.autograd_writes += 1  # views of t taken before now have a stale grad_fn
+        return t
+
+    def record_op_on_view(self, t: Tensor, result: Tensor) -> None:
+        """`v.mul_(w)` on a view v of y: y's grad_fn becomes CopySlices holding the op's node,
+        which torch lists as y's old grad_fn then the op's other inputs (w), and whose
+        backward is the op's own rule on the view's region."""
+        base = t.view_of
+        assert base is not None and result.grad_fn is not None
+        if base.steps:
+            raise ScriptError(
+                f"line {self.line}: an in-place op on a view of a tensor whose own layout was changed "
+                "in place (t_, unsqueeze_, ...) or that was made by .data or detach() is not supported yet"
+            )
+        inner = result.grad_fn
+        old = base.snapshot()
+        old = dataclasses.replace(old, version=None)  # the op saved a clone of the region it read
+        self.write_elements(t, result.value.astype(t.dtype, copy=False), Ellipsis)
+        attrs = {"steps": t.steps, "index": Ellipsis, "shape": base.shape, "inner": inner.op}
+        attrs["inner_attrs"] = dict(inner.attrs)
+        attrs["no_rule"] = inner.name == "NotImplemented"  # floor_divide_: backward raises
+        fn = runtime.Fn(through_view(inner.op), "CopySlices", attrs, (old, *inner.operands[1:]), base.value)
+        self.install_write(base, t, fn)
+
+    def install_write(self, base: Tensor, owner: Tensor, fn: runtime.Fn) -> None:
+        """A recorded write's node on the base; a view written through reads its region out of
+        the new base (AsStridedBackward0)."""
+        base.grad_fn, base.requires_grad = fn, True
+        fn.output = (base.version, base.version.value)
+        base.version.recorded = True
+        base.autograd_writes += 1  # views taken before now have a stale grad_fn
+        if owner is not base:
+            attrs = {"steps": owner.steps, "index": Ellipsis, "shape": owner.shape}
+            view_fn = runtime.Fn(
+                VIEW_AFTER_WRITE, "AsStridedBackward0", attrs, (base.snapshot(),), owner.value
+            )
+            owner.grad_fn, owner.requires_grad = view_fn, True
+            view_fn.output = (owner.version, owner.version.value)
+            owner.view_writes = base.autograd_writes
+
+    def view_in_place(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Tensor:
+        """x.unsqueeze_(0), x.t_(), ...: x takes the view's shape and strides (its elements stay),
+        its version moves on, and its grad_fn is the view op's in-place overload."""
+        self.check_in_place(t, self.grad_enabled and t.requires_grad)
+        try:
+            result = self.registry("", name[:-1], t, args, kwargs, node)
+        except GradcliError as exc:  # t() expects ...: torch names the in-place call
+            exc.message = re.sub(rf"^{name[:-1]}\(\)", f"{name}()", exc.message)
+            raise
+        if not isinstance(result, Tensor) or result.storage is not t.storage:
+            raise ScriptError(f"{source_position(node)}: x.{name}() of this tensor is not supported yet")
+        t.steps, t._generation = result.steps, -1
+        t.version.value += 1
+        fn = result.grad_fn
+        if fn is not None:
+            number = int(re.search(r"\d+$", fn.name).group()) + _IN_PLACE_VIEWS[name]
+            fn.name = re.sub(r"\d+$", str(number), fn.name)
+            t.grad_fn, t.requires_grad = fn, True
+            fn.output = (t.version, t.version.value)
         return t
 
     def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -553,11 +677,25 @@ class TensorMethods:
                 return t
             self.python(lambda: t.write(fill))
             return t
+        if name in _IN_PLACE_VIEWS:
+            return self.view_in_place(t, name, args, kwargs, node)
         if name in _IN_PLACE_CALLS:
             others = [a for a in [*args, *kwargs.values()] if isinstance(a, Tensor)]
             recording = self.grad_enabled and (t.requires_grad or any(a.requires_grad for a in others))
             self.check_in_place(t, recording)
-            return self.write_in_place(t, self.registry("", _IN_PLACE_CALLS[name], t, args, kwargs, node))
+            if name == "square_" and not args and not kwargs:  # x.pow_(2): an int tensor stays int
+                return self.in_place(t, "pow", 2)
+            if self.grad_enabled and t.requires_grad and _IN_PLACE_CALLS[name] not in _DIFFERENTIABLE_CALLS:
+                raise ScriptError(
+                    f"{source_position(node)}: x.{name}() of a tensor that requires grad is not supported yet"
+                )
+            op_name = _IN_PLACE_CALLS[name]
+            floats = [b for b in [*args, *kwargs.values()] if isinstance(b, float) or _is_float(b)]
+            if op_name in _CLAMPS and not _is_float(t) and floats:  # a float bound makes the result float
+                raise ScriptRuntimeError(
+                    f"result type Float can't be cast to the desired output type {_CPP_TYPE_NAMES[t.dtype]}"
+                )
+            return self.write_in_place(t, self.registry("", op_name, t, args, kwargs, node), op_name)
         if name in _IN_PLACE_METHODS:
             alpha = kwargs.pop("alpha", None)
             if len(args) != 1 or kwargs:
