@@ -20,6 +20,7 @@ from .classes import CLASS_OBJECTS, Instance
 from .numpy_api import NumpyType, contracted
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
+from .tensor_methods import TORCH_IN_PLACE_FUNCTIONS
 from .torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 from .values import (
     ARGUMENT_SLIPS,
@@ -349,7 +350,13 @@ class PythonSubset:
             kind = exc.kind if isinstance(exc, ScriptRuntimeError) else torch_kind(exc)
             for handler in node.handlers:
                 names = self.handler_names(handler)
-                if names is None or kind in names or "Exception" in names:
+                # NotImplementedError is a RuntimeError, as in Python (acosh_'s backward raises it)
+                if (
+                    names is None
+                    or kind in names
+                    or "Exception" in names
+                    or (kind == "NotImplementedError" and "RuntimeError" in names)
+                ):
                     if handler.name:
                         self.bind(handler.name, Caught(kind, exc.message))
                     self.handling.append(exc)  # what a bare `raise` in the handler raises again
@@ -893,6 +900,13 @@ class PythonSubset:
                 if not args or not isinstance(args[0], Tensor):
                     raise ScriptRuntimeError(f"{func.name}(): argument 'input' must be Tensor", "TypeError")
                 return self.pieces(func.name, args[0], args[1:], kwargs)
+            if func.module == "torch" and func.name in TORCH_IN_PLACE_FUNCTIONS:
+                if not args or not isinstance(args[0], Tensor):
+                    got = f", not {self.type_name(args[0])}" if args else ""
+                    raise ScriptRuntimeError(
+                        f"{func.name}(): argument 'input' (position 1) must be Tensor{got}", "TypeError"
+                    )
+                return self.tensor_method(args[0], func.name, list(args[1:]), kwargs, node)
             return self.registry(func.module, func.name, None, args, kwargs, node)
         if isinstance(func, Method):
             return self.method(func.receiver, func.name, args, kwargs, node)
