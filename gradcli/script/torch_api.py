@@ -301,7 +301,7 @@ class TorchNamespace:
         elif module.name == "torch.autograd" and name == "Function":
             return FUNCTION_CLASS
         elif module.name == "torch.autograd.functional":
-            if name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
+            if name in ("jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)
         elif (
             module.name == "torch.nn.functional"
