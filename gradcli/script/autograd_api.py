@@ -594,15 +594,39 @@ class _Functional:
                 "is not supported by gradcli run (use the default reverse-mode strategy)"
             )
 
-        def checked(*xs: Tensor) -> Any:  # forward mode checks the outputs in its own words
-            out = func(*xs)
-            self.as_tuple(out, "outputs", None)
-            return out
-
-        # the same jacobian by reverse mode: equal values, and no graph, as torch's has none here
-        return self.jacobian(
-            checked, inputs if is_inputs_tuple else tensors[0], False, False, False, "reverse-mode"
-        )
+        # forward mode, one column per input element: the tangent of each output by the double-
+        # backward trick (v -> d(J^T g)/dg . v), which multiplies and sums as forward mode does
+        self.enable(True)
+        inputs = self.preprocess(tensors, False, True)
+        is_outputs_tuple, outputs = self.as_tuple(func(*inputs), "outputs", None)
+        grad_outputs = tuple(self.zeros_like(out, requires_grad=True) for out in outputs)
+        grad_inputs = self.autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        numels = [t.value.size for t in inputs]
+        self.count(sum(numels))
+        columns: list[list[np.ndarray]] = [[] for _ in outputs]
+        for c in range(sum(numels)):
+            tangents, start = [], 0
+            for t, n in zip(inputs, numels):
+                tangent = np.zeros(n, t.value.dtype)
+                if start <= c < start + n:
+                    tangent[c - start] = 1
+                tangents.append(Tensor(tangent.reshape(t.shape), dtype=t.dtype))
+                start += n
+            jv = self.autograd_grad(grad_inputs, grad_outputs, tuple(tangents), retain_graph=True)
+            for k, (tangent_k, out) in enumerate(zip(jv, outputs)):
+                columns[k].append(
+                    np.zeros(out.shape, out.value.dtype) if tangent_k is None else tangent_k.value
+                )
+        jacobian = []
+        for cols, out in zip(columns, outputs):
+            stacked = np.stack(cols) if cols else np.zeros((0, *out.shape), out.value.dtype)
+            blocks, start = [], 0
+            for t, n in zip(inputs, numels):
+                part = np.moveaxis(stacked[start : start + n], 0, -1)
+                blocks.append(Tensor(part.reshape(out.shape + t.shape), dtype=out.dtype))
+                start += n
+            jacobian.append(blocks)
+        return self.unpack(jacobian, (is_outputs_tuple, is_inputs_tuple))  # lists, as torch's are
 
     forward_hessian = False
 
