@@ -13,6 +13,7 @@ kept here (frames, grad mode, output, the current line):
 - nn_modules.py      torch.nn's layers and losses, the Module API, module reprs
 - data.py            torch.utils.data: TensorDataset, DataLoader, default_collate
 - optim_api.py       torch.optim's optimisers and lr schedulers over the script's parameters
+- func_api.py        torch.func's transforms (grad, vjp, jacrev, jacfwd, hessian) of the script's functions
 
 A tensor op ends in runtime.apply_op, which records a node of a graph that grows as statements run;
 backward() hands the reached part to runtime.run_backward. values.py holds the script's non-tensor
@@ -39,6 +40,7 @@ from .autograd_api import AutogradAPI
 from .builtins import Builtins
 from .classes import Classes, reset_instances
 from .data import DataLoading
+from .func_api import FuncAPI
 from .nn_modules import NNModules
 from .optim_api import Optimisers
 from .python import Break, Continue, PythonSubset, Return, torch_kind
@@ -52,6 +54,7 @@ from .whitelist import check, parse_script
 
 
 class Interpreter(
+    FuncAPI,  # torch.func: ahead of PythonSubset, whose dispatch and call_user it extends
     PythonSubset, Builtins, TorchNamespace, TensorMethods, AutogradAPI, Classes, NNModules, DataLoading, Optimisers
 ):
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:

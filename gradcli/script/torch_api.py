@@ -24,6 +24,8 @@ from ..program import Apply, Num
 from . import bounds, runtime
 from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .data import DATA_CLASSES
+from .func_api import TRANSFORMS as FUNC_TRANSFORMS
+from .func_api import refuse as refuse_func
 from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
@@ -235,6 +237,7 @@ class TorchNamespace:
             "torch.cuda",
             "torch.backends",
             "torch.autograd.functional",
+            "torch.func",
             "torch.special",
             "torch.linalg",
         ):
@@ -300,6 +303,10 @@ class TorchNamespace:
             return NN_CLASSES[name]
         elif module.name == "torch.autograd" and name == "Function":
             return FUNCTION_CLASS
+        elif module.name == "torch.func":  # torch.func's transforms: func_api.py
+            if name in FUNC_TRANSFORMS:
+                return Function("torch.func", name)
+            raise refuse_func(name, node)
         elif module.name == "torch.autograd.functional":
             if name in ("jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)
