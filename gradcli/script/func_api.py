@@ -10,7 +10,10 @@ and a result is detached when its graph reaches none of the leaves outside this 
 nested transform sees its outer transform's leaves as tracked inputs, so grad(grad(f)),
 jacrev(jacrev(f)) and hessian = jacfwd(jacrev(f)) differentiate through each other. jacfwd's
 tangents come from the double-backward trick (v -> d(J^T g)/dg . v), which multiplies and sums
-as forward mode does (so its zero signs are forward mode's, not the transposed ones).
+as forward mode does (so its zero signs are forward mode's, not the transposed ones). Where
+forward mode multiplies a zero tangent that the double backward never reaches (a hessian entry
+across a matmul's rows: torch's hessian(loss)(W) of `((x @ W.T + b) ** 2).mean()`), an entry that
+is exactly zero can print as 0. where torch prints -0.; the values are equal.
 
 vmap (and torch.func's other entries) is refused: it needs batching rules per op.
 """
