@@ -55,7 +55,15 @@ from .whitelist import check, parse_script
 
 class Interpreter(
     FuncAPI,  # torch.func: ahead of PythonSubset, whose dispatch and call_user it extends
-    PythonSubset, Builtins, TorchNamespace, TensorMethods, AutogradAPI, Classes, NNModules, DataLoading, Optimisers
+    PythonSubset,
+    Builtins,
+    TorchNamespace,
+    TensorMethods,
+    AutogradAPI,
+    Classes,
+    NNModules,
+    DataLoading,
+    Optimisers,
 ):
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source

@@ -35,7 +35,18 @@ from .whitelist import source_position
 
 # Python's random module (gradcli/python_random.py, bit for bit): what a script may call.
 RANDOM_FUNCTIONS = frozenset(
-    {"seed", "random", "uniform", "randrange", "randint", "choice", "shuffle", "sample", "gauss", "getrandbits"}
+    {
+        "seed",
+        "random",
+        "uniform",
+        "randrange",
+        "randint",
+        "choice",
+        "shuffle",
+        "sample",
+        "gauss",
+        "getrandbits",
+    }
 )
 
 

@@ -40,7 +40,12 @@ def raisable(node: ast.Raise) -> bool:
     if exc is None:
         return True
     if isinstance(exc, ast.Call):
-        return isinstance(exc.func, ast.Name) and exc.func.id in RAISABLE and len(exc.args) <= 1 and not exc.keywords
+        return (
+            isinstance(exc.func, ast.Name)
+            and exc.func.id in RAISABLE
+            and len(exc.args) <= 1
+            and not exc.keywords
+        )
     return isinstance(exc, ast.Name) and exc.id in RAISABLE
 
 
