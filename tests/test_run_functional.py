@@ -238,6 +238,14 @@ FUNC_REFUSED = {
         "import torch.func\nprint(torch.func.functional_call)\n",
         "torch.func.functional_call is not supported by gradcli run",
     ),
+    "forward_ad": (
+        "from torch.autograd import forward_ad as fwAD\n",
+        "torch.autograd.forward_ad (dual tensors) is not supported by gradcli run",
+    ),
+    "forward_ad as an attribute": (
+        "with torch.autograd.forward_ad.dual_level():\n    pass\n",
+        "torch.autograd.forward_ad (dual tensors) is not supported by gradcli run",
+    ),
     "printing a tracked tensor": (
         "from torch.func import grad\ndef f(t):\n    print(t)\n    return t.sum()\ngrad(f)(torch.ones(2))\n",
         "printing a tensor a torch.func transform is tracking is not supported",

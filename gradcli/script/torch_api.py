@@ -302,6 +302,11 @@ class TorchNamespace:
         elif module.name == "torch.autograd":
             if name in ("grad", "backward"):
                 return Function("torch.autograd", name)
+            if name == "forward_ad":
+                raise ScriptError(
+                    f"{source_position(node)}: torch.autograd.forward_ad (dual tensors) is not supported by "
+                    "gradcli run; torch.autograd.functional.jvp and torch.func.jacfwd give forward-mode products"
+                )
         elif module.name == "torch.nn" and name == "Parameter":
             return Function("torch.nn", name)
         elif module.name == "torch.optim" and name in OPTIM_CLASSES:
