@@ -103,6 +103,19 @@ CASES = {
     "python's argument errors": "show(lambda: jacobian(cube, x, 1, 2, 3, 4, 5))\n"
     "show(lambda: jacobian(cube))\nshow(lambda: jacobian())\nshow(lambda: jvp(cube, x, foo=1))\n"
     "show(lambda: jacobian(cube, x, inputs=x))\nshow(lambda: jacobian(3, x))\n",
+    "edges": "show(lambda: jacobian(lambda t: t * 2, torch.tensor([1, 2])))\n"
+    "show(lambda: jacobian(lambda t: t[:0], x))\nshow(lambda: jacobian(lambda t: t[:0], x, vectorize=True))\n"
+    "show(lambda: jacobian(lambda t: t.sum(), torch.tensor(2.0)))\n"
+    "show(lambda: hessian(lambda t: t.sum() * t.sum(), torch.tensor(2.0)))\n"
+    "show(lambda: jvp(lambda t: t.sum(), torch.tensor([2.0])))\n"
+    "show(lambda: vjp(lambda t: t.long(), x, torch.ones(3)))\n"
+    "show(lambda: jvp(lambda t: (t * 2).long(), x, x))\n"
+    "show(lambda: jacobian(lambda t: t, x, create_graph='yes'))\n"
+    "show(lambda: jacobian(lambda t: t, x, create_graph=-7))\n"
+    "show(lambda: jacobian(lambda t: t, x, create_graph=300))\n"
+    "show(lambda: jacobian(lambda t: t * 2, x, strict=1))\nshow(lambda: vjp(lambda t: t, x, v=None))\n"
+    "show(lambda: jvp(lambda t: t * 2, (x,), (x,), create_graph=True))\n"
+    "show(lambda: jacobian(lambda a, b: a * b, (x, x.double())))\n",
     "grad modes": "with torch.no_grad():\n"
     "    show(lambda: jacobian(cube, xr, create_graph=True))\n"
     "    show(lambda: vjp(cube, xr, y))\n"
@@ -217,6 +230,12 @@ FUNC_CASES = {
     "show(lambda: jacrev(cube, 0, True))\nshow(lambda: grad(cube, foo=1))\nshow(lambda: grad())\n"
     "show(lambda: vjp(lambda t: t, x, has_aux=True))\n"
     "show(lambda: vjp(lambda t: t.long(), x))\n",
+    "edges": "show(lambda: grad(3)(x))\nshow(lambda: grad(lambda t: t.sum())())\n"
+    "out, fn = vjp(torch.sin, x)\nshow(lambda: fn(torch.ones(2)))\n"
+    "show(lambda: fn(torch.ones(3), True, False, 4))\nshow(lambda: fn())\n"
+    "show(lambda: jacrev(lambda t: t[:0])(x))\nshow(lambda: jacfwd(lambda t: t[:0])(x))\n"
+    "show(lambda: grad(lambda t: t.sum())(torch.tensor([], dtype=torch.float32)))\n"
+    "show(lambda: jacrev(lambda t: t.sum())(torch.zeros(0)))\n",
     "the functions print as torch's": "print(grad(cube))\nprint(jacrev(loss))\nprint(tf.grad)\n"
     "print(grad(cube).__name__)\n",
 }

@@ -221,6 +221,14 @@ class AutogradAPI:
         def call(*inputs: Tensor) -> Any:
             return self.call_value(func, list(inputs), node)
 
+        create = bound["create_graph"]  # torch hands it on to the engine, which takes a C++ bool
+        if isinstance(create, int) and not 0 <= create <= 255:
+            side = "less than minimum" if create < 0 else "greater than maximum"
+            raise ScriptRuntimeError(f"unsigned byte integer is {side}", "OverflowError")
+        if not isinstance(create, int):
+            raise ScriptRuntimeError(
+                f"'{self.class_name(create)}' object cannot be interpreted as an integer", "TypeError"
+            )
         truth = {k: self.truth(bound[k]) for k in ("create_graph", "strict", "vectorize") if k in bound}
         previous = self.grad_enabled
         f = _Functional(self, node, previous)
@@ -290,9 +298,16 @@ class _Functional:
 
     def detach(self, t: Tensor, requires_grad: bool = False) -> Tensor:
         d = Tensor.alias(t)
-        if requires_grad:
-            d.set_requires_grad(True)
+        if requires_grad:  # t.detach().requires_grad_(): the method's words, not the constructor's
+            if d.dtype not in runtime.FLOAT_DTYPES:
+                raise ScriptRuntimeError("only Tensors of floating point dtype can require gradients")
+            d.requires_grad = True
         return d
+
+    def stack(self, tensors: list) -> Tensor:
+        if not tensors:
+            raise ScriptRuntimeError("stack expects a non-empty TensorList")
+        return self.torch("stack", tensors, dim=0)
 
     def zeros_like(self, t: Tensor, requires_grad: bool = False) -> Tensor:
         z = Tensor(np.zeros(t.shape, t.value.dtype), dtype=t.dtype)
@@ -534,9 +549,7 @@ class _Functional:
                         )
                     jac_i_el.append(self.zeros_like(inp_el))
         return tuple(
-            self.method(
-                self.torch("stack", jac_i_el, dim=0), "view", tuple(out.shape) + tuple(inputs[k].shape)
-            )
+            self.method(self.stack(jac_i_el), "view", tuple(out.shape) + tuple(inputs[k].shape))
             for k, jac_i_el in enumerate(jac_i)
         )
 
@@ -546,6 +559,8 @@ class _Functional:
         numels = [o.value.size for o in outputs]
         total = sum(numels)
         self.count(total)
+        if total == 0:  # where torch's batched backward over no basis vectors stops
+            raise ScriptRuntimeError("index 0 is out of bounds for dimension 0 with size 0", "IndexError")
         flat_outputs = tuple(self.method(o, "reshape", -1) for o in outputs)
         per_input: list[list] = [[] for _ in inputs]
         for r in range(total):
@@ -567,7 +582,7 @@ class _Functional:
                 base = self.zeros_like(inp)
                 jac = self.method(base, "expand", (total, *inp.shape))
             else:
-                jac = self.torch("stack", rows, dim=0)
+                jac = self.stack(rows)
             parts = self.method(jac, "split", numels, dim=0)
             blocks.append(
                 [self.method(p, "view", tuple(o.shape) + tuple(inp.shape)) for p, o in zip(parts, outputs)]

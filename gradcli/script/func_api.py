@@ -272,7 +272,12 @@ class FuncAPI:
         from .autograd_api import python_arguments
 
         names = ("cotangents", "retain_graph", "create_graph")
-        given = dict(zip(names, python_arguments("wrapper", names, 1, (True, None), args, kwargs)))
+        given = dict(
+            zip(
+                names,
+                python_arguments("_vjp_with_argnums.<locals>.wrapper", names, 1, (True, None), args, kwargs),
+            )
+        )
         retain = self.truth(given["retain_graph"])  # type: ignore[attr-defined]
         create = given["create_graph"]
         create = self.grad_enabled if create is None else self.truth(create)  # type: ignore[attr-defined]
@@ -322,6 +327,9 @@ class FuncAPI:
                     per_input[k].append(g)
             blocks = []
             for rows, primal in zip(per_input, flat_primals):
+                if not rows:  # no output elements: empty blocks of the right shapes
+                    blocks.append([_zeros(o.shape + primal.shape, primal) for o in flat_out])
+                    continue
                 stacked = self.torch_call("stack", [rows], {"dim": 0}, node)
                 parts = self.tensor_method(stacked, "split", [numels], {"dim": 0}, node)  # type: ignore[attr-defined]
                 blocks.append(
@@ -391,6 +399,11 @@ class FuncAPI:
                     columns[k].append(g)
             per_output = []
             for cols, o in zip(columns, flat_out):
+                if not cols:  # no input elements
+                    per_output.append(
+                        _unflatten([_zeros(o.shape + p.shape, o) for p in flat_primals], primals_spec)
+                    )
+                    continue
                 stacked = self.torch_call("stack", [cols], {"dim": 0}, node)
                 moved = self.tensor_method(stacked, "movedim", [0, -1], {}, node)  # type: ignore[attr-defined]
                 parts = self.tensor_method(moved, "split", [numels], {"dim": -1}, node)  # type: ignore[attr-defined]
@@ -409,6 +422,10 @@ class FuncAPI:
 
     def torch_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         return super().dispatch(Function("torch", name), args, kwargs, node)  # type: ignore[misc]
+
+
+def _zeros(shape: tuple, like: Tensor) -> Tensor:
+    return Tensor(np.zeros(shape, like.value.dtype), dtype=like.dtype)
 
 
 def _options(options: dict) -> dict:
