@@ -271,7 +271,7 @@ def surface() -> list[Callee]:
                 callees.append(Callee(kind, name))
     for name in ("grad", "backward"):
         callees.append(Callee("autograd", name))
-    for name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
+    for name in ("jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"):
         callees.append(Callee("functional", name))
     callees.append(Callee("nn", "Parameter"))
     for name in sorted(MATH_FUNCTIONS):

@@ -15,7 +15,7 @@ RUN_HELP = """Run a PyTorch-style autograd script and print what `python SCRIPT`
 
 SCRIPT is a file, or - for standard input. The script is read with Python's parser and
 interpreted by gradcli, never executed: imports of torch, torch.nn, torch.nn.functional,
-torch.autograd, torch.optim, torch.utils.data, math, random (Python's numbers) and numpy
+torch.autograd, torch.func, torch.optim, torch.utils.data, math, random (Python's numbers) and numpy
 (arrays, math, np.random with NumPy's own numbers; from_numpy/.numpy() share memory);
 classes (nn.Module and
 autograd.Function subclasses too), torch.nn's layers, losses and Module API, optimisers
@@ -29,7 +29,8 @@ x.double() of a tensor that requires grad (ToCopyBackward0);
 tensors from torch.tensor, zeros, ones, full, eye, arange, linspace, rand, randn,
 randint, randperm and normal (torch's own generator, modelled bit for bit: after
 torch.manual_seed(n) the numbers torch draws) and every op of `gradcli ops`; backward(gradient, retain_graph, create_graph, inputs),
-torch.autograd.functional.jacobian/hessian,
+torch.autograd.functional.jacobian/hessian/vjp/jvp/vhp/hvp (create_graph, strict,
+vectorize), torch.func.grad/grad_and_value/vjp/jacrev/jacfwd/hessian (no vmap),
 torch.autograd.backward and torch.autograd.grad (several outputs, grad_outputs,
 allow_unused, create_graph=True for second derivatives, Hessian-vector products and
 gradient penalties), .grad, .grad.zero_(), retain_grad(), register_hook, detach(),

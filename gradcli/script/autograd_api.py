@@ -13,7 +13,7 @@ from .. import limits
 from . import runtime
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .tensor_repr import tensor_repr
-from .values import Function, HookHandle, UserFunction
+from .values import Function, HookHandle, Size, UserFunction
 from .whitelist import source_position
 
 REFERENCE_CYCLE = (
@@ -208,160 +208,544 @@ class AutogradAPI:
         self.recorded("autograd.grad", traced, [None if g is None else g.value for g in results])
         return results
 
+    # -- torch.autograd.functional ----------------------------------------------------------
+    # A port of torch/autograd/functional.py (torch 2.13): the same steps in the same order, each
+    # torch call made through the interpreter, so values, grad_fn names, grad modes and error
+    # texts are torch's (jvp by the double-backward trick, hessian as a jacobian of a jacobian).
+
     def functional(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
-        """torch.autograd.functional.jacobian(f, inputs) and .hessian(f, inputs), as torch's
-        reverse mode computes them: the inputs detached and made to require grad, f called
-        once, then one torch.autograd.grad per output element (the gradient's, for hessian)."""
-        if name in ("vjp", "vhp", "hvp"):
-            return self.functional_product(name, args, kwargs, node)
-        names = ("func", "inputs", "create_graph", "strict", "vectorize", "strategy")
-        if name == "hessian":
-            names = ("func", "inputs", "create_graph", "strict", "vectorize", "outer_jacobian_strategy")
-        func, given, single, leaves = self.functional_inputs(name, names, args, kwargs, node)
-        previous, self.grad_enabled = self.grad_enabled, True
-        try:
-            out = self.call_user(func, leaves, {}, node)
-            if name == "hessian":
-                if not isinstance(out, Tensor) or out.value.size != 1:
-                    raise ScriptRuntimeError(
-                        "The function given to hessian should return a single Tensor with a single element"
-                    )
-                firsts = self.autograd_call(
-                    "grad", [out, leaves], {"create_graph": True, "allow_unused": True}, node
-                )
-                outputs = [
-                    g if g is not None else Tensor(np.zeros(x.shape, x.value.dtype), dtype=x.dtype)
-                    for g, x in zip(firsts, leaves)
-                ]
-                blocks = [self._jacobian_rows(o, leaves, node) for o in outputs]
-                if single:
-                    return blocks[0][0]
-                return tuple(tuple(row) for row in blocks)
-            outputs = (
-                [out] if isinstance(out, Tensor) else list(out) if isinstance(out, (list, tuple)) else None
+        params, defaults = _FUNCTIONAL[name]
+        bound = dict(zip(params, python_arguments(name, params, 2, defaults, args, kwargs)))
+        func = bound["func"]
+
+        def call(*inputs: Tensor) -> Any:
+            return self.call_value(func, list(inputs), node)
+
+        create = bound["create_graph"]  # torch hands it on to the engine, which takes a C++ bool
+        if isinstance(create, int) and not 0 <= create <= 255:
+            side = "less than minimum" if create < 0 else "greater than maximum"
+            raise ScriptRuntimeError(f"unsigned byte integer is {side}", "OverflowError")
+        if not isinstance(create, int):
+            raise ScriptRuntimeError(
+                f"'{self.class_name(create)}' object cannot be interpreted as an integer", "TypeError"
             )
-            if not outputs or not all(isinstance(o, Tensor) for o in outputs):
+        truth = {k: self.truth(bound[k]) for k in ("create_graph", "strict", "vectorize") if k in bound}
+        previous = self.grad_enabled
+        f = _Functional(self, node, previous)
+        try:
+            if name == "jacobian":
+                return f.jacobian(call, bound["inputs"], *truth.values(), bound["strategy"])
+            if name == "hessian":
+                return f.hessian(call, bound["inputs"], *truth.values(), bound["outer_jacobian_strategy"])
+            return getattr(f, name)(call, bound["inputs"], bound["v"], *truth.values())
+        finally:
+            self.grad_enabled = previous
+
+
+_FUNCTIONAL = {
+    "jacobian": (
+        ("func", "inputs", "create_graph", "strict", "vectorize", "strategy"),
+        (False, False, False, "reverse-mode"),
+    ),
+    "hessian": (
+        ("func", "inputs", "create_graph", "strict", "vectorize", "outer_jacobian_strategy"),
+        (False, False, False, "reverse-mode"),
+    ),
+    **{
+        name: (("func", "inputs", "v", "create_graph", "strict"), (None, False, False))
+        for name in ("vjp", "jvp", "vhp", "hvp")
+    },
+}
+
+
+def python_arguments(
+    name: str, params: tuple[str, ...], required: int, defaults: tuple, args: list, kwargs: dict
+) -> list:
+    """A Python function's arguments bound as CPython binds them, with its TypeError texts."""
+    if len(args) > len(params):
+        takes = f"{len(params)}" if required == len(params) else f"from {required} to {len(params)}"
+        raise ScriptRuntimeError(
+            f"{name}() takes {takes} positional arguments but {len(args)} were given", "TypeError"
+        )
+    values = dict(zip(params, args))
+    for key, value in kwargs.items():
+        if key not in params:
+            raise ScriptRuntimeError(f"{name}() got an unexpected keyword argument '{key}'", "TypeError")
+        if key in values:
+            raise ScriptRuntimeError(f"{name}() got multiple values for argument '{key}'", "TypeError")
+        values[key] = value
+    missing = [p for p in params[:required] if p not in values]
+    if missing:
+        quoted = [f"'{m}'" for m in missing]
+        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        plural = "argument" if len(missing) == 1 else "arguments"
+        raise ScriptRuntimeError(
+            f"{name}() missing {len(missing)} required positional {plural}: {listed}", "TypeError"
+        )
+    return [values[p] if p in values else defaults[i - required] for i, p in enumerate(params)]
+
+
+class _Functional:
+    """torch.autograd.functional's functions over one call's interpreter state: `outer` is the
+    grad mode the script called them in."""
+
+    def __init__(self, interp: Any, node: ast.AST, outer: bool) -> None:
+        self.i, self.node, self.outer = interp, node, outer
+
+    # torch's own calls, made through the interpreter
+    def view_as(self, t: Tensor) -> Tensor:
+        return self.i.tensor_method(t, "view", [tuple(t.shape)], {}, self.node)
+
+    def detach(self, t: Tensor, requires_grad: bool = False) -> Tensor:
+        d = Tensor.alias(t)
+        if requires_grad:  # t.detach().requires_grad_(): the method's words, not the constructor's
+            if d.dtype not in runtime.FLOAT_DTYPES:
+                raise ScriptRuntimeError("only Tensors of floating point dtype can require gradients")
+            d.requires_grad = True
+        return d
+
+    def stack(self, tensors: list) -> Tensor:
+        if not tensors:
+            raise ScriptRuntimeError("stack expects a non-empty TensorList")
+        return self.torch("stack", tensors, dim=0)
+
+    def zeros_like(self, t: Tensor, requires_grad: bool = False) -> Tensor:
+        z = Tensor(np.zeros(t.shape, t.value.dtype), dtype=t.dtype)
+        if requires_grad:
+            z.set_requires_grad(True)
+        return z
+
+    def torch(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return self.i.dispatch(Function("torch", name), list(args), kwargs, self.node)
+
+    def method(self, t: Tensor, name: str, *args: Any, **kwargs: Any) -> Any:
+        return self.i.tensor_method(t, name, list(args), kwargs, self.node)
+
+    def enable(self, flag: bool) -> None:
+        self.i.grad_enabled = flag
+
+    # functional.py's helpers
+    def as_tuple(self, inp: Any, arg_name: str, fn_name: str | None) -> tuple[bool, tuple]:
+        is_tuple = isinstance(inp, tuple)
+        items = tuple(inp) if is_tuple else (inp,)
+        for i, el in enumerate(items):
+            if not isinstance(el, Tensor):
+                what = f"the value at index {i}" if is_tuple else f"the given {arg_name}"
                 raise ScriptRuntimeError(
-                    "The outputs of the user-provided function given to jacobian must be either a Tensor or a tuple of Tensors",
+                    f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                    f"{what} has type <class '{self.i.class_name(el)}'>.",
                     "TypeError",
                 )
-            blocks = [self._jacobian_rows(o, leaves, node) for o in outputs]
-        finally:
-            self.grad_enabled = previous
-        if isinstance(out, Tensor):
-            return blocks[0][0] if single else tuple(blocks[0])
-        return tuple(b[0] for b in blocks) if single else tuple(tuple(b) for b in blocks)
+        return is_tuple, items
 
-    def functional_inputs(
-        self, name: str, names: tuple[str, ...], args: list, kwargs: dict, node: ast.AST
-    ) -> tuple[UserFunction, dict, bool, list[Tensor]]:
-        """torch.autograd.functional's arguments: the function, every argument by name, whether
-        `inputs` is one tensor, and the inputs detached and made to require grad."""
-        given = dict(zip(names, args)) | kwargs
-        if len(args) > len(names) or any(k not in names for k in given):
-            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
-        func, inputs = given.get("func"), given.get("inputs")
-        if not isinstance(func, UserFunction):
-            raise ScriptError(f"{source_position(node)}: {name}() takes a function defined in the script")
-        unsupported = [k for k in ("create_graph", "strict", "vectorize") if k in names]
-        if any(given.get(k) for k in unsupported):
-            raise ScriptError(
-                f"{source_position(node)}: {name}() with {', '.join(unsupported)} is not supported"
-            )
-        single = isinstance(inputs, Tensor)
-        sources = [inputs] if single else list(inputs) if isinstance(inputs, (list, tuple)) else None
-        if not sources or not all(isinstance(x, Tensor) for x in sources):
-            raise ScriptRuntimeError(
-                f"The inputs given to {name} must be either a Tensor or a tuple of Tensors", "TypeError"
-            )
-        return (
-            func,
-            given,
-            single,
-            [Tensor(np.array(x.value), dtype=x.dtype, requires_grad=True) for x in sources],
+    def preprocess(self, inputs: tuple, create_graph: bool, need_graph: bool) -> tuple:
+        return tuple(
+            self.view_as(inp) if create_graph and inp.requires_grad else self.detach(inp, need_graph)
+            for inp in inputs
         )
 
-    def functional_product(self, name: str, args: list, kwargs: dict, node: ast.AST) -> tuple:
-        """torch.autograd.functional.vjp(f, inputs, v) -> (f(inputs), v^T J), and vhp / hvp
-        -> (f(inputs), v^T H / H v) of a scalar f: one backward, or a backward of the
-        create_graph gradient (H v is v^T H for the symmetric Hessians of these functions)."""
-        names = ("func", "inputs", "v", "create_graph", "strict")
-        func, given, single, leaves = self.functional_inputs(name, names, args, kwargs, node)
-        v = given.get("v")
-        vectors = None if v is None else [v] if isinstance(v, Tensor) else list(v)
-        previous, self.grad_enabled = self.grad_enabled, True
-        try:
-            out = self.call_user(func, leaves, {}, node)
-            outputs = (
-                [out] if isinstance(out, Tensor) else list(out) if isinstance(out, (list, tuple)) else []
-            )
-            if name != "vjp":
-                if not isinstance(out, Tensor):
-                    raise ScriptRuntimeError(f"The function given to {name} should return a single Tensor")
-                if out.value.size != 1:
-                    raise ScriptRuntimeError(
-                        f"The Tensor returned by the function given to {name} should contain a single element"
-                    )
-                if vectors is None and (len(leaves) != 1 or leaves[0].value.size != 1):
-                    raise ScriptRuntimeError(
-                        "The vector v can only be None if the input to the user-provided function is a single "
-                        "Tensor with a single element."
-                    )
-                first = self.autograd_call("grad", [out, leaves], {"create_graph": True}, node)
-                grads = self.autograd_call(
-                    "grad", [list(first), leaves], {"grad_outputs": vectors, "allow_unused": True}, node
-                )
-            else:
-                if vectors is None and (len(outputs) != 1 or outputs[0].value.size != 1):
-                    raise ScriptRuntimeError(
-                        "The vector v can only be None if the user-provided function returns a single Tensor "
-                        "with a single element."
-                    )
-                grads = self.autograd_call(
-                    "grad", [outputs, leaves], {"grad_outputs": vectors, "allow_unused": True}, node
-                )
-        finally:
-            self.grad_enabled = previous
-        filled = [
-            g if g is not None else Tensor(np.zeros(x.shape, x.value.dtype), dtype=x.dtype)
-            for g, x in zip(grads, leaves)
-        ]
-        plain = [Tensor.alias(o) for o in outputs]  # torch returns the outputs detached
-        for o in plain:
-            o.requires_grad, o.grad_fn = False, None
-        result = plain[0] if isinstance(out, Tensor) else tuple(plain)
-        return result, filled[0] if single else tuple(filled)
+    def postprocess(self, inputs: tuple, create_graph: bool) -> tuple:
+        if isinstance(inputs[0], Tensor):
+            return inputs if create_graph else tuple(self.detach(inp) for inp in inputs)
+        return tuple(self.postprocess(inp, create_graph) for inp in inputs)
 
-    def _jacobian_rows(self, output: Tensor, leaves: list, node: ast.AST) -> list:
-        """d output / d leaf for each leaf: one backward per element of output, stacked."""
-        count = output.value.size
-        if count > limits.Script.MAX_LOOP:
-            raise ScriptError(
-                f"line {self.line}: a jacobian of more than MAX_LOOP={limits.Script.MAX_LOOP:,} rows"
-            )
-        rows: list[list[np.ndarray]] = [[] for _ in leaves]
-        for i in range(count):
-            if output.requires_grad:
-                seed = np.zeros(output.value.size, dtype=output.value.dtype)
-                seed[i] = 1
-                grads = self.autograd_call(
-                    "grad",
-                    [output, leaves],
-                    {
-                        "grad_outputs": Tensor(seed.reshape(output.shape), dtype=output.dtype),
-                        "retain_graph": True,
-                        "allow_unused": True,
-                    },
-                    node,
+    @staticmethod
+    def unpack(res: Any, to_unpack: Any) -> Any:
+        if isinstance(to_unpack, tuple):
+            if not to_unpack[1]:
+                res = tuple(el[0] for el in res)
+            if not to_unpack[0]:
+                res = res[0]
+        elif not to_unpack:
+            res = res[0]
+        return res
+
+    @staticmethod
+    def validate_v(v: tuple, other: tuple, is_other_tuple: bool) -> None:
+        if len(other) != len(v):
+            if is_other_tuple:
+                raise ScriptRuntimeError(
+                    f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}."
                 )
-            else:
-                grads = [None] * len(leaves)
-            for k, (g, x) in enumerate(zip(grads, leaves)):
-                rows[k].append(np.zeros(x.shape, x.value.dtype) if g is None else np.asarray(g.value))
-        return [
-            Tensor(
-                np.stack(r).reshape(output.shape + x.shape) if r else np.zeros(output.shape + x.shape),
-                dtype=x.dtype,
+            raise ScriptRuntimeError("The given v should contain a single Tensor.")
+        for idx, (el_v, el_other) in enumerate(zip(v, other)):
+            if el_v.shape != el_other.shape:
+                prepend = f"Entry {idx} in " if is_other_tuple else ""
+                raise ScriptRuntimeError(
+                    f"{prepend}v has invalid size: should be {Size(el_other.shape)!r} but got "
+                    f"{Size(el_v.shape)!r}."
+                )
+
+    @staticmethod
+    def check_requires_grad(inputs: tuple, input_type: str, strict: bool) -> None:
+        if not strict:
+            return
+        for i, inp in enumerate(inputs):
+            if inp is None:
+                raise ScriptRuntimeError(
+                    f"The output of the user-provided function is independent of input {i}. This is not "
+                    "allowed in strict mode."
+                )
+            if not inp.requires_grad:
+                raise ScriptRuntimeError(_NOT_REQUIRING[input_type].format(i=i))
+
+    def autograd_grad(
+        self,
+        outputs: tuple,
+        inputs: tuple,
+        grad_outputs: tuple | None = None,
+        create_graph: bool = False,
+        retain_graph: bool | None = None,
+    ) -> tuple:
+        if grad_outputs is None:
+            grad_outputs = (None,) * len(outputs)
+        kept = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+        if not kept:
+            return (None,) * len(inputs)
+        options: dict = {
+            "grad_outputs": [g for _, g in kept],
+            "allow_unused": True,
+            "create_graph": create_graph,
+        }
+        if retain_graph is not None:
+            options["retain_graph"] = retain_graph
+        return self.i.autograd_call("grad", [[o for o, _ in kept], list(inputs)], options, self.node)
+
+    def fill_in_zeros(self, grads: tuple, refs: tuple, strict: bool, create_graph: bool, stage: str) -> tuple:
+        res = []
+        for i, grads_i in enumerate(grads):
+            if grads_i is None:
+                if strict:
+                    raise ScriptRuntimeError(_INDEPENDENT[stage].format(i=i))
+                grads_i = self.zeros_like(refs[i])
+            elif strict and create_graph and not grads_i.requires_grad:
+                which = "hessian" if "double" in stage else "jacobian"
+                raise ScriptRuntimeError(
+                    f"The {which} of the user-provided function is independent of input {i}. This is not "
+                    "allowed in strict mode when create_graph=True."
+                )
+            res.append(grads_i)
+        return tuple(res)
+
+    def vector(self, v: Any, fn_name: str, other: tuple, is_other_tuple: bool, create_graph: bool) -> tuple:
+        _, v = self.as_tuple(v, "v", fn_name)
+        v = self.preprocess(v, create_graph, False)
+        self.validate_v(v, other, is_other_tuple)
+        return v
+
+    # the functions
+    def vjp(self, func: Any, inputs: Any, v: Any, create_graph: bool, strict: bool) -> tuple:
+        self.enable(True)
+        is_inputs_tuple, inputs = self.as_tuple(inputs, "inputs", "vjp")
+        inputs = self.preprocess(inputs, create_graph, True)
+        is_outputs_tuple, outputs = self.as_tuple(
+            func(*inputs), "outputs of the user-provided function", "vjp"
+        )
+        self.check_requires_grad(outputs, "outputs", strict)
+        if v is not None:
+            v = self.vector(v, "vjp", outputs, is_outputs_tuple, create_graph)
+        elif len(outputs) != 1 or outputs[0].value.size != 1:
+            raise ScriptRuntimeError(
+                "The vector v can only be None if the user-provided function returns a single Tensor with "
+                "a single element."
             )
-            for r, x in zip(rows, leaves)
-        ]
+        self.enable(True if create_graph else self.outer)
+        grad_res = self.autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        vjp = self.fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
+        outputs = self.postprocess(outputs, create_graph)
+        vjp = self.postprocess(vjp, create_graph)
+        return self.unpack(outputs, is_outputs_tuple), self.unpack(vjp, is_inputs_tuple)
+
+    def jvp(self, func: Any, inputs: Any, v: Any, create_graph: bool, strict: bool) -> tuple:
+        self.enable(True)
+        is_inputs_tuple, inputs = self.as_tuple(inputs, "inputs", "jvp")
+        inputs = self.preprocess(inputs, create_graph, True)
+        if v is not None:
+            v = self.vector(v, "jvp", inputs, is_inputs_tuple, create_graph)
+        elif len(inputs) != 1 or inputs[0].value.size != 1:
+            raise ScriptRuntimeError(
+                "The vector v can only be None if the input to the user-provided function is a single "
+                "Tensor with a single element."
+            )
+        is_outputs_tuple, outputs = self.as_tuple(
+            func(*inputs), "outputs of the user-provided function", "jvp"
+        )
+        self.check_requires_grad(outputs, "outputs", strict)
+        grad_outputs = tuple(self.zeros_like(out, requires_grad=True) for out in outputs)
+        grad_inputs = self.autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        self.check_requires_grad(grad_inputs, "grad_inputs", strict)
+        self.enable(True if create_graph else self.outer)
+        grad_res = self.autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
+        jvp = self.fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+        outputs = self.postprocess(outputs, create_graph)
+        jvp = self.postprocess(jvp, create_graph)
+        return self.unpack(outputs, is_outputs_tuple), self.unpack(jvp, is_outputs_tuple)
+
+    def jacobian(
+        self, func: Any, inputs: Any, create_graph: bool, strict: bool, vectorize: bool, strategy: Any
+    ) -> Any:
+        if strategy not in ("forward-mode", "reverse-mode"):
+            raise ScriptRuntimeError(
+                'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has '
+                'more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to '
+                'use "reverse-mode".',
+                "AssertionError",
+            )
+        if strategy == "forward-mode":
+            if create_graph:
+                raise ScriptRuntimeError(
+                    'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` '
+                    "are not supported together (yet). Please either set `create_graph=False` or "
+                    '`strategy="reverse-mode"`.',
+                    "NotImplementedError",
+                )
+            return self.jacfwd(func, inputs, strict, vectorize)
+        self.enable(True)
+        is_inputs_tuple, inputs = self.as_tuple(inputs, "inputs", "jacobian")
+        inputs = self.preprocess(inputs, create_graph, True)
+        is_outputs_tuple, outputs = self.as_tuple(
+            func(*inputs), "outputs of the user-provided function", "jacobian"
+        )
+        self.check_requires_grad(outputs, "outputs", strict)
+        if vectorize:
+            if strict:
+                raise ScriptRuntimeError(
+                    "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                    "supported together. Please either set `strict=False` or `vectorize=False`."
+                )
+            jacobian = self.vectorized(outputs, inputs, create_graph)
+        else:
+            jacobian = tuple(self.rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs))
+        jacobian = self.postprocess(jacobian, create_graph)
+        return self.unpack(jacobian, (is_outputs_tuple, is_inputs_tuple))
+
+    def count(self, n: int) -> None:
+        if n > limits.Script.MAX_LOOP:
+            raise ScriptError(
+                f"line {self.i.line}: a jacobian of more than MAX_LOOP={limits.Script.MAX_LOOP:,} rows"
+            )
+
+    def rows(self, i: int, out: Tensor, inputs: tuple, create_graph: bool, strict: bool) -> tuple:
+        """One output's jacobian blocks: a backward per element of it, stacked and viewed."""
+        self.count(out.value.size)
+        jac_i: tuple[list, ...] = tuple([] for _ in inputs)
+        flat = self.method(out, "reshape", -1)
+        for j in range(out.value.size):
+            element = self.i.index_tensor(flat, j, self.node)
+            vj = self.autograd_grad((element,), inputs, retain_graph=True, create_graph=create_graph)
+            for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
+                if vj_el is not None:
+                    if strict and create_graph and not vj_el.requires_grad:
+                        raise ScriptRuntimeError(
+                            f"The jacobian of the user-provided function is independent of input {i}. This is "
+                            "not allowed in strict mode when create_graph=True."
+                        )
+                    jac_i_el.append(vj_el)
+                else:
+                    if strict:
+                        raise ScriptRuntimeError(
+                            f"Output {i} of the user-provided function is independent of input {el_idx}. This "
+                            "is not allowed in strict mode."
+                        )
+                    jac_i_el.append(self.zeros_like(inp_el))
+        return tuple(
+            self.method(self.stack(jac_i_el), "view", tuple(out.shape) + tuple(inputs[k].shape))
+            for k, jac_i_el in enumerate(jac_i)
+        )
+
+    def vectorized(self, outputs: tuple, inputs: tuple, create_graph: bool) -> tuple:
+        """vectorize=True: torch's one batched backward over the standard basis of all the
+        outputs at once, one backward per basis vector here (the same sums, the same zeros)."""
+        numels = [o.value.size for o in outputs]
+        total = sum(numels)
+        self.count(total)
+        if total == 0:  # where torch's batched backward over no basis vectors stops
+            raise ScriptRuntimeError("index 0 is out of bounds for dimension 0 with size 0", "IndexError")
+        flat_outputs = tuple(self.method(o, "reshape", -1) for o in outputs)
+        per_input: list[list] = [[] for _ in inputs]
+        for r in range(total):
+            seeds, start = [], 0
+            for o, n in zip(outputs, numels):
+                seed = np.zeros(n, o.value.dtype)
+                if start <= r < start + n:
+                    seed[r - start] = 1
+                seeds.append(Tensor(seed, dtype=o.dtype))
+                start += n
+            vj = self.autograd_grad(
+                flat_outputs, inputs, tuple(seeds), create_graph=create_graph, retain_graph=True
+            )
+            for k, g in enumerate(vj):
+                per_input[k].append(g)
+        blocks = []
+        for rows, inp in zip(per_input, inputs):
+            if total == 0 or rows[0] is None:  # no output reaches this input
+                base = self.zeros_like(inp)
+                jac = self.method(base, "expand", (total, *inp.shape))
+            else:
+                jac = self.stack(rows)
+            parts = self.method(jac, "split", numels, dim=0)
+            blocks.append(
+                [self.method(p, "view", tuple(o.shape) + tuple(inp.shape)) for p, o in zip(parts, outputs)]
+            )
+        return tuple(zip(*blocks))
+
+    def jacfwd(self, func: Any, inputs: Any, strict: bool, vectorize: bool) -> Any:
+        if strict:
+            raise ScriptRuntimeError(
+                'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+                'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
+            )
+        is_inputs_tuple, tensors = self.as_tuple(inputs, "inputs", "jacobian")
+        if not vectorize:
+            raise ScriptRuntimeError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly implemented for "
+                "`vectorize=True`.",
+                "NotImplementedError",
+            )
+        if self.forward_hessian or any(t.requires_grad for t in tensors):
+            # torch's result then carries the graph of its vmapped forward-mode pass
+            raise ScriptError(
+                f"{source_position(self.node)}: forward-mode jacobian/hessian of inputs that require grad "
+                "is not supported by gradcli run (use the default reverse-mode strategy)"
+            )
+
+        # forward mode, one column per input element: the tangent of each output by the double-
+        # backward trick (v -> d(J^T g)/dg . v), which multiplies and sums as forward mode does
+        self.enable(True)
+        inputs = self.preprocess(tensors, False, True)
+        is_outputs_tuple, outputs = self.as_tuple(func(*inputs), "outputs", None)
+        grad_outputs = tuple(self.zeros_like(out, requires_grad=True) for out in outputs)
+        grad_inputs = self.autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        numels = [t.value.size for t in inputs]
+        self.count(sum(numels))
+        columns: list[list[np.ndarray]] = [[] for _ in outputs]
+        for c in range(sum(numels)):
+            tangents, start = [], 0
+            for t, n in zip(inputs, numels):
+                tangent = np.zeros(n, t.value.dtype)
+                if start <= c < start + n:
+                    tangent[c - start] = 1
+                tangents.append(Tensor(tangent.reshape(t.shape), dtype=t.dtype))
+                start += n
+            jv = self.autograd_grad(grad_inputs, grad_outputs, tuple(tangents), retain_graph=True)
+            for k, (tangent_k, out) in enumerate(zip(jv, outputs)):
+                columns[k].append(
+                    np.zeros(out.shape, out.value.dtype) if tangent_k is None else tangent_k.value
+                )
+        jacobian = []
+        for cols, out in zip(columns, outputs):
+            stacked = np.stack(cols) if cols else np.zeros((0, *out.shape), out.value.dtype)
+            blocks, start = [], 0
+            for t, n in zip(inputs, numels):
+                part = np.moveaxis(stacked[start : start + n], 0, -1)
+                blocks.append(Tensor(part.reshape(out.shape + t.shape), dtype=out.dtype))
+                start += n
+            jacobian.append(blocks)
+        return self.unpack(jacobian, (is_outputs_tuple, is_inputs_tuple))  # lists, as torch's are
+
+    forward_hessian = False
+
+    def hessian(
+        self, func: Any, inputs: Any, create_graph: bool, strict: bool, vectorize: bool, strategy: Any
+    ) -> Any:
+        is_inputs_tuple, inputs = self.as_tuple(inputs, "inputs", "hessian")
+        if strategy not in ("forward-mode", "reverse-mode"):
+            raise ScriptRuntimeError(
+                'Expected strategy to be either "forward-mode" or "reverse-mode".', "AssertionError"
+            )
+
+        def ensure_single_output_function(*inp: Tensor) -> Tensor:
+            out = func(*inp)
+            is_out_tuple, t_out = self.as_tuple(out, "outputs of the user-provided function", "hessian")
+            self.check_requires_grad(t_out, "outputs", strict)
+            if is_out_tuple or not isinstance(out, Tensor):
+                raise ScriptRuntimeError("The function given to hessian should return a single Tensor")
+            if out.value.size != 1:
+                raise ScriptRuntimeError(
+                    "The Tensor returned by the function given to hessian should contain a single element"
+                )
+            return self.method(out, "squeeze")
+
+        def jac_func(*inp: Tensor) -> Any:
+            jac = self.jacobian(ensure_single_output_function, inp, True, False, False, "reverse-mode")
+            self.check_requires_grad(jac, "jacobian", strict)
+            return jac
+
+        self.forward_hessian = strategy == "forward-mode"
+        res = self.jacobian(jac_func, inputs, create_graph, strict, vectorize, strategy)
+        return self.unpack(res, (is_inputs_tuple, is_inputs_tuple))
+
+    def vhp(self, func: Any, inputs: Any, v: Any, create_graph: bool, strict: bool) -> tuple:
+        return self.hessian_product("vhp", func, inputs, v, create_graph, strict)
+
+    def hvp(self, func: Any, inputs: Any, v: Any, create_graph: bool, strict: bool) -> tuple:
+        return self.hessian_product("hvp", func, inputs, v, create_graph, strict)
+
+    def hessian_product(
+        self, name: str, func: Any, inputs: Any, v: Any, create_graph: bool, strict: bool
+    ) -> tuple:
+        """vhp: the backward of the gradient; hvp: torch's double-backward trick on top of it."""
+        self.enable(True)
+        is_inputs_tuple, inputs = self.as_tuple(inputs, "inputs", name)
+        inputs = self.preprocess(inputs, create_graph, True)
+        if v is not None:
+            v = self.vector(v, name, inputs, is_inputs_tuple, create_graph)
+        elif len(inputs) != 1 or inputs[0].value.size != 1:
+            raise ScriptRuntimeError(
+                "The vector v can only be None if the input to the user-provided function is a single "
+                "Tensor with a single element."
+            )
+        is_outputs_tuple, outputs = self.as_tuple(
+            func(*inputs), "outputs of the user-provided function", name
+        )
+        self.check_requires_grad(outputs, "outputs", strict)
+        if is_outputs_tuple:
+            raise ScriptRuntimeError(f"The function given to {name} should return a single Tensor")
+        if outputs[0].value.size != 1:
+            raise ScriptRuntimeError(
+                f"The Tensor returned by the function given to {name} should contain a single element"
+            )
+        jac = self.autograd_grad(outputs, inputs, create_graph=True)
+        self.check_requires_grad(jac, "jacobian", strict)
+        if name == "vhp":
+            self.enable(True if create_graph else self.outer)
+            grad_res = self.autograd_grad(jac, inputs, v, create_graph=create_graph)
+            result = self.fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
+        else:
+            grad_jac = tuple(self.zeros_like(inp, requires_grad=True) for inp in inputs)
+            double_back = self.autograd_grad(jac, inputs, grad_jac, create_graph=True)
+            self.check_requires_grad(jac, "hessian", strict)
+            self.enable(True if create_graph else self.outer)
+            grad_res = self.autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
+            result = self.fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
+        outputs = self.postprocess(outputs, create_graph)
+        result = self.postprocess(result, create_graph)
+        return self.unpack(outputs, is_outputs_tuple), self.unpack(result, is_inputs_tuple)
+
+
+_NOT_REQUIRING = {
+    "hessian": "The hessian of the user-provided function with respect to input {i} is independent of the "
+    "input. This is not allowed in strict mode. You should ensure that your function is thrice "
+    "differentiable and that the hessian depends on the inputs.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided function with "
+    "respect to input {i} is independent of the input. This is not allowed in strict mode. You should "
+    "ensure that your function is twice differentiable and that the jacobian depends on the inputs (this "
+    "would be violated by a linear function for example).",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of the "
+    "user-provided function. This is not allowed in strict mode.",
+    "outputs": "Output {i} of the user-provided function does not require gradients. The outputs must be "
+    "computed in a differentiable manner from the input when running in strict mode.",
+}
+
+_INDEPENDENT = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in "
+    "strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs "
+    "when using the double backward trick to compute forward mode gradients. This is not allowed in "
+    "strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not "
+    "allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the "
+    "grad_jacobian. This is not allowed in strict mode as it prevents from using the double backward "
+    "trick to replace forward mode AD.",
+}

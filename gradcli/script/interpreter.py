@@ -15,6 +15,7 @@ kept here (frames, grad mode, output, the current line):
 - optim_api.py       torch.optim's optimisers and lr schedulers over the script's parameters
 - numpy_api.py       NumPy's arrays, functions and np.random, run by NumPy within the caps
 - random_api.py      torch.Generator objects, generator= of draws, get/set_rng_state
+- func_api.py        torch.func's transforms (grad, vjp, jacrev, jacfwd, hessian) of the script's functions
 
 A tensor op ends in runtime.apply_op, which records a node of a graph that grows as statements run;
 backward() hands the reached part to runtime.run_backward. values.py holds the script's non-tensor
@@ -41,6 +42,7 @@ from .autograd_api import AutogradAPI
 from .builtins import Builtins
 from .classes import Classes, reset_instances
 from .data import DataLoading
+from .func_api import FuncAPI
 from .nn_modules import NNModules
 from .numpy_api import NumpyArrays
 from .optim_api import Optimisers
@@ -56,6 +58,7 @@ from .whitelist import check, parse_script
 
 
 class Interpreter(
+    FuncAPI,  # torch.func: ahead of PythonSubset, whose dispatch and call_user it extends
     PythonSubset,
     Builtins,
     TorchNamespace,

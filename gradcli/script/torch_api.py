@@ -24,6 +24,8 @@ from ..program import Apply, Num
 from . import bounds, runtime
 from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .data import DATA_CLASSES
+from .func_api import TRANSFORMS as FUNC_TRANSFORMS
+from .func_api import refuse as refuse_func
 from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
@@ -260,6 +262,7 @@ class TorchNamespace:
             "torch.cuda",
             "torch.backends",
             "torch.autograd.functional",
+            "torch.func",
             "torch.special",
             "torch.linalg",
         ):
@@ -326,6 +329,11 @@ class TorchNamespace:
         elif module.name == "torch.autograd":
             if name in ("grad", "backward"):
                 return Function("torch.autograd", name)
+            if name == "forward_ad":
+                raise ScriptError(
+                    f"{source_position(node)}: torch.autograd.forward_ad (dual tensors) is not supported by "
+                    "gradcli run; torch.autograd.functional.jvp and torch.func.jacfwd give forward-mode products"
+                )
         elif module.name == "torch.nn" and name == "Parameter":
             return Function("torch.nn", name)
         elif module.name == "torch.optim" and name in OPTIM_CLASSES:
@@ -338,8 +346,12 @@ class TorchNamespace:
             return NN_CLASSES[name]
         elif module.name == "torch.autograd" and name == "Function":
             return FUNCTION_CLASS
+        elif module.name == "torch.func":  # torch.func's transforms: func_api.py
+            if name in FUNC_TRANSFORMS:
+                return Function("torch.func", name)
+            raise refuse_func(name, node)
         elif module.name == "torch.autograd.functional":
-            if name in ("jacobian", "hessian", "vjp", "vhp", "hvp"):
+            if name in ("jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)
         elif (
             module.name == "torch.nn.functional"

@@ -14,6 +14,7 @@ IMPORTS = {
     "torch.nn.functional": "torch.nn.functional",
     "torch.autograd": "torch.autograd",
     "torch.autograd.functional": "torch.autograd.functional",
+    "torch.func": "torch.func",
     "torch.nn": "torch.nn",
     "torch.nn.init": "torch.nn.init",
     "torch.utils.data": "torch.utils.data",
@@ -40,7 +41,12 @@ def raisable(node: ast.Raise) -> bool:
     if exc is None:
         return True
     if isinstance(exc, ast.Call):
-        return isinstance(exc.func, ast.Name) and exc.func.id in RAISABLE and len(exc.args) <= 1 and not exc.keywords
+        return (
+            isinstance(exc.func, ast.Name)
+            and exc.func.id in RAISABLE
+            and len(exc.args) <= 1
+            and not exc.keywords
+        )
     return isinstance(exc, ast.Name) and exc.id in RAISABLE
 
 
