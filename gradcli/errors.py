@@ -71,6 +71,11 @@ class AutogradError(GradcliError):
     """backward() would fail in PyTorch; the message carries PyTorch's words."""
 
 
+class DerivativeNotImplemented(AutogradError):
+    """A derivative torch declares not implemented (derivatives.yaml's not_implemented, e.g.
+    acosh_'s): torch raises NotImplementedError when backward reaches it."""
+
+
 class LimitError(GradcliError):
     """A documented resource limit was exceeded; refused before doing the work."""
 

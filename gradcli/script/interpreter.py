@@ -50,7 +50,7 @@ from .python import Break, Continue, PythonSubset, Return, torch_kind
 from .random_api import RandomDraws, RandomGenerators
 from .resources import Memory, with_deep_stack
 from .runtime import ScriptError, ScriptRuntimeError
-from .tensor_methods import TensorMethods
+from .tensor_methods import TORCH_IN_PLACE_FUNCTIONS, TensorMethods
 from .tensor_repr import reset_print_options
 from .torch_api import TorchNamespace
 from .values import RunResult
@@ -72,6 +72,8 @@ class Interpreter(
     RandomGenerators,
     RandomDraws,
 ):
+    torch_in_place_functions = TORCH_IN_PLACE_FUNCTIONS  # torch.sin_(x): what torch_api may name
+
     def __init__(self, source: str, trace_width: int | None = None, record: bool = True) -> None:
         self.source = source
         # lines as Python's tokenizer counts them (str.splitlines also breaks at \x85, \x0c, U+2028)

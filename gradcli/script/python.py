@@ -11,7 +11,14 @@ from typing import Any
 import numpy as np
 
 from .. import limits
-from ..errors import ArgumentValueError, AutogradError, IndexOutOfRange, ParseError, ShapeError
+from ..errors import (
+    ArgumentValueError,
+    AutogradError,
+    DerivativeNotImplemented,
+    IndexOutOfRange,
+    ParseError,
+    ShapeError,
+)
 from ..ops import BINARY, BITWISE, COMPARISONS
 from ..python_random import PythonRandom
 from . import bounds, runtime
@@ -155,6 +162,8 @@ def torch_kind(exc: Exception) -> str:
     class target out of range, ValueError for F.*'s own Python checks, RuntimeError for the rest."""
     if isinstance(exc, ArgumentValueError):
         return "ValueError"
+    if isinstance(exc, DerivativeNotImplemented):
+        return "NotImplementedError"
     return "IndexError" if isinstance(exc, IndexOutOfRange) else "RuntimeError"
 
 

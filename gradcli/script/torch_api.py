@@ -304,9 +304,7 @@ class TorchNamespace:
                 return DType(_DTYPES[name])
             if name in STATE_FUNCTIONS or name in RANDOM_CALLS:
                 return Function("torch", name)
-            from .tensor_methods import TORCH_IN_PLACE_FUNCTIONS  # (tensor_methods imports this module)
-
-            if name in TORCH_IN_PLACE_FUNCTIONS:  # torch.sin_(x) is x.sin_()
+            if name in self.torch_in_place_functions:  # torch.sin_(x) is x.sin_() (tensor_methods)
                 return Function("torch", name)
             if name == "default_generator":
                 return self.default_generator()

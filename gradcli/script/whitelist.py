@@ -234,7 +234,7 @@ def check(module: ast.Module) -> None:
                 if alias.name not in IMPORTS:
                     raise ScriptError(
                         f"{source_position(node)}: import of '{alias.name}' refused: only torch, "
-                        "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
+                        "torch.nn, torch.nn.functional, torch.autograd, torch.func, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
                     )
         if isinstance(node, ast.ImportFrom):
             if (node.module or "").split(".")[0] in _NO_DATA_DOWNLOADS:
@@ -243,7 +243,7 @@ def check(module: ast.Module) -> None:
             if (node.module not in IMPORTS and not utils_data) or node.level:
                 raise ScriptError(
                     f"{source_position(node)}: import from '{node.module}' refused: only torch, "
-                    "torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
+                    "torch.nn, torch.nn.functional, torch.autograd, torch.func, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
                 )
             if any(alias.name == "*" for alias in node.names):
                 raise ScriptError(

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DerivativeNotImplemented
 from ..ops.core import Op
 
 
@@ -186,12 +187,9 @@ _NOT_IMPLEMENTED: dict[str, Op] = {}
 def not_implemented_in_place(op: Op) -> Op:
     """`op`'s record whose rules raise torch's NotImplementedError for its in-place version."""
     if op.name not in _NOT_IMPLEMENTED:
-        from .runtime import ScriptRuntimeError
-
         def refuse(*args: Any, **kwargs: Any) -> Any:
-            raise ScriptRuntimeError(
-                f"the derivative for 'inplace version of {op.name}' is not implemented.",
-                "NotImplementedError",
+            raise DerivativeNotImplemented(
+                f"the derivative for 'inplace version of {op.name}' is not implemented."
             )
 
         _NOT_IMPLEMENTED[op.name] = replace(op, vjp=(refuse,) * op.arity, grad_fn=op.grad_fn[:-1] + "1")

@@ -16,7 +16,7 @@ def script(id: str, text: str, *expect: str) -> Case:
     return Case(id, ("run", "-"), INPUT, expect, stdin=text.encode())
 
 
-IMPORTED = "only torch, torch.nn, torch.nn.functional, torch.autograd, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
+IMPORTED = "only torch, torch.nn, torch.nn.functional, torch.autograd, torch.func, torch.optim, torch.utils.data, math, random, functools and numpy can be imported"
 DUNDER = "names starting with '__' are not allowed"
 NOT_SUPPORTED = "is not supported by gradcli run"
 
