@@ -61,6 +61,26 @@ class AutogradAPI:
         owner[key] = run
         return HookHandle(owner, key)
 
+    def register_post_accumulate_grad_hook(self, t: Tensor, args: list, kwargs: dict, node: ast.AST) -> HookHandle:
+        """p.register_post_accumulate_grad_hook(f): f(p) runs right after backward adds to p.grad
+        (in the order torch's engine accumulates, runtime._accumulation_order)."""
+        hook = args[0] if len(args) == 1 and not kwargs else kwargs.get("hook") if not args else None
+        if hook is None or len(args) + len(kwargs) != 1:
+            raise ScriptRuntimeError(
+                "register_post_accumulate_grad_hook() takes 1 positional argument", "TypeError"
+            )
+        if not t.requires_grad:
+            raise ScriptRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if t.grad_fn is not None:
+            raise ScriptRuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+
+        def run(tensor: Tensor) -> None:
+            self.call_value(hook, [tensor], node)
+
+        key = next(_HOOK_IDS)
+        t.post_hooks[key] = run
+        return HookHandle(t.post_hooks, key)
+
     def signature(self, name: str, args: list, kwargs: dict, params: tuple[str, ...]) -> list:
         if len(args) > len(params):
             raise ScriptRuntimeError(f"{name}() takes at most {len(params)} arguments", "TypeError")

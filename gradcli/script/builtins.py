@@ -276,8 +276,8 @@ class Builtins:
             return getattr(owner, name)
         if isinstance(owner, Module):
             return self.module_attribute(owner, name, node)
-        if isinstance(owner, Tensor) and name in RANDOM_METHODS:  # random_api's draws
-            return Method(owner, name)
+        if isinstance(owner, Tensor) and (name in RANDOM_METHODS or name == "register_post_accumulate_grad_hook"):
+            return Method(owner, name)  # random_api's draws; autograd_api's hook
         if isinstance(owner, Tensor):
             return self.tensor_attribute(owner, name, node)
         if isinstance(owner, (runtime.Fn, AccumulateGrad)):
@@ -624,6 +624,8 @@ class Builtins:
             return self.torch_generator_method(receiver, name, args, kwargs)
         if isinstance(receiver, Tensor) and name in RANDOM_METHODS:
             return self.random_method(receiver, name, args, kwargs)
+        if isinstance(receiver, Tensor) and name == "register_post_accumulate_grad_hook":
+            return self.register_post_accumulate_grad_hook(receiver, args, kwargs, node)
         if isinstance(receiver, Tensor) and name == "numpy" and not args and not kwargs:
             if receiver.requires_grad:
                 raise ScriptRuntimeError(

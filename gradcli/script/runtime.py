@@ -262,6 +262,7 @@ class Tensor:
         self._grad: Tensor | None = None
         self.retains_grad = False
         self.hooks: dict[int, Any] = {}  # a leaf's register_hook: id -> (grad array -> array or None)
+        self.post_hooks: dict[int, Any] = {}  # register_post_accumulate_grad_hook: id -> (tensor -> None)
         self.accumulator: Any = None  # its AccumulateGrad node, once next_functions showed it
 
     @classmethod
@@ -283,6 +284,7 @@ class Tensor:
         t._grad = None
         t.retains_grad = False
         t.hooks = {}
+        t.post_hooks = {}
         t.accumulator = None
         return t
 
@@ -777,7 +779,8 @@ def run_backward(
             if record is not None:
                 record.inputs.append(index)
         return found
-    for index, tensor in laid.leaves.items():
+    for index in _accumulation_order(laid):
+        tensor = laid.leaves[index]
         if only is not None and not any(tensor is t for t in only):
             continue
         if adjoints[index] is not None:
@@ -785,6 +788,8 @@ def run_backward(
                 accumulate_graph(tensor, adjoints[index], "CopyBackwards")
             else:
                 accumulate(tensor, np.asarray(adjoints[index], dtype=tensor.dtype))
+            for hook in list(tensor.post_hooks.values()):  # register_post_accumulate_grad_hook
+                hook(tensor)
     # backward(inputs=[w]) with a non-leaf w: torch gives w a .grad, and runs only the nodes
     # on a path to an input, so only their retained tensors (retain_grad) get one
     targets = {} if only is None else {laid.fn_index[id(t.grad_fn)]: t for t in only if not t.is_leaf}
@@ -806,6 +811,18 @@ def run_backward(
             else:
                 accumulate(tensor, np.asarray(found_adjoint, dtype=tensor.dtype))
     return None
+
+
+def _accumulation_order(laid: _Laid) -> list[int]:
+    """The leaves in the order torch's engine accumulates their .grad: its ready queue runs
+    later-made nodes first, and a leaf's AccumulateGrad as soon as the earliest-made op that
+    uses it has run (so after that op's other operands before it, in operand order)."""
+    first_use: dict[int, tuple[int, int]] = {}
+    for node in laid.graph.nodes:
+        for position, operand in enumerate(node.inputs()):
+            if operand in laid.leaves and operand not in first_use:
+                first_use[operand] = (node.index, position)
+    return sorted(laid.leaves, key=lambda i: (-first_use.get(i, (0, 0))[0], first_use.get(i, (0, 0))[1]))
 
 
 def _input_index(laid: _Laid, tensor: Tensor) -> int | None:
