@@ -193,15 +193,15 @@ def _fill_shape(a: Shape, index: Shape, value: Shape, dim: int | None = None) ->
             "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{len(value)} dimension(s)."
         )
-    d = _dim(dim, len(a))
+    if dim is not None:  # (a missing dim is the forward's error: `gradcli ops` lists both nodes)
+        _dim(dim, len(a))
     if len(index) > 1:
         raise ShapeError("Index has to be a vector/scalar")
-    del d
     return tuple(a)
 
 
 def _fill_rows(a: np.ndarray, index, dim: int) -> tuple[int, np.ndarray]:
-    d = _normalise_dim(dim, a.ndim)
+    d = _dim(dim, a.ndim)
     return d, _bounds_error(IndexOutOfRange, "", index, a.shape[d] if a.ndim else 1, d, wrap=True)
 
 
@@ -223,7 +223,9 @@ def _index_fill_value(g, out, a, index, value=0.0, dim: int = 0):
     # derivatives.yaml: grad.index_select(dim, std::get<0>(at::_unique(index, false))).sum(): each
     # index once, and unwrapped (a negative index, which the forward took, is index_select's error)
     d = _normalise_dim(dim, np.ndim(a))
-    return call("sum", call("index_select", g, np.unique(np.asarray(index)).astype(np.float64), dim=d))
+    return call(
+        "sum", call("index_select", g, np.unique(getattr(index, "value", index)).astype(np.float64), dim=d)
+    )
 
 
 # -- index_select ------------------------------------------------------------------------
@@ -300,6 +302,13 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM, Param("alpha", 1, "number", keyword_only=True)),
         infer_shape=_add_shape,
+        sym_vjp=(
+            lambda sp, g, a, index, source, shapes=(), **attrs: g,
+            lambda sp, g, a, index, source, shapes=(), **attrs: sp.S.Zero,
+            lambda sp, g, a, index, source, shapes=(), dim=0, alpha=1: (
+                alpha * _fn(sp, "index_select")(g, dim, index)
+            ),
+        ),
         step=("{g}", "0", "alpha * {g}.index_select(dim, {1})"),
         written=_written("index_add"),
     ),
@@ -323,6 +332,11 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM,),
         infer_shape=_copy_shape,
+        sym_vjp=(
+            lambda sp, g, a, index, source, shapes=(), dim=0: _fn(sp, "index_fill")(g, dim, index, 0),
+            lambda sp, g, a, index, source, shapes=(), **attrs: sp.S.Zero,
+            lambda sp, g, a, index, source, shapes=(), dim=0: _fn(sp, "index_select")(g, dim, index),
+        ),
         step=("{g}.index_fill(dim, {1}, 0)", "0", "{g}.index_select(dim, {1})"),
         written=_written("index_copy"),
     ),
@@ -341,6 +355,13 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM,),
         infer_shape=_fill_shape,
+        sym_vjp=(
+            lambda sp, g, a, index, value, shapes=(), dim=0: _fn(sp, "index_fill")(g, dim, index, 0),
+            lambda sp, g, a, index, value, shapes=(), **attrs: sp.S.Zero,
+            lambda sp, g, a, index, value, shapes=(), dim=0: _fn(sp, "sum")(
+                _fn(sp, "index_select")(g, dim, index)
+            ),
+        ),
         step=("{g}.index_fill(dim, {1}, 0)", "0", "{g}.index_select(dim, {1}).sum()"),
         written=_written("index_fill"),
     ),
@@ -358,6 +379,10 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM,),
         infer_shape=_select_shape,
+        sym_vjp=(
+            lambda sp, g, a, index, shapes=(), dim=0: _fn(sp, "index_select_backward")(g, dim, index),
+            lambda sp, g, a, index, shapes=(), **attrs: sp.S.Zero,
+        ),
         step=("zeros.index_add(dim, {1}, {g})", "0"),
         written=_written("index_select"),
     ),
