@@ -66,11 +66,21 @@ def same_dtypes(name: str, a, index, source) -> None:
     )
 
 
-def check_index_bounds(name: str, index, size: int, dim: int) -> None:
+def _add_rows(index, size: int, dim: int, alpha: float, ndim: int) -> np.ndarray:
+    """index_add's kernel: with alpha (of a tensor of 2 dims or more) it adds slice by slice,
+    whose check is index_select's IndexError; else the iterator's RuntimeError names the index."""
+    if alpha != 1 and ndim > 1:
+        array = np.asarray(index).reshape(-1)
+        if array.size and (array.min() < 0 or array.max() >= size):
+            raise IndexOutOfRange("index out of range in self")
+    return _bounds_error(ShapeError, "", index, size, dim)
+
+
+def check_index_bounds(name: str, index, size: int, dim: int, alpha: float = 1, ndim: int = 1) -> None:
     """The bounds error of `name`'s kernel for an exact integer index (`run` checks the index
     before the forward sees it as floats, where 10**12 would print rounded)."""
     if name == "index_add":
-        _bounds_error(ShapeError, "", index, size, dim)
+        _add_rows(index, size, dim, alpha, ndim)
     elif name == "index_copy":
         _bounds_error(IndexOutOfRange, "index_copy_(): ", index, size, dim)
     elif name == "index_fill":
@@ -121,7 +131,7 @@ def _index_add(a, index, source, dim: int = 0, alpha: float = 1):
     same_dtypes("index_add", a, index, source)
     a = np.asarray(a)
     d = _normalise_dim(dim, a.ndim)
-    rows = _bounds_error(ShapeError, "", index, a.shape[d] if a.ndim else 1, d)
+    rows = _add_rows(index, a.shape[d] if a.ndim else 1, d, alpha, a.ndim)
     out = np.array(a, copy=True)
     added = np.asarray(source) if alpha == 1 else np.asarray(source) * alpha
     np.add.at(_moved(out, d), rows, _moved(added.astype(out.dtype, copy=False), d))

@@ -653,14 +653,17 @@ class TensorMethods:
             if isinstance(dim, int) and not isinstance(dim, bool):  # torch checks dim first
                 dim = dim_index(dim, max(t.value.ndim, 1))
             same_dtypes(op_name, t.value, index.value, other.value if isinstance(other, Tensor) else other)
-            if isinstance(dim, int) and index.dtype in ("int64", "int32") and index.value.ndim <= 1:
-                check_index_bounds(op_name, index.value, t.shape[dim] if t.shape else 1, dim)
         if name.endswith("_"):
             tensors = [a for a in (t, other) if isinstance(a, Tensor)]
             self.check_in_place(t, self.grad_enabled and any(a.requires_grad for a in tensors))
         try:
             result = self.registry("", op_name, t, args, kwargs, node)
         except GradcliError as exc:  # torch names the in-place call: index_add_()
+            if "out of bounds for dimension" in exc.message and isinstance(index, Tensor):
+                # the index's exact integers (the forward saw them as floats: 10**12 rounded)
+                dim = dim_index(given["dim"], max(t.value.ndim, 1))
+                size = t.shape[dim] if t.shape else 1
+                check_index_bounds(op_name, index.value, size, dim, given.get("alpha", 1), t.value.ndim)
             if name.endswith("_"):
                 exc.message = re.sub(rf"^{op_name}\(\)", f"{name}()", exc.message)
             raise
