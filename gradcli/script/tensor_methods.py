@@ -648,6 +648,12 @@ class TensorMethods:
         op_name = name.rstrip("_")
         given = dict(zip(("dim", "index", "value" if op_name == "index_fill" else "source"), args)) | kwargs
         index, other = given.get("index"), given.get("source", given.get("value"))
+        missing = [k for k in ("dim", "index", "value" if op_name == "index_fill" else "source") if k not in given]
+        if missing:  # torch's argument parser, before anything else
+            listed = ", ".join(f'"{k}"' for k in missing)
+            raise ScriptRuntimeError(
+                f"{name}() missing {len(missing)} required positional argument: {listed}", "TypeError"
+            )
         if isinstance(index, Tensor):  # the exact dtypes (the registry's forward sees them widened)
             dim = given.get("dim")
             if isinstance(dim, int) and not isinstance(dim, bool):  # torch checks dim first
