@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import IndexOutOfRange, ShapeError
 from .core import Op
 
 FLOAT, INT64, BOOL = "float", "int64", "bool"
@@ -29,7 +29,7 @@ _SAME = {
     "zeros_like", "ones_like", "masked_fill", "neg", "abs", "relu", "sign", "floor", "ceil",
     "trunc", "round", "amax", "amin", "max", "min", "max_values", "min_values", "relu6", "hardtanh",
     "gather", "clamp_min", "clamp_max", "sort", "topk", "tril", "triu", "flip", "diagonal", "diag", "pad",
-    "nan_to_num", "masked_select",
+    "nan_to_num", "masked_select", "index_add", "index_copy", "index_fill", "index_select",
 }  # fmt: skip
 # torch's type promotion of the tensor operands (a float number makes an integer result float).
 _PROMOTE = {
@@ -157,6 +157,8 @@ NOT_DIFFERENTIABLE: dict[str, tuple[tuple[int, str, str], ...]] = {
         (2, "binary_cross_entropy_with_logits", "weight"),
         (3, "binary_cross_entropy_with_logits", "pos_weight"),
     ),
+    # the index of index_add/index_copy/index_fill/index_select: an integer tensor (no edge)
+    **{name: ((1, name, "index"),) for name in ("index_add", "index_copy", "index_fill", "index_select")},
 }
 
 
@@ -229,10 +231,29 @@ def check(
         raise ShapeError(f"expected target dtype to be Long or Byte, but got {torch_names[FLOAT]}")
     if name == "gather" and operands[1] != INT64:
         raise ShapeError("gather(): Expected dtype int32/int64 for index")
+    if name in _INDEX_DTYPE_ERRORS and operands[1] != INT64:
+        raise (IndexOutOfRange if name in ("index_fill", "index_select") else ShapeError)(
+            _INDEX_DTYPE_ERRORS[name].format(torch_names[operands[1]])
+        )
+    if name in ("index_add", "index_copy") and NUMBER not in operands[::2] and operands[0] != operands[2]:
+        mine, theirs = torch_names[operands[0]], torch_names[operands[2]]
+        raise ShapeError(
+            f"index_add_(): self ({mine}) and source ({theirs}) must have the same scalar type"
+            if name == "index_add"
+            else f"index_copy_(): self and source expected to have the same dtype, but got (self) {mine} "
+            f"and (source) {theirs}"
+        )
     if name == "_one_hot" and operands[0] != INT64:
         raise ShapeError("one_hot is only applicable to index tensor of type LongTensor.")
     if name in ("index", "index1") and any(d == FLOAT for d in operands[1:]):
         raise ShapeError("tensors used as indices must be long, int, byte or bool tensors")
 
 
+# index_select's words where the index is not int64 (its kernel lists int too)
+_INDEX_DTYPE_ERRORS = {
+    "index_add": "index_add_(): Expected dtype int32/int64 for index but got: {}",
+    "index_copy": "index_copy_(): Expected a long tensor for index, but got {}",
+    "index_fill": "index_fill_(): Expected dtype int64 for index.",
+    "index_select": "index_select(): Expected dtype int32 or int64 for index",
+}
 _CPP_NAMES = {FLOAT: "double", INT64: "long int", BOOL: "bool"}

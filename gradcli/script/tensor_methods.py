@@ -15,6 +15,8 @@ import numpy as np
 
 from ..errors import GradcliError
 from ..ops import NOT_METHODS, strides
+from ..ops.core import Op
+from ..ops.index_ops import check_index_bounds, same_dtypes
 from . import bounds, runtime
 from .classes import Instance
 from .runtime import (
@@ -132,6 +134,7 @@ def tensor_method_names() -> frozenset[str]:
         | set(_IN_PLACE_METHODS)
         | set(PIECE_CALLS)
         | set(POSITION_CALLS)
+        | {f"{name}_" for name in _INDEX_WRITES}
         | {name for name in TORCH_SPELLINGS if name not in NOT_METHODS}
     )
 
@@ -174,6 +177,33 @@ def _index_lists(elements: tuple) -> tuple:
         if isinstance(e, Tensor) and e.dtype in ("int64", "int32") and e.value.ndim == 1
         else e
         for e in elements
+    )
+
+
+_INDEX_WRITES = ("index_add", "index_copy", "index_fill")
+
+
+@functools.cache
+def _unique_op(kernel: str) -> Op:
+    """torch.unique's node: derivatives.yaml has no formula for _unique2 / unique_dim, so its
+    backward is torch's NotImplementedError."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise ScriptRuntimeError(f"the derivative for '{kernel}' is not implemented.", "NotImplementedError")
+
+    return Op(
+        name=kernel,
+        syntax="torch.unique(x)",
+        forward=refuse,
+        vjp=(refuse,),
+        sympy=refuse,
+        grad_fn="Unique2Backward0" if kernel == "_unique2" else "UniqueDimBackward0",
+        derivative="none: torch has no formula",
+        saves_tensors=False,
+        elementwise=False,
+        function=False,
+        method=False,
+        infer_shape=lambda a, shape=(): shape,
     )
 
 
@@ -611,6 +641,113 @@ class TensorMethods:
             fn.output = (t.version, t.version.value)
         return t
 
+    def index_write(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Tensor:
+        """x.index_add(dim, index, source, alpha=), x.index_copy(...), x.index_fill(dim, index,
+        value) and their in-place forms: the registry's record, written into x for the latter
+        (the node and version counter of write_in_place, CopySlices through a view)."""
+        op_name = name.rstrip("_")
+        given = dict(zip(("dim", "index", "value" if op_name == "index_fill" else "source"), args)) | kwargs
+        index, other = given.get("index"), given.get("source", given.get("value"))
+        missing = [k for k in ("dim", "index", "value" if op_name == "index_fill" else "source") if k not in given]
+        if missing:  # torch's argument parser, before anything else
+            listed = ", ".join(f'"{k}"' for k in missing)
+            raise ScriptRuntimeError(
+                f"{name}() missing {len(missing)} required positional argument: {listed}", "TypeError"
+            )
+        if isinstance(index, Tensor):  # the exact dtypes (the registry's forward sees them widened)
+            dim = given.get("dim")
+            if isinstance(dim, int) and not isinstance(dim, bool):  # torch checks dim first
+                dim = dim_index(dim, max(t.value.ndim, 1))
+            same_dtypes(op_name, t.value, index.value, other.value if isinstance(other, Tensor) else other)
+        if name.endswith("_"):
+            tensors = [a for a in (t, other) if isinstance(a, Tensor)]
+            self.check_in_place(t, self.grad_enabled and any(a.requires_grad for a in tensors))
+        try:
+            result = self.registry("", op_name, t, args, kwargs, node)
+        except GradcliError as exc:  # torch names the in-place call: index_add_()
+            if "out of bounds for dimension" in exc.message and isinstance(index, Tensor):
+                # the index's exact integers (the forward saw them as floats: 10**12 rounded)
+                dim = dim_index(given["dim"], max(t.value.ndim, 1))
+                size = t.shape[dim] if t.shape else 1
+                check_index_bounds(op_name, index.value, size, dim, given.get("alpha", 1), t.value.ndim)
+            if name.endswith("_"):
+                exc.message = re.sub(rf"^{op_name}\(\)", f"{name}()", exc.message)
+            raise
+        return self.write_in_place(t, result, op_name) if name.endswith("_") else result
+
+    def unique(self, t: Tensor, args: list, kwargs: dict, method: bool = False) -> Any:
+        """torch.unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None)
+        and x.unique(...): sorted values (torch's CPU kernel sorts even for sorted=False), with
+        the inverse indices and counts when asked, as a tuple. A float input in a graph gives
+        Unique2Backward0 (UniqueDimBackward0 with dim), whose backward torch has no formula for."""
+        names = ("sorted", "return_inverse", "return_counts", "dim")
+        if len(args) > len(names):
+            caller = "Tensor.unique()" if method else "_return_output()"
+            raise ScriptRuntimeError(
+                f"{caller} takes from 1 to 5 positional arguments but {len(args) + 1} were given", "TypeError"
+            )
+        for key in kwargs:
+            if key not in names or key in names[: len(args)]:
+                caller = "Tensor.unique()" if method else "_return_output()"
+                word = "got multiple values for argument" if key in names else "got an unexpected keyword argument"
+                raise ScriptRuntimeError(f"{caller} {word} '{key}'", "TypeError")
+        given = {"sorted": True, "return_inverse": False, "return_counts": False, "dim": None}
+        given |= dict(zip(names, args)) | kwargs
+        dim = given["dim"]
+        kernel = "_unique2" if dim is None else "unique_dim"
+        if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
+            raise ScriptRuntimeError(
+                f"unique_dim(): argument 'dim' (position 2) must be int, not {self.type_name(dim)}", "TypeError"
+            )
+        for key in names[:3]:
+            if not isinstance(given[key], bool):
+                raise ScriptRuntimeError(
+                    f"{kernel}(): argument '{key}' must be bool, not {self.type_name(given[key])}", "TypeError"
+                )
+        value = t.value
+        if dim is None:
+            rows, shape_of_inverse = value.reshape(-1, 1), value.shape
+        else:
+            if value.ndim == 0:
+                raise ScriptRuntimeError(
+                    f"Dimension specified as {dim} but tensor has no dimensions", "IndexError"
+                )
+            axis = dim_index(dim, value.ndim)
+            if value.size == 0 and value.shape[axis] != 0:
+                raise ScriptRuntimeError(
+                    "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+                )
+            width = math.prod(n for k, n in enumerate(value.shape) if k != axis)
+            rows = np.moveaxis(value, axis, 0).reshape(value.shape[axis], width)
+            shape_of_inverse = (value.shape[axis],)
+        runtime.spend(rows.size * 20)  # a sort: a few dozen operations an element
+        order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
+        ordered = rows[order]
+        starts = np.ones(len(ordered), dtype=bool)
+        if len(ordered) > 1:
+            starts[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)  # NaN is never equal: its own
+        group = np.cumsum(starts) - 1
+        inverse = np.empty(len(order), dtype=np.int64)
+        inverse[order] = group
+        counts = np.diff(np.append(np.flatnonzero(starts), len(ordered))).astype(np.int64)
+        if dim is None:
+            values = ordered[starts].reshape(-1)
+        else:
+            picked = np.moveaxis(value, axis, 0)[order[starts]]
+            values = np.moveaxis(picked, 0, axis)
+        out = Tensor(np.ascontiguousarray(values), dtype=t.dtype)
+        if self.grad_enabled and t.requires_grad:
+            op = _unique_op(kernel)
+            fn = runtime.Fn(op, op.grad_fn, {"shape": out.shape}, (t.snapshot(),), out.value)
+            out.requires_grad, out.grad_fn = True, fn
+            fn.output = (out.version, out.version.value)
+        parts = [out]
+        if given["return_inverse"]:
+            parts.append(Tensor(inverse.reshape(shape_of_inverse), dtype="int64"))
+        if given["return_counts"]:
+            parts.append(Tensor(counts, dtype="int64"))
+        return tuple(parts) if len(parts) > 1 else out
+
     def tensor_method(self, t: Tensor, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name in ("normal_", "uniform_"):
             return self.random_fill(t, name, args, kwargs)
@@ -679,6 +816,10 @@ class TensorMethods:
             return t
         if name in _IN_PLACE_VIEWS:
             return self.view_in_place(t, name, args, kwargs, node)
+        if name.rstrip("_") in _INDEX_WRITES:
+            return self.index_write(t, name, args, kwargs, node)
+        if name == "unique":
+            return self.unique(t, args, kwargs, method=True)
         if name in _IN_PLACE_CALLS:
             others = [a for a in [*args, *kwargs.values()] if isinstance(a, Tensor)]
             recording = self.grad_enabled and (t.requires_grad or any(a.requires_grad for a in others))

@@ -92,6 +92,7 @@ PIECE_CALLS = ("chunk", "split", "unbind", "tensor_split", "var_mean", "std_mean
 POSITION_CALLS = (
     "nonzero",
     "argwhere",
+    "unique",  # values, inverse indices, counts: tensor_methods.unique
 )  # int64 positions: x.nonzero(), torch.argwhere(x)  # tensor methods and torch functions that return tuples
 TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 CONSTRUCTORS = {
@@ -466,6 +467,8 @@ class TorchNamespace:
     def positions(self, name: str, t: Tensor, args: list, kwargs: dict) -> Any:
         """torch.where(cond), x.nonzero() and torch.argwhere(x): int64 positions of the
         nonzero elements, as one tensor per dim (as_tuple) or as rows."""
+        if name == "unique":
+            return self.unique(t, args, kwargs)
         as_tuple = name == "where" or bool(kwargs.pop("as_tuple", False))
         if args or kwargs:
             raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
