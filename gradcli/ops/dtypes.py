@@ -231,6 +231,8 @@ def check(
         raise ShapeError(f"expected target dtype to be Long or Byte, but got {torch_names[FLOAT]}")
     if name == "gather" and operands[1] != INT64:
         raise ShapeError("gather(): Expected dtype int32/int64 for index")
+    if name in _INDEX_DTYPE_ERRORS and operands[1] == NUMBER:  # x.index_select(0, 5): torch's TypeError words
+        raise ShapeError(f"{name}(): argument 'index' (position 2) must be Tensor, not int")
     if name in _INDEX_DTYPE_ERRORS and operands[1] != INT64:
         raise (IndexOutOfRange if name in ("index_fill", "index_select") else ShapeError)(
             _INDEX_DTYPE_ERRORS[name].format(torch_names[operands[1]])

@@ -368,7 +368,7 @@ OPS: tuple[Op, ...] = (
         sym_vjp=(
             lambda sp, g, a, index, value, shapes=(), dim=0: _fn(sp, "index_fill")(g, dim, index, 0),
             lambda sp, g, a, index, value, shapes=(), **attrs: sp.S.Zero,
-            lambda sp, g, a, index, value, shapes=(), dim=0: _fn(sp, "sum")(
+            lambda sp, g, a, index, value, shapes=(), dim=0: _fn(sp, "sum_over")(  # symbolic.SUM
                 _fn(sp, "index_select")(g, dim, index)
             ),
         ),
