@@ -420,9 +420,17 @@ class NumpyArrays:
                 return NumpyGenerator(self.python(lambda: np.random.default_rng(*seed)))
             if self.numpy_random is None:  # unseeded, as NumPy's is: fresh numbers every run
                 self.numpy_random = np.random.RandomState()
-            drawn = self.numpy_run(
-                f"random.{name}", RANDOM[name], getattr(self.numpy_random, name), args, kwargs, node
-            )
+            if name == "shuffle" and len(args) == 1 and isinstance(args[0], list):
+                # np.random.shuffle(a_list) shuffles the script's own list, in place
+                order = list(range(len(args[0])))  # the same swaps, whatever the items are
+                self.weigh_array(len(order))
+                self.python(lambda: self.numpy_random.shuffle(order))
+                args[0][:] = [args[0][i] for i in order]
+                drawn = None
+            else:
+                drawn = self.numpy_run(
+                    f"random.{name}", RANDOM[name], getattr(self.numpy_random, name), args, kwargs, node
+                )
             if name == "seed":
                 self.seeded.add("numpy")
             self.note_unseeded("numpy", "np.random.seed(n)")  # after the draw: a refused one draws nothing
@@ -440,6 +448,7 @@ class NumpyArrays:
         if kwargs or len(args) > 1:
             raise ScriptRuntimeError(f"{kind.name}() takes at most 1 argument", "TypeError")
         values, _ = self.numpy_arguments(args, {}, None)
+        self.weigh_array(_first(values, {}))  # np.float32(array) converts a copy
         return self.numpy_result(self.python(lambda: kind.numpy(*values)))
 
     def numpy_generator_method(

@@ -29,3 +29,6 @@ batch = torch.from_numpy(np.random.randn(3, 2).astype(np.float32))
 print(batch, batch.dtype)
 np.random.seed(42)
 print(np.random.rand(3))
+names = ["a", "b", "c", "d", 5]
+np.random.shuffle(names)  # a Python list is shuffled in place, as NumPy does
+print(names, np.float32(np.arange(3)))
