@@ -279,11 +279,19 @@ _FUNCTIONAL = {
 
 
 def python_arguments(
-    name: str, params: tuple[str, ...], required: int, defaults: tuple, args: list, kwargs: dict
+    name: str,
+    params: tuple[str, ...],
+    required: int,
+    defaults: tuple,
+    args: list,
+    kwargs: dict,
+    positional: int | None = None,
 ) -> list:
-    """A Python function's arguments bound as CPython binds them, with its TypeError texts."""
-    if len(args) > len(params):
-        takes = f"{len(params)}" if required == len(params) else f"from {required} to {len(params)}"
+    """A Python function's arguments bound as CPython binds them, with its TypeError texts
+    (`positional`: how many params may be given by position, the rest by keyword only)."""
+    positional = len(params) if positional is None else positional
+    if len(args) > positional:
+        takes = f"{positional}" if required == positional else f"from {required} to {positional}"
         raise ScriptRuntimeError(
             f"{name}() takes {takes} positional arguments but {len(args)} were given", "TypeError"
         )

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import limits
+from .autograd_api import python_arguments
 from .classes import CLASS_OBJECTS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .values import Function, UserFunction
@@ -52,6 +53,19 @@ _SIGNATURES: dict[str, tuple[tuple[str, ...], int, int, dict]] = {
     ),
     "hessian": (("func", "argnums"), 2, 1, {"argnums": 0}),
 }
+
+
+def _one_hot(tensors: list[Tensor], numels: list[int], k: int) -> list[Tensor]:
+    """Tensors shaped like `tensors`, zero but for element k of them all, counted flat across
+    them in order: a Jacobian row's seeds (jacrev) or a column's tangents (jacfwd)."""
+    parts, start = [], 0
+    for t, n in zip(tensors, numels):
+        part = np.zeros(n, t.value.dtype)
+        if start <= k < start + n:
+            part[k - start] = 1
+        parts.append(Tensor(part.reshape(t.shape), dtype=t.dtype))
+        start += n
+    return parts
 
 
 def refuse(name: str, node: ast.AST) -> ScriptError:
@@ -120,21 +134,8 @@ class FuncAPI:
                 )
             return self.func_vjp(args[0], tuple(args[1:]), kwargs.get("has_aux", False), node)
         params, positional, required, defaults = _SIGNATURES[name]
-        if len(args) > positional:
-            takes = f"{positional}" if positional == required else f"from {required} to {positional}"
-            raise ScriptRuntimeError(
-                f"{name}() takes {takes} positional arguments but {len(args)} were given", "TypeError"
-            )
-        given = dict(zip(params, args))
-        for key, value in kwargs.items():
-            if key not in params:
-                raise ScriptRuntimeError(f"{name}() got an unexpected keyword argument '{key}'", "TypeError")
-            if key in given:
-                raise ScriptRuntimeError(f"{name}() got multiple values for argument '{key}'", "TypeError")
-            given[key] = value
-        if "func" not in given:
-            raise ScriptRuntimeError(f"{name}() missing 1 required positional argument: 'func'", "TypeError")
-        options = {**defaults, **given}
+        rest = tuple(defaults[p] for p in params[required:])
+        options = dict(zip(params, python_arguments(name, params, required, rest, args, kwargs, positional)))
         func = options.pop("func")
         if name == "jacrev":
             size = options["chunk_size"]
@@ -313,13 +314,7 @@ class FuncAPI:
             self.grad_enabled = True
             per_input: list[list[Tensor]] = [[] for _ in flat_primals]
             for r in range(total):
-                seeds, start = [], 0
-                for o, n in zip(flat_out, numels):
-                    seed = np.zeros(n, o.value.dtype)
-                    if start <= r < start + n:
-                        seed[r - start] = 1
-                    seeds.append(Tensor(seed.reshape(o.shape), dtype=o.dtype))
-                    start += n
+                seeds = _one_hot(flat_out, numels, r)
                 row = level.grad(
                     tuple(flat_out), vjp_fn.options["inputs"], seeds, node, retain=True, create=True
                 )
@@ -384,13 +379,7 @@ class FuncAPI:
             )
             columns: list[list[Tensor]] = [[] for _ in flat_out]
             for c in range(total):
-                tangents, start = [], 0
-                for p, n in zip(flat_primals, numels):
-                    tangent = np.zeros(n, p.value.dtype)
-                    if start <= c < start + n:
-                        tangent[c - start] = 1
-                    tangents.append(Tensor(tangent.reshape(p.shape), dtype=p.dtype))
-                    start += n
+                tangents = _one_hot(flat_primals, numels, c)
                 kept = [(b, v) for b, v in zip(back, tangents) if b is not None]
                 jv = level.grad(
                     tuple(b for b, _ in kept), zeros, [v for _, v in kept], node, retain=True, create=True
