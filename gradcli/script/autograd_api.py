@@ -61,7 +61,9 @@ class AutogradAPI:
         owner[key] = run
         return HookHandle(owner, key)
 
-    def register_post_accumulate_grad_hook(self, t: Tensor, args: list, kwargs: dict, node: ast.AST) -> HookHandle:
+    def register_post_accumulate_grad_hook(
+        self, t: Tensor, args: list, kwargs: dict, node: ast.AST
+    ) -> HookHandle:
         """p.register_post_accumulate_grad_hook(f): f(p) runs right after backward adds to p.grad
         (in the order torch's engine accumulates, runtime._accumulation_order)."""
         hook = args[0] if len(args) == 1 and not kwargs else kwargs.get("hook") if not args else None
@@ -80,6 +82,22 @@ class AutogradAPI:
         key = next(_HOOK_IDS)
         t.post_hooks[key] = run
         return HookHandle(t.post_hooks, key)
+
+    def variable(self, args: list, kwargs: dict) -> Tensor:
+        """torch.autograd.Variable(t, requires_grad=False): since torch 0.4 a tensor, t's
+        elements detached (as the legacy constructor does), with the flag set."""
+        names = ["data", "requires_grad", "volatile"]
+        if len(args) > len(names) or set(kwargs) - set(names):
+            raise ScriptRuntimeError("Variable() takes data, requires_grad and volatile", "TypeError")
+        given = dict(zip(names, args)) | kwargs
+        data = given.get("data")
+        if not isinstance(data, Tensor):
+            raise ScriptRuntimeError(
+                f"Variable data has to be a tensor, but got {self.type_name(data)}", "TypeError"
+            )
+        t = Tensor.alias(data)
+        t.set_requires_grad(self.truth(given.get("requires_grad", False)))
+        return t
 
     def signature(self, name: str, args: list, kwargs: dict, params: tuple[str, ...]) -> list:
         if len(args) > len(params):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import string
 from collections import Counter
 from typing import Any
@@ -120,6 +121,26 @@ _ARRAY_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "T", "itemsize"
 
 
 _LIST_METHODS = {"index", "count", "insert", "pop", "remove", "reverse", "copy", "clear", "sort"}
+
+
+# one printf-style conversion: %(key)s, flags, width, .precision, length modifier, type
+_PERCENT_SPEC = re.compile(
+    r"%(?:\((?P<key>[^)]*)\))?[-#0 +]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?[hlL]?"
+    r"(?P<conversion>[diouxXeEfFgGcrsa%])"
+)
+
+
+class _Printed:
+    """A script value inside %-formatting: %s shows its printed text, %r its repr."""
+
+    def __init__(self, text: str, shown: str) -> None:
+        self.text, self.shown = text, shown
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.shown
 
 
 class Builtins:
@@ -276,7 +297,9 @@ class Builtins:
             return getattr(owner, name)
         if isinstance(owner, Module):
             return self.module_attribute(owner, name, node)
-        if isinstance(owner, Tensor) and (name in RANDOM_METHODS or name == "register_post_accumulate_grad_hook"):
+        if isinstance(owner, Tensor) and (
+            name in RANDOM_METHODS or name == "register_post_accumulate_grad_hook"
+        ):
             return Method(owner, name)  # random_api's draws; autograd_api's hook
         if isinstance(owner, Tensor):
             return self.tensor_attribute(owner, name, node)
@@ -647,6 +670,38 @@ class Builtins:
         raise ScriptRuntimeError(
             f"'{self.type_name(receiver)}' object has no attribute '{name}'", "AttributeError"
         )
+
+    def percent_format(self, template: str, args: Any, node: ast.AST) -> str:
+        """'%.4f' % loss.item(), '%s' % tensor: Python's printf-style formatting of script values.
+        A tensor gives its printed form to %s and %r and its number to the numeric
+        conversions; widths and precisions are capped as in f-strings, `*` is refused."""
+        specs = list(_PERCENT_SPEC.finditer(template))
+        for spec in specs:
+            for part in (spec["width"], spec["precision"]):
+                if part == "*":
+                    raise ScriptError(
+                        f"{source_position(node)}: a '*' width or precision in %-formatting is not supported"
+                    )
+                if part and len(part) > 3:
+                    raise ScriptError(
+                        f"line {self.line}: format width or precision over 999 is not supported"
+                    )
+        conversions = [spec["conversion"] for spec in specs if spec["conversion"] != "%"]
+
+        def value(item: Any, conversion: str) -> Any:
+            if isinstance(item, Tensor) and conversion not in "rsa":
+                return self.item(item)
+            if isinstance(item, (int, float, str, bool)) or item is None:
+                return item
+            return _Printed(self.text(item), self.repr(item))
+
+        if isinstance(args, dict):
+            args = {k: value(v, "s") for k, v in args.items()}
+        elif isinstance(args, tuple):
+            args = tuple(value(v, c) for v, c in zip(args, conversions + ["s"] * len(args)))
+        else:
+            args = value(args, conversions[0] if conversions else "s")
+        return self.python(lambda: template % args)
 
     def str_format(self, template: str, args: list, kwargs: dict) -> str:
         """str.format without attribute or item lookups: fields are positions or keywords."""

@@ -386,6 +386,12 @@ class NumpyType:
         return f"<class 'numpy.{np.dtype(self.numpy).name if self.name != 'bool_' else 'bool'}'>"
 
 
+_SYMBOLS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "** or pow()", ast.MatMult: "@",
+}  # fmt: skip
+
+
 class NumpyArrays:
     """Mixed into Interpreter: NumPy's functions, array methods and items, np.random."""
 
@@ -651,3 +657,58 @@ class NumpyArrays:
         (other,), _ = self.numpy_arguments([other], {}, None)
         self.weigh_array(_broadcast([array, other], {}))
         return self.python(lambda: op(array, other))
+
+    # -- NumPy values beside tensors --------------------------------------------------
+
+    def beside_tensor(self, value: Any, op: type, left: Any) -> Any:
+        """A NumPy value in a tensor's arithmetic, as torch takes it: a NumPy number is a
+        Python number; an array on the right is a tensor of its dtype (torch's __radd__ does
+        not take one on the left: Python's TypeError)."""
+        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+            return value.item()
+        if not isinstance(value, np.ndarray):
+            return value
+        if value is left:
+            if op is ast.Add:
+                raise ScriptRuntimeError(
+                    "Concatenation operation is not implemented for NumPy arrays, use np.concatenate() "
+                    "instead. Please do not rely on this error; it may not be given on all Python "
+                    "implementations.",
+                    "TypeError",
+                )
+            raise ScriptRuntimeError(
+                f"unsupported operand type(s) for {_SYMBOLS.get(op, '?')}: 'numpy.ndarray' and 'Tensor'",
+                "TypeError",
+            )
+        return self.from_numpy(value, share=False)
+
+    def check_array_result(self, *operands: Any) -> None:
+        """NumPy arithmetic on what .numpy() gave: the broadcast result is weighed against
+        MAX_ELEMENTS, MAX_SCRIPT_WORK and MAX_SCRIPT_BYTES before NumPy makes it."""
+        try:
+            shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
+        except ValueError:
+            return  # NumPy's own error follows
+        self.weigh_array(math.prod(shape))
+
+    def item_of(self, owner: Any, node: ast.Subscript) -> Any:
+        """owner[key]: NumPy indexes its arrays; a NumPy index of a tensor is a tensor index."""
+        if isinstance(owner, np.ndarray):
+            return self.array_item(owner, self.index_value(node.slice))
+        if isinstance(owner, Tensor):
+            key = self.index_value(node.slice)
+            parts = [
+                self.from_numpy(k, share=False) if isinstance(k, np.ndarray) else k
+                for k in (key if isinstance(key, tuple) else (key,))
+            ]
+            parts = [k.item() if isinstance(k, np.integer) else k for k in parts]
+            return self.index_by(owner, tuple(parts) if isinstance(key, tuple) else parts[0], node)
+        return self.subscript(owner, node)
+
+    def tensor_dtype_of_numpy(self, name: str) -> str:
+        if name not in TENSOR_DTYPES:
+            raise ScriptError(
+                f"line {self.line}: NumPy's {name} has no tensor dtype in gradcli run "
+                "(float32, float64, int64, int32 and bool do)"
+            )
+        return name

@@ -4,7 +4,6 @@ the script's own functions, each under a cap of limits.Script (steps, loops, cal
 from __future__ import annotations
 
 import ast
-import math
 import re
 from typing import Any
 
@@ -85,14 +84,6 @@ _PY_BIN = {
 }
 
 
-def _parts(key: Any) -> tuple:
-    return key if isinstance(key, tuple) else (key,)
-
-
-_SYMBOLS = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-    ast.Pow: "** or pow()", ast.MatMult: "@",
-}  # fmt: skip
 # a += b on a NumPy array writes into the array, as Python's augmented assignment does
 _PY_IN_PLACE = {
     ast.Add: lambda a, b: a.__iadd__(b),
@@ -115,26 +106,6 @@ _PY_CMP = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
-# one printf-style conversion: %(key)s, flags, width, .precision, length modifier, type
-_PERCENT_SPEC = re.compile(
-    r"%(?:\((?P<key>[^)]*)\))?[-#0 +]*(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?[hlL]?"
-    r"(?P<conversion>[diouxXeEfFgGcrsa%])"
-)
-
-
-class _Printed:
-    """A script value inside %-formatting: %s shows its printed text, %r its repr."""
-
-    def __init__(self, text: str, shown: str) -> None:
-        self.text, self.shown = text, shown
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return self.shown
-
-
 # The binder's refusals of an argument's kind, count or value, and the exception torch raises
 _BINDER_ARGUMENT_WORDS = {
     "got an unexpected keyword argument": "TypeError",
@@ -464,17 +435,6 @@ class PythonSubset:
         else:
             raise ScriptError(f"{source_position(target)}: cannot assign to this")
 
-    def item_of(self, owner: Any, node: ast.Subscript) -> Any:
-        """owner[key]: NumPy indexes its arrays; a NumPy index of a tensor is a tensor index."""
-        if isinstance(owner, np.ndarray):
-            return self.array_item(owner, self.index_value(node.slice))
-        if isinstance(owner, Tensor):
-            key = self.index_value(node.slice)
-            parts = [self.from_numpy(k, share=False) if isinstance(k, np.ndarray) else k for k in _parts(key)]
-            parts = [k.item() if isinstance(k, np.integer) else k for k in parts]
-            return self.index_by(owner, tuple(parts) if isinstance(key, tuple) else parts[0], node)
-        return self.subscript(owner, node)
-
     def sequence(self, value: Any) -> list:
         if isinstance(value, (list, tuple)):
             return list(value)
@@ -696,69 +656,6 @@ class PythonSubset:
                 self.weigh_array(1, work=contracted([left, right], {}))
             self.check_array_result(left, right)
         return self.python(lambda: _PY_BIN[op](left, right))
-
-    def beside_tensor(self, value: Any, op: type, left: Any) -> Any:
-        """A NumPy value in a tensor's arithmetic, as torch takes it: a NumPy number is a
-        Python number; an array on the right is a tensor of its dtype (torch's __radd__ does
-        not take one on the left: Python's TypeError)."""
-        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
-            return value.item()
-        if not isinstance(value, np.ndarray):
-            return value
-        if value is left:
-            if op is ast.Add:
-                raise ScriptRuntimeError(
-                    "Concatenation operation is not implemented for NumPy arrays, use np.concatenate() "
-                    "instead. Please do not rely on this error; it may not be given on all Python "
-                    "implementations.",
-                    "TypeError",
-                )
-            raise ScriptRuntimeError(
-                f"unsupported operand type(s) for {_SYMBOLS.get(op, '?')}: 'numpy.ndarray' and 'Tensor'",
-                "TypeError",
-            )
-        return self.from_numpy(value, share=False)
-
-    def check_array_result(self, *operands: Any) -> None:
-        """NumPy arithmetic on what .numpy() gave: the broadcast result is weighed against
-        MAX_ELEMENTS, MAX_SCRIPT_WORK and MAX_SCRIPT_BYTES before NumPy makes it."""
-        try:
-            shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
-        except ValueError:
-            return  # NumPy's own error follows
-        self.weigh_array(math.prod(shape))
-
-    def percent_format(self, template: str, args: Any, node: ast.AST) -> str:
-        """'%.4f' % loss.item(), '%s' % tensor: Python's printf-style formatting of script values.
-        A tensor gives its printed form to %s and %r and its number to the numeric
-        conversions; widths and precisions are capped as in f-strings, `*` is refused."""
-        specs = list(_PERCENT_SPEC.finditer(template))
-        for spec in specs:
-            for part in (spec["width"], spec["precision"]):
-                if part == "*":
-                    raise ScriptError(
-                        f"{source_position(node)}: a '*' width or precision in %-formatting is not supported"
-                    )
-                if part and len(part) > 3:
-                    raise ScriptError(
-                        f"line {self.line}: format width or precision over 999 is not supported"
-                    )
-        conversions = [spec["conversion"] for spec in specs if spec["conversion"] != "%"]
-
-        def value(item: Any, conversion: str) -> Any:
-            if isinstance(item, Tensor) and conversion not in "rsa":
-                return self.item(item)
-            if isinstance(item, (int, float, str, bool)) or item is None:
-                return item
-            return _Printed(self.text(item), self.repr(item))
-
-        if isinstance(args, dict):
-            args = {k: value(v, "s") for k, v in args.items()}
-        elif isinstance(args, tuple):
-            args = tuple(value(v, c) for v, c in zip(args, conversions + ["s"] * len(args)))
-        else:
-            args = value(args, conversions[0] if conversions else "s")
-        return self.python(lambda: template % args)
 
     def compare(self, node: ast.Compare) -> Any:
         left = self.expr(node.left)

@@ -597,22 +597,6 @@ class TorchNamespace:
             )
         return shape
 
-    def variable(self, args: list, kwargs: dict) -> Tensor:
-        """torch.autograd.Variable(t, requires_grad=False): since torch 0.4 a tensor, t's
-        elements detached (as the legacy constructor does), with the flag set."""
-        names = ["data", "requires_grad", "volatile"]
-        if len(args) > len(names) or set(kwargs) - set(names):
-            raise ScriptRuntimeError("Variable() takes data, requires_grad and volatile", "TypeError")
-        given = dict(zip(names, args)) | kwargs
-        data = given.get("data")
-        if not isinstance(data, Tensor):
-            raise ScriptRuntimeError(
-                f"Variable data has to be a tensor, but got {self.type_name(data)}", "TypeError"
-            )
-        t = Tensor.alias(data)
-        t.set_requires_grad(self.truth(given.get("requires_grad", False)))
-        return t
-
     def default_setting(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         """torch.set_default_device('cpu') and set_default_dtype(torch.float32): what gradcli
         already does; other defaults are refused rather than silently ignored."""
@@ -629,16 +613,6 @@ class TorchNamespace:
             f"{source_position(node)}: torch.{name}({self.repr(value)}) is not supported by gradcli run "
             "(its defaults are the CPU and float32)"
         )
-
-    def tensor_dtype_of_numpy(self, name: str) -> str:
-        from .numpy_api import TENSOR_DTYPES
-
-        if name not in TENSOR_DTYPES:
-            raise ScriptError(
-                f"line {self.line}: NumPy's {name} has no tensor dtype in gradcli run "
-                "(float32, float64, int64, int32 and bool do)"
-            )
-        return name
 
     def data_of(self, data: Any, node: ast.AST) -> tuple[np.ndarray, str | None]:
         """torch.tensor's data (numbers, nested lists of numbers, one-element tensors, NumPy
