@@ -25,6 +25,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from gradcli.ops import NOT_METHODS
+from gradcli.ops.elementwise_math import erfinv as _erfinv
 
 # Shapes of the issue: broadcasting between them, reductions over them and matmul on
 # their 1-D and 2-D members all occur.
@@ -79,6 +80,7 @@ UNARY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray]
     "reciprocal": (np.reciprocal, lambda v: bool(np.all(np.abs(v) >= 0.1))),
     "rsqrt": (lambda v: 1 / np.sqrt(v), lambda v: bool(np.all(v >= 0.1))),
     "erf": (np.vectorize(math.erf, otypes=[float]), lambda v: bool(np.all(np.abs(v) <= 4))),
+    "erfinv": (lambda v: _erfinv(v), lambda v: bool(np.all(np.abs(v) <= 0.9))),
     "silu": (lambda v: v / (1 + np.exp(-v)), lambda v: bool(np.all(np.abs(v) <= 6))),
     "logsigmoid": (lambda v: -np.log1p(np.exp(-v)), lambda v: bool(np.all(np.abs(v) <= 6))),
     "softsign": (lambda v: v / (1 + np.abs(v)), _everywhere),

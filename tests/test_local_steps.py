@@ -18,6 +18,7 @@ from seed_programs import LINEAR, MEAN
 from gradcli import grad
 from gradcli.local_steps import written_form
 from gradcli.ops import OPS, REGISTRY
+from gradcli.ops.elementwise_math import erfinv
 from gradcli.parse import parse_program
 from gradcli.program import Apply
 
@@ -33,6 +34,7 @@ FUNCTIONS = {
     "trunc": np.trunc,
     "outer": np.outer,
     "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
+    "erfinv": erfinv,
 }
 BINARY = {
     ast.Add: np.add,

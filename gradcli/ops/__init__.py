@@ -218,7 +218,7 @@ MODULES: dict[str, dict[str, Spelling]] = {
 }
 # torch.special has few names, and only these of them are records here (expit is sigmoid);
 # torch.special.sin is refused, as torch has no such function.
-_SPECIAL = ("erf", "exp2", "expm1", "log1p", "log_softmax", "logsumexp", "round", "softmax")
+_SPECIAL = ("erf", "erfinv", "exp2", "expm1", "log1p", "log_softmax", "logsumexp", "round", "softmax")
 MODULES["torch.special"] = {name: TORCH_SPELLINGS[name] for name in _SPECIAL} | {"expit": TORCH_SPELLINGS["sigmoid"]}
 # torch.linalg: the vector norms (ord is p); linalg.norm is vector_norm wherever it means a
 # vector norm (ord=None, or a 1-D reduction), and refused where it means a matrix norm.
