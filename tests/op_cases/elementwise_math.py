@@ -26,7 +26,7 @@ CASES = [
     Case("erf", "2x3", (uniform(-3, 3, (2, 3)),)),
     Case("erf", "tails", (np.array([-6.0, -1e-8, 1e-8, 5.5]),)),
     Case("erfinv", "2x3", (uniform(-0.9, 0.9, (2, 3)),)),
-    Case("erfinv", "tails", (np.array([-0.999999, -1e-9, 1e-9, 0.99]),)),
+    Case("erfinv", "tails", (np.array([-0.999, -1e-9, 1e-9, 0.99]),)),
     Case("asinh", "2x3", (uniform(-3, 3, (2, 3)),)),
     Case("acosh", "2x3", (uniform(1.2, 4, (2, 3)),)),
     Case("atanh", "2x3", (uniform(-0.9, 0.9, (2, 3)),)),
