@@ -96,6 +96,7 @@ for _name, _positional in {
     "eye": ("n", "m"),
     "arange": ("start", "end", "step"),
     "linspace": ("start", "end", "steps"),
+    "logspace": ("start", "end", "steps", "base"),
 }.items():
     TORCH_OPS[_name] = _constructor(_name, *_positional)
 

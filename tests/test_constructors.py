@@ -17,7 +17,7 @@ from oracle import F  # noqa: E402
 from gradcli import GradcliError, grad  # noqa: E402
 from gradcli import run as run_script  # noqa: E402
 from gradcli.graph import InputSpec, build_graph  # noqa: E402
-from gradcli.ops.constructors import arange_values, linspace_values  # noqa: E402
+from gradcli.ops.constructors import arange_values, linspace_values, logspace_values  # noqa: E402
 from gradcli.parse import parse_program  # noqa: E402
 
 X = [[0.5, -1.0, 2.0], [-0.3, 0.2, -2.5]]
@@ -218,6 +218,31 @@ def test_arange_and_linspace_values_are_torchs_to_the_last_bit(bounds, dtypes):
     expected = torch.arange(start, end, step, dtype=theirs).numpy()
     assume(expected.size < 32768)  # above its grain size torch splits the range between threads
     assert np.array_equal(arange_values(start, end, step, ours), expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.floats(-30, 30),
+    st.floats(-30, 30),
+    st.integers(0, 300),
+    st.sampled_from([10.0, 2.0, 0.5, 2.718281828459045]),
+    st.sampled_from([(np.float32, torch.float32), (np.float64, torch.float64), (np.int64, torch.int64)]),
+)
+def test_logspace_values_are_torchs_to_the_last_bit(start, end, steps, base, dtypes):
+    """Exponents in double from the dtype's start and end, the second half counted down."""
+    ours, theirs = dtypes
+    if ours is np.int64:  # integers: small exponents, so the powers fit
+        start, end = start / 10, end / 10
+    expected = torch.logspace(start, end, steps, base=base, dtype=theirs).numpy()
+    assert np.array_equal(logspace_values(start, end, steps, base, ours), expected)
+
+
+def test_a_script_makes_logspace_as_torch_does():
+    script = "import torch\nprint(torch.logspace(-2, 3, 41).tolist(), torch.logspace(0, 1, 3, base=2, dtype=torch.float64).tolist())\n"
+    single = torch.float32
+    expected = f"{torch.logspace(-2, 3, 41, dtype=single).tolist()} {torch.logspace(0, 1, 3, base=2, dtype=torch.float64).tolist()}\n"
+    assert run_script(script).stdout == expected
+    assert "'steps'" in run_script("import torch\ntorch.logspace(0, 1)\n").error
 
 
 def test_a_script_prints_float32_ranges_as_torch_does(tmp_path):

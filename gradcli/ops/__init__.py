@@ -356,6 +356,7 @@ NOT_METHODS = frozenset(
         "linalg_norm",
         "linear",
         "linspace",
+        "logspace",
         "logsigmoid",
         "max_pool1d",
         "max_pool2d",

@@ -202,13 +202,43 @@ def linspace_values(start: float, end: float, steps: int, dtype: Any = np.float6
     return np.where(index < steps // 2, up, down).astype(dtype)
 
 
-def _linspace_shape(start=0.0, end=0.0, steps=None, dtype=None, requires_grad=False) -> Shape:
+def logspace_values(
+    start: float, end: float, steps: int, base: float = 10.0, dtype: Any = np.float32
+) -> np.ndarray:
+    """torch.logspace's values (RangeFactories.cpp): start and end in the dtype, the step in
+    double from their difference in the dtype, base ** (start + step*i) in double for the first
+    half and base ** (end - step*(steps-1-i)) for the second, rounded (truncated for integers) once."""
+    dtype = np.dtype(dtype)
+    if steps < 0:
+        raise ShapeError("number of steps must be non-negative")
+    if steps <= 1:
+        return np.array([float(base) ** float(start)][:steps]).astype(dtype)
+    first, last = (np.array(v).astype(dtype) for v in (start, end))
+    step = float(last - first) / (steps - 1)
+    index = np.arange(steps)
+    with np.errstate(all="ignore"):
+        exponents = np.where(
+            index < steps // 2, float(first) + step * index, float(last) - step * (steps - 1 - index)
+        )
+        values = np.power(float(base), exponents)
+    if dtype.kind in "iu":
+        values = np.trunc(values)
+    return values.astype(dtype)
+
+
+def _logspace_shape(start=0.0, end=0.0, steps=None, base=10.0, dtype=None, requires_grad=False) -> Shape:
+    return _linspace_shape(start, end, steps, dtype, requires_grad, name="logspace")
+
+
+def _linspace_shape(
+    start=0.0, end=0.0, steps=None, dtype=None, requires_grad=False, name: str = "linspace"
+) -> Shape:
     _leaf_refused(requires_grad)
     if steps is None:
-        raise ShapeError("linspace() missing 1 required positional argument: 'steps'")
+        raise ShapeError(f"{name}() missing 1 required positional argument: 'steps'")
     if start is None or end is None:  # torch.linspace(0, None, 3): its TypeError, first line
         got = ", ".join("NoneType" if v is None else type(v).__name__ for v in (start, end, steps))
-        raise ShapeError(f"linspace() received an invalid combination of arguments - got ({got})")
+        raise ShapeError(f"{name}() received an invalid combination of arguments - got ({got})")
     if steps < 0:
         raise ShapeError("number of steps must be non-negative")
     return (steps,)
@@ -359,6 +389,27 @@ OPS: tuple[Op, ...] = (
             f"torch.linspace({attrs['start']!r}, {attrs['end']!r}, {attrs['steps']}{_dtype_text(attrs)})"
         ),
         lambda sp, attrs: _numbers(sp, attrs["start"], attrs["end"], attrs["steps"]),
+    ),
+    _constructor(
+        "logspace",
+        "torch.logspace(start, end, steps, base=10.0)",
+        lambda start=0.0, end=0.0, steps=None, base=10.0, dtype=None, requires_grad=False: _cast(
+            logspace_values(float(start), float(end), steps, float(base), np.float64), dtype
+        ),
+        (
+            Param("start", None, "scalar"),
+            Param("end", None, "scalar"),
+            Param("steps", None, "int"),
+            Param("base", 10.0, "scalar"),
+        ),
+        _logspace_shape,
+        lambda attrs: FLOAT,
+        lambda texts, attrs: (
+            f"torch.logspace({attrs['start']!r}, {attrs['end']!r}, {attrs['steps']}"
+            + (f", base={attrs['base']!r}" if attrs.get("base", 10.0) != 10.0 else "")
+            + f"{_dtype_text(attrs)})"
+        ),
+        lambda sp, attrs: _numbers(sp, attrs["start"], attrs["end"], attrs["steps"], attrs.get("base", 10.0)),
     ),
 )
 

@@ -16,7 +16,7 @@ import numpy as np
 from .. import limits
 from ..errors import IndexOutOfRange
 from ..ops import MODULES, REWRITES
-from ..ops.constructors import arange_values, linspace_values
+from ..ops.constructors import arange_values, linspace_values, logspace_values
 from ..ops.dtypes import NOT_DIFFERENTIABLE
 from ..ops.indexing import check_subscript, index_place
 from ..parse import returns_pair
@@ -26,7 +26,7 @@ from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .data import DATA_CLASSES
 from .func_api import TRANSFORMS as FUNC_TRANSFORMS
 from .func_api import refuse as refuse_func
-from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES
+from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
@@ -110,6 +110,7 @@ CONSTRUCTORS = {
     "eye",
     "arange",
     "linspace",
+    "logspace",
     "zeros_like",
     "ones_like",
     "empty_like",
@@ -831,6 +832,21 @@ class TorchNamespace:
             dtype = self.dtype_of(kwargs, "float32")
             kind = dtype if dtype in ("float32", "float64") else "float64"
             return self.finish(linspace_values(args[0], args[1], steps, kind), dtype, kwargs, name, node)
+        if name == "logspace":
+            own = {k: kwargs.pop(k) for k in ("start", "end", "steps", "base") if k in kwargs}
+            given = bind_arguments("logspace", sig("start", "end", "steps", ("base", 10.0)), args, own)
+            for key in ("start", "end", "base"):
+                if isinstance(given[key], Tensor):
+                    given[key] = self.item(given[key])
+                if not isinstance(given[key], (int, float)):
+                    raise ScriptRuntimeError(
+                        f"logspace() received an invalid combination of arguments - got {self.class_name(given[key])} for {key}",
+                        "TypeError",
+                    )
+            self.sizes([given["steps"]], node)
+            dtype = self.dtype_of(kwargs, "float32")
+            values = logspace_values(given["start"], given["end"], given["steps"], given["base"], dtype)
+            return self.finish(values, dtype, kwargs, name, node)
         if name == "device":  # torch.device("cpu"), torch.device("cuda" if ... else "cpu")
             if len(args) != 1 or kwargs or not isinstance(args[0], (str, Device)):
                 raise ScriptRuntimeError("device() takes a device name such as 'cpu'", "TypeError")

@@ -1,4 +1,4 @@
-"""Constructors: torch.tensor, zeros, ones, full, eye, arange and linspace, made from numbers."""
+"""Constructors: torch.tensor, zeros, ones, full, eye, arange, linspace and logspace, made from numbers."""
 
 from __future__ import annotations
 
@@ -21,4 +21,6 @@ CASES = [
     Case("arange", "counting down", (), {"start": 5, "end": -1, "step": -2}),
     Case("linspace", "0 to 1 in 5", (), {"start": 0.0, "end": 1.0, "steps": 5}),
     Case("linspace", "7 steps, odd", (), {"start": -1.0, "end": 2.0, "steps": 7}),
+    Case("logspace", "1e-2 to 1e3 in 6", (), {"start": -2.0, "end": 3.0, "steps": 6}),
+    Case("logspace", "base 2, odd", (), {"start": 0.5, "end": 2.0, "steps": 7, "base": 2.0}),
 ]
