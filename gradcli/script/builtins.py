@@ -21,6 +21,7 @@ from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
 from .random_api import GENERATOR_METHODS as TORCH_GENERATOR_METHODS
 from .random_api import RANDOM_METHODS, TorchGenerator
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
+from .saved_tensors import RawSaved
 from .tensor_repr import grad_fn_repr
 from .values import (
     CONTAINERS,
@@ -303,6 +304,8 @@ class Builtins:
             return Method(owner, name)  # random_api's draws; autograd_api's hook
         if isinstance(owner, Tensor):
             return self.tensor_attribute(owner, name, node)
+        if isinstance(owner, RawSaved) and name == "register_hooks":
+            return Method(owner, name)
         if isinstance(owner, (runtime.Fn, AccumulateGrad)):
             if name == "name":
                 return Method(owner, name)
@@ -310,8 +313,10 @@ class Builtins:
                 return next_functions(owner)
             if name == "variable" and isinstance(owner, AccumulateGrad):
                 return owner.variable
+            if name.startswith(("_saved_", "_raw_saved_")) and isinstance(owner, runtime.Fn):
+                return self.saved_attribute(owner, name, node)
             raise ScriptError(
-                f"{source_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
+                f"{source_position(node)}: grad_fn has only .name(), .next_functions, .variable and ._saved_* here"
             )
         if isinstance(owner, (list, str, Caught)) and name in ("append", "extend", "format", "join", "args"):
             if isinstance(owner, Caught) and name == "args":
@@ -574,6 +579,8 @@ class Builtins:
             return self.optim_method(receiver, name, args, kwargs, node)
         if isinstance(receiver, ClassValue) and name == "apply":
             return self.apply_function(receiver, args, kwargs, node)
+        if isinstance(receiver, RawSaved):
+            return self.raw_saved_method(receiver, name, args, kwargs, node)
         if isinstance(receiver, (runtime.Fn, AccumulateGrad)):
             if name == "name" and not args:
                 if isinstance(receiver, AccumulateGrad):
@@ -582,7 +589,7 @@ class Builtins:
                 hand_written = receiver.name in ("CopySlices", "CopyBackwards")
                 return f"torch::autograd::{receiver.name}" if hand_written else receiver.name
             raise ScriptError(
-                f"{source_position(node)}: grad_fn has only .name(), .next_functions and .variable here"
+                f"{source_position(node)}: grad_fn has only .name(), .next_functions, .variable and ._saved_* here"
             )
         if isinstance(receiver, list):
             if name == "append" and len(args) == 1:

@@ -50,6 +50,7 @@ from .python import Break, Continue, PythonSubset, Return, torch_kind
 from .random_api import RandomDraws, RandomGenerators
 from .resources import Memory, with_deep_stack
 from .runtime import ScriptError, ScriptRuntimeError
+from .saved_tensors import SavedTensors
 from .tensor_methods import TORCH_IN_PLACE_FUNCTIONS, TensorMethods
 from .tensor_repr import reset_print_options
 from .torch_api import TorchNamespace
@@ -71,6 +72,7 @@ class Interpreter(
     NumpyArrays,
     RandomGenerators,
     RandomDraws,
+    SavedTensors,
 ):
     torch_in_place_functions = TORCH_IN_PLACE_FUNCTIONS  # torch.sin_(x): what torch_api may name
 

@@ -26,6 +26,7 @@ from .classes import CLASS_OBJECTS, Instance
 from .numpy_api import NumpyType, contracted
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
+from .saved_tensors import SavedHooks
 from .tensor_methods import TORCH_IN_PLACE_FUNCTIONS
 from .torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 from .values import (
@@ -378,6 +379,13 @@ class PythonSubset:
         if len(node.items) != 1 or node.items[0].optional_vars is not None:
             raise ScriptError(f"{source_position(node)}: only 'with torch.no_grad():' is supported")
         manager = self.expr(node.items[0].context_expr)
+        if isinstance(manager, SavedHooks):  # torch.autograd.graph.saved_tensors_hooks(pack, unpack)
+            self.enter_saved_hooks(manager, node)
+            try:
+                self.block(node.body)
+            finally:
+                self.leave_saved_hooks()
+            return
         if not isinstance(manager, NoGrad):
             raise ScriptError(f"{source_position(node)}: only 'with torch.no_grad():' is supported")
         previous = self.grad_enabled if manager.before is None else manager.before
@@ -768,6 +776,8 @@ class PythonSubset:
                 self.note_unseeded("random", "random.seed(n)")
                 method = getattr(self.python_random, func.name)
                 return self.python(lambda: method(*args, **kwargs))
+            if func.module == "torch.autograd.graph":
+                return self.saved_tensors_hooks(args, kwargs)
             if func.module == "torch.autograd" and func.name == "Variable":
                 return self.variable(args, kwargs)
             if func.module == "torch.autograd":

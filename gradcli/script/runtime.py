@@ -22,6 +22,7 @@ import itertools
 import math
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,9 @@ def allocated() -> int:
 
 
 INFERENCE = [False]  # inside torch.inference_mode(): tensors made are inference tensors
+# inside torch.autograd.graph.saved_tensors_hooks: the innermost's call that packs what a new
+# node saves, given the node and its output (saved_tensors.py)
+SAVE_HOOKS: list[Callable[[Fn, Tensor], None]] = []
 _work = [0]  # elements computed by this run's ops, forward and backward (MAX_SCRIPT_WORK)
 # Ops whose work is the output times the contracted length, not the output alone.
 _CONTRACTING = {"matmul", "mm", "bmm", "mv", "dot", "inner", "linear", "addmm"}
@@ -81,6 +85,7 @@ _MULTIPLY_ADDS_PER_OP = 8
 def reset_work() -> None:
     _work[0] = 0
     INFERENCE[0] = False
+    SAVE_HOOKS.clear()
 
 
 def spend(work: int) -> None:
@@ -145,6 +150,10 @@ class Fn:
     retained: Tensor | None = None  # the output tensor, when retain_grad() was called
     output: tuple | None = None  # (Version, value) of the output when the op ran
     hooks: dict = field(default_factory=dict)  # register_hook on its output: id -> hook
+    # saved tensors under pack hooks (saved_tensors_hooks, _raw_saved_*.register_hooks): name ->
+    # the call that unpacks it, run as backward reaches this node (saved_tensors.py)
+    packed: dict = field(default_factory=dict)
+    integral: frozenset = frozenset()  # positions of Python ints among the number operands
 
     def next_functions(self) -> tuple:
         return tuple(o for o in self.operands if isinstance(o, Operand))
@@ -570,10 +579,13 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     recorded = tuple(o.snapshot() if isinstance(o, Tensor) else float(o) for o in operands)
     grad_fn = recorded_grad_fn(op, kinds, shapes, attrs, layout)
     fn = Fn(op, grad_fn, dict(attrs), recorded, out)
+    fn.integral = frozenset(p for p, o in enumerate(operands) if isinstance(o, int) and not isinstance(o, bool))
     result.requires_grad, result.grad_fn = True, fn
     fn.output = (result.version, result.version.value)
     if step is None:
         result.version.recorded = True  # fn.out is this tensor's array
+    if SAVE_HOOKS:
+        SAVE_HOOKS[-1](fn, result)
     return result
 
 
@@ -855,6 +867,9 @@ def _sweep(
     pull = autograd.pullback(values, dtype, nodes)
     if tracing:
         pull = _naming_untraceable(pull)
+    unpacking = {laid.fn_index[id(fn)]: fn for fn in laid.fns if fn.packed}
+    if unpacking:
+        pull = _unpacking_first(pull, unpacking)
     with np.errstate(all="ignore"):
         return engine.backward(
             nodes,
@@ -863,6 +878,20 @@ def _sweep(
             hooks=hooked,
             on_edge=on_edge,
         )
+
+
+def _unpacking_first(pull: engine.Pullback, unpacking: dict[int, Fn]) -> engine.Pullback:
+    """The pullback, with a node's saved tensors unpacked (its unpack hooks run) as the node
+    runs, before its rule, as torch's generated nodes unpack theirs."""
+
+    def unpacked_pull(node: Node, g: Any, positions: list[int]) -> Any:
+        fn = unpacking.get(node.index)
+        if fn is not None:
+            for unpack in fn.packed.values():
+                unpack()
+        return pull(node, g, positions)
+
+    return unpacked_pull
 
 
 def _naming_untraceable(pull: engine.Pullback) -> engine.Pullback:

@@ -97,7 +97,7 @@ def _arity(name: str) -> int:
 _IN_PLACE_VIEWS = {"unsqueeze_": 1, "squeeze_": 3, "t_": 1, "transpose_": 1}
 # torch.sin_(x), torch.relu_(x), ...: the functions torch has for in-place calls (the unary
 # ones); python.dispatch sends a call of one to tensor_method(x, name, ...).
-_NO_TORCH_FUNCTION = ("sign", "cumsum", "cumprod", "tril", "triu", "logical_not", "bitwise_not", "absolute")
+_NO_TORCH_FUNCTION = ("sign", "cumsum", "cumprod", "tril", "triu", "logical_not", "bitwise_not", "absolute", "erfinv")
 TORCH_IN_PLACE_FUNCTIONS = frozenset(
     name
     for name, op_name in _IN_PLACE_CALLS.items()
@@ -118,7 +118,7 @@ _OWN_TENSOR_METHODS = {
     "backward", "copy_", "detach", "detach_", "is_contiguous", "item", "numpy", "register_hook",
     "register_post_accumulate_grad_hook", "requires_grad_", "retain_grad", "size", "stride", "to",
     "tolist", "zero_", "fill_", "cpu", "cuda", "dim", "ndimension", "float", "double", "long", "int",
-    "bool", "type", "numel", "nelement", "scatter_", "scatter",
+    "bool", "type", "numel", "nelement", "scatter_", "scatter", "equal", "allclose", "isclose",
 }  # fmt: skip
 
 
@@ -756,6 +756,8 @@ class TensorMethods:
             return self.backward(
                 t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph", "inputs"))
             )
+        if name in ("equal", "allclose", "isclose"):  # x.equal(y) is torch.equal(x, y)
+            return self.closeness(name, [t, *args], kwargs)
         if name == "item" and not args:
             return self.item(t)
         if name == "tolist" and not args:

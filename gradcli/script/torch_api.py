@@ -253,6 +253,10 @@ class TorchNamespace:
             return np.__version__
         if full == "functools.partial":
             return Function("functools", "partial")
+        if full == "torch.autograd.graph":
+            return Module(full)
+        if full == "torch.autograd.graph.saved_tensors_hooks":  # saved_tensors.py
+            return Function("torch.autograd.graph", name)
         if full == "torch.autograd.Variable":  # the legacy wrapper: a tensor since torch 0.4
             return Function("torch.autograd", "Variable")
         if full in ("torch.set_default_device", "torch.set_default_dtype", "torch.get_default_dtype"):
