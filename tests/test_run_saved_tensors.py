@@ -116,6 +116,16 @@ print(y.grad_fn._saved_self.equal(x))
 y.sum().backward()
 print(x.grad)
 """,
+    "ops inside a pack hook save without hooks": """
+def pack(x):
+    print("pack", x.shape)
+    return x.sin()
+
+a = torch.ones(3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+    y = a.cos()
+print(y)
+""",
     "an unpack hook must give a tensor": """
 x = torch.randn(3, requires_grad=True)
 with torch.autograd.graph.saved_tensors_hooks(lambda t: 1, lambda t: t):

@@ -182,7 +182,11 @@ class SavedTensors:
         backward reaches the node, or as the script reads grad_fn._saved_<name>."""
         original = saved.value.copy()
         grad_fn, requires_grad = saved.grad_fn, saved.requires_grad
-        packed = self.call_value(pack, [saved], node)
+        outer, runtime.SAVE_HOOKS[:] = list(runtime.SAVE_HOOKS), []  # torch runs a hook without hooks
+        try:
+            packed = self.call_value(pack, [saved], node)
+        finally:
+            runtime.SAVE_HOOKS[:] = outer
 
         def unpacked() -> Tensor:
             if fn.freed:
