@@ -252,18 +252,10 @@ def test_torch_func_prints_what_torch_prints(run, case):
 
 
 FUNC_REFUSED = {
-    "vmap": ("from torch.func import vmap\n", "torch.func.vmap is not supported by gradcli run"),
+    "jvp": ("from torch.func import jvp\n", "torch.func.jvp is not supported by gradcli run"),
     "torch.func.functional_call": (
         "import torch.func\nprint(torch.func.functional_call)\n",
         "torch.func.functional_call is not supported by gradcli run",
-    ),
-    "forward_ad": (
-        "from torch.autograd import forward_ad as fwAD\n",
-        "torch.autograd.forward_ad (dual tensors) is not supported by gradcli run",
-    ),
-    "forward_ad as an attribute": (
-        "with torch.autograd.forward_ad.dual_level():\n    pass\n",
-        "torch.autograd.forward_ad (dual tensors) is not supported by gradcli run",
     ),
     "printing a tracked tensor": (
         "from torch.func import grad\ndef f(t):\n    print(t)\n    return t.sum()\ngrad(f)(torch.ones(2))\n",

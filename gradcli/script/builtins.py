@@ -15,6 +15,7 @@ import numpy as np
 from .. import limits
 from . import bounds, runtime
 from .classes import CLASS_OBJECTS, BoundMethod, ClassValue, Context, Instance, ModuleInstance
+from .forward_ad import UnpackedDual
 from .nn_modules import IncompatibleKeys, StateDict
 from .numpy_api import ARRAY_METHODS, GENERATOR_METHODS, NumpyGenerator, NumpyType
 from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
@@ -211,6 +212,8 @@ class Builtins:
             return "{" + ", ".join(self.shown(v, path) for v in value) + "}" if value else "set()"
         if isinstance(value, Size):
             return repr(value)
+        if isinstance(value, UnpackedDual):
+            return f"UnpackedDualTensor(primal={self.shown(value.primal, path)}, tangent={self.shown(value.tangent, path)})"
         if isinstance(value, Picked):
             return (
                 f"torch.return_types.{value.kind}(\nvalues={self.shown(value.values, path)},\n"
@@ -295,6 +298,8 @@ class Builtins:
         if isinstance(owner, CLASS_OBJECTS):
             return self.object_attribute(owner, name, node)
         if isinstance(owner, Picked) and name in ("values", "indices"):
+            return getattr(owner, name)
+        if isinstance(owner, UnpackedDual) and name in ("primal", "tangent"):
             return getattr(owner, name)
         if isinstance(owner, Module):
             return self.module_attribute(owner, name, node)
@@ -532,6 +537,8 @@ class Builtins:
             return "collections.Counter"
         if isinstance(value, StateDict):
             return "collections.OrderedDict"
+        if isinstance(value, UnpackedDual):
+            return "UnpackedDualTensor"
         if isinstance(value, Picked):
             return f"torch.return_types.{value.kind}"
         if isinstance(value, DType):

@@ -42,6 +42,7 @@ from .autograd_api import AutogradAPI
 from .builtins import Builtins
 from .classes import Classes, reset_instances
 from .data import DataLoading
+from .forward_ad import ForwardAD
 from .func_api import FuncAPI
 from .nn_modules import NNModules
 from .numpy_api import NumpyArrays
@@ -73,6 +74,7 @@ class Interpreter(
     RandomGenerators,
     RandomDraws,
     SavedTensors,
+    ForwardAD,
 ):
     torch_in_place_functions = TORCH_IN_PLACE_FUNCTIONS  # torch.sin_(x): what torch_api may name
 
@@ -88,6 +90,7 @@ class Interpreter(
         self.printed = 0
         self.warnings: list[str] = []
         self.warned: set[tuple[int, str]] = set()
+        self.dual_levels: list = []  # forward_ad.dual_level() blocks entered (forward_ad.py)
         self.backward_calls: list[Any] = []  # BackwardCall records, then {"line": N} past the cap
         self.globals: dict[str, Any] = {}
         self.frames: list[dict[str, Any]] = []

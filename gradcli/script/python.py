@@ -23,6 +23,7 @@ from ..python_random import PythonRandom
 from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
 from .classes import CLASS_OBJECTS, Instance
+from .forward_ad import DualLevel
 from .numpy_api import NumpyType, contracted
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
@@ -385,6 +386,13 @@ class PythonSubset:
                 self.block(node.body)
             finally:
                 self.leave_saved_hooks()
+            return
+        if isinstance(manager, DualLevel):  # torch.autograd.forward_ad.dual_level()
+            self.enter_dual_level(manager, node)
+            try:
+                self.block(node.body)
+            finally:
+                self.leave_dual_level()
             return
         if not isinstance(manager, NoGrad):
             raise ScriptError(f"{source_position(node)}: only 'with torch.no_grad():' is supported")
@@ -776,6 +784,8 @@ class PythonSubset:
                 self.note_unseeded("random", "random.seed(n)")
                 method = getattr(self.python_random, func.name)
                 return self.python(lambda: method(*args, **kwargs))
+            if func.module == "torch.autograd.forward_ad":
+                return self.forward_ad_call(func.name, args, kwargs, node)
             if func.module == "torch.autograd.graph":
                 return self.saved_tensors_hooks(args, kwargs)
             if func.module == "torch.autograd" and func.name == "Variable":

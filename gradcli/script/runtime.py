@@ -73,6 +73,9 @@ INFERENCE = [False]  # inside torch.inference_mode(): tensors made are inference
 # inside torch.autograd.graph.saved_tensors_hooks: the innermost's call that packs what a new
 # node saves, given the node and its output (saved_tensors.py)
 SAVE_HOOKS: list[Callable[[Fn, Tensor], None]] = []
+# inside torch.autograd.forward_ad.dual_level(): the call that gives an op's result its tangent
+# when an operand has one (forward_ad.py)
+DUAL_HOOKS: list[Callable[[Any, list, dict, Tensor], None]] = []
 _work = [0]  # elements computed by this run's ops, forward and backward (MAX_SCRIPT_WORK)
 # Ops whose work is the output times the contracted length, not the output alone.
 _CONTRACTING = {"matmul", "mm", "bmm", "mv", "dot", "inner", "linear", "addmm"}
@@ -86,6 +89,7 @@ def reset_work() -> None:
     _work[0] = 0
     INFERENCE[0] = False
     SAVE_HOOKS.clear()
+    DUAL_HOOKS.clear()
 
 
 def spend(work: int) -> None:
@@ -273,6 +277,7 @@ class Tensor:
         self.hooks: dict[int, Any] = {}  # a leaf's register_hook: id -> (grad array -> array or None)
         self.post_hooks: dict[int, Any] = {}  # register_post_accumulate_grad_hook: id -> (tensor -> None)
         self.accumulator: Any = None  # its AccumulateGrad node, once next_functions showed it
+        self.tangent: Tensor | None = None  # forward AD's tangent, inside a dual level (forward_ad.py)
 
     @classmethod
     def alias(cls, source: Tensor, step: Any = None, *, share_version: bool = True) -> Tensor:
@@ -295,6 +300,7 @@ class Tensor:
         t.hooks = {}
         t.post_hooks = {}
         t.accumulator = None
+        t.tangent = None
         return t
 
     @property
@@ -573,6 +579,8 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         if any(np.may_share_memory(out, t.value) for t in tensors):
             out = out.copy()  # a forward that returned a NumPy view must not alias a storage
         result = Tensor(out, dtype=dtype)
+    if DUAL_HOOKS and any(t.tangent is not None for t in tensors):
+        DUAL_HOOKS[-1](op, operands, attrs, result)
     if not requires:
         return result
     kinds = [TENSOR if isinstance(o, Tensor) else NUMBER for o in operands]

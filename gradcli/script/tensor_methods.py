@@ -576,6 +576,7 @@ class TensorMethods:
                 self.record_write(t, Ellipsis, result, "CopySlices")
             return t
         t.assign(result.value)
+        self.dual_written(t, result)
         if fn is not None:
             t.grad_fn, t.requires_grad = fn, True
             fn.output = (t.version, t.version.value)

@@ -172,6 +172,7 @@ def tensor_repr(
     requires_grad: bool = False,
     grad_fn: str | None = None,
     is_leaf: bool = True,
+    tangent: str | None = None,
 ) -> str:
     """`repr(t)` (and `str(t)`) of the torch tensor holding `value` with these dtype and flags.
 
@@ -206,6 +207,8 @@ def tensor_repr(
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # a dual tensor of forward AD
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=False)
 
 

@@ -24,6 +24,7 @@ from ..program import Apply, Num
 from . import bounds, runtime
 from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
 from .data import DATA_CLASSES
+from .forward_ad import FUNCTIONS as FORWARD_AD_FUNCTIONS
 from .func_api import TRANSFORMS as FUNC_TRANSFORMS
 from .func_api import refuse as refuse_func
 from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
@@ -334,10 +335,7 @@ class TorchNamespace:
             if name in ("grad", "backward"):
                 return Function("torch.autograd", name)
             if name == "forward_ad":
-                raise ScriptError(
-                    f"{source_position(node)}: torch.autograd.forward_ad (dual tensors) is not supported by "
-                    "gradcli run; torch.autograd.functional.jvp and torch.func.jacfwd give forward-mode products"
-                )
+                return Module("torch.autograd.forward_ad")
         elif module.name == "torch.nn" and name == "Parameter":
             return Function("torch.nn", name)
         elif module.name == "torch.optim" and name in OPTIM_CLASSES:
@@ -354,6 +352,8 @@ class TorchNamespace:
             if name in FUNC_TRANSFORMS:
                 return Function("torch.func", name)
             raise refuse_func(name, node)
+        elif module.name == "torch.autograd.forward_ad" and name in FORWARD_AD_FUNCTIONS:
+            return Function(module.name, name)
         elif module.name == "torch.autograd.functional":
             if name in ("jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"):
                 return Function("torch.autograd.functional", name)

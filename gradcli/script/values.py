@@ -10,7 +10,7 @@ from typing import Any
 
 from ..ops.dtypes import NOT_DIFFERENTIABLE
 from . import runtime
-from .runtime import Tensor
+from .runtime import ScriptError, Tensor
 from .tensor_repr import dtype_repr, size_repr, tensor_repr
 
 
@@ -21,7 +21,17 @@ def show(t: Tensor) -> str:
     name = t.grad_fn.name if t.grad_fn is not None else None
     if t.stale_view:
         name = "AsStridedBackward0"
-    text = tensor_repr(t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf)
+    tangent = None
+    if t.tangent is not None and not isinstance(t.tangent, Tensor):  # forward_ad.GradTangent
+        raise ScriptError(
+            f"the tangent of {t.tangent.where} depends on tensors that require grad (torch gives it a "
+            "grad_fn); forward-over-reverse is not supported by gradcli run"
+        )
+    if t.tangent is not None:  # f"{tangent}": a 0-dim tensor formats as its Python number
+        tangent = repr(t.tangent.value.item()) if t.tangent.value.ndim == 0 else show(t.tangent)
+    text = tensor_repr(
+        t.value, dtype=t.dtype, requires_grad=t.requires_grad, grad_fn=name, is_leaf=t.is_leaf, tangent=tangent
+    )
     return "Parameter containing:\n" + text if is_parameter(t) else text
 
 

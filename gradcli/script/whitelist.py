@@ -14,6 +14,7 @@ IMPORTS = {
     "torch.nn.functional": "torch.nn.functional",
     "torch.autograd": "torch.autograd",
     "torch.autograd.functional": "torch.autograd.functional",
+    "torch.autograd.forward_ad": "torch.autograd.forward_ad",
     "torch.func": "torch.func",
     "torch.nn": "torch.nn",
     "torch.nn.init": "torch.nn.init",
