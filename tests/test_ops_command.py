@@ -121,3 +121,111 @@ def test_every_op_is_exercised_above():
     # kernels (ops.KERNELS) are no part of programs; internal records (ops.INTERNAL) are reached
     # through a composite or a rewrite (v @ A's squeeze)
     assert used - INTERNAL_NAMES == {op.name for op in OPS if op.size_of is None}
+
+
+# ---------------------------------------------------------------- gradcli ops NAME
+
+
+def test_the_table_has_no_trailing_spaces(run):
+    assert all(line == line.rstrip() for line in run("ops").stdout.splitlines())
+
+
+def test_one_op_page_has_spellings_grad_fn_rule_double_backward_and_example(run):
+    result = run("ops", "sigmoid")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    for text in (
+        "torch.sigmoid(...)",
+        "F.sigmoid(...)",
+        "x.sigmoid(...)",
+        "SigmoidBackward0",
+        REGISTRY["sigmoid"].derivative,
+        "SigmoidBackwardBackward0",
+        'gradcli grad "sigmoid(x)" --at x=0.5',
+    ):
+        assert text in out, text
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+@pytest.mark.parametrize(
+    ("written", "name"),
+    [
+        ("torch.sigmoid", "sigmoid"),
+        ("F.relu", "relu"),
+        ("*", "mul"),
+        ("@", "matmul"),
+        ("x.sum()", "sum"),
+        ("np.multiply", "mul"),
+    ],
+)
+def test_an_op_is_found_by_any_spelling(run, written, name):
+    page = json.loads(run("ops", written, "--format", "json").stdout)
+    assert page["name"] == name
+
+
+def test_one_op_as_json_is_its_list_record_and_more(run):
+    listed = {r["name"]: r for r in json.loads(run("ops", "--format", "json").stdout)}
+    page = json.loads(run("ops", "pow", "--format", "json").stdout, parse_constant=pytest.fail)
+    assert {k: page[k] for k in listed["pow"]} == listed["pow"]
+    assert "a ** b" in page["spellings"] and "x.pow(...)" in page["spellings"]
+    assert page["double_backward"] and page["example"].startswith("gradcli grad ")
+
+
+def test_an_unknown_op_is_an_error_with_close_names(run):
+    result = run("ops", "sigmod")
+    assert result.exit_code == 1 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no op named 'sigmod'; did you mean sigmoid")
+
+
+def _torch_double_backward(program: str, at: dict) -> set[str]:
+    """The grad_fn names torch records for d(program)/d(inputs) with create_graph=True,
+    less the forward graph's own nodes."""
+    import torch
+
+    def nodes(fn, stop=frozenset()):
+        found, stack = {}, [fn]
+        while stack:
+            f = stack.pop()
+            if f is None or f in found or f in stop:
+                continue
+            found[f] = f.name()
+            stack.extend(g for g, _ in f.next_functions)
+        return found
+
+    leaves = {n: torch.tensor(v, dtype=torch.float64, requires_grad=True) for n, v in at.items()}
+    out = {
+        "sin(x)": lambda t: torch.sin(t["x"]),
+        "sigmoid(x)": lambda t: torch.sigmoid(t["x"]),
+        "x**y": lambda t: t["x"] ** t["y"],
+        "x * y": lambda t: t["x"] * t["y"],
+        "tanh(x)": lambda t: torch.tanh(t["x"]),
+        "exp(x)": lambda t: torch.exp(t["x"]),
+        "log(x)": lambda t: torch.log(t["x"]),
+        "relu(x)": lambda t: torch.relu(t["x"]),
+    }[program](leaves)
+    grads = torch.autograd.grad(out, list(leaves.values()), create_graph=True)
+    forward_nodes = nodes(out.grad_fn)
+    return {name for g in grads if g.grad_fn for name in nodes(g.grad_fn, forward_nodes).values()}
+
+
+@pytest.mark.parametrize("name", ["sin", "sigmoid", "pow", "mul", "tanh", "exp", "log", "relu"])
+def test_double_backward_nodes_are_torchs(run, name):
+    pytest.importorskip("torch")
+    from gradcli.commands.op_page import example
+
+    found = example(name)
+    page = json.loads(run("ops", name, "--format", "json").stdout)
+    assert set(page["double_backward"]) == _torch_double_backward(found.program, found.at)
+
+
+def test_every_example_command_runs(run):
+    import shlex
+
+    for record in json.loads(run("ops", "--format", "json").stdout):
+        page = json.loads(run("ops", record["name"], "--format", "json").stdout)
+        if page["example"] is None:
+            continue
+        args = shlex.split(page["example"])
+        result = run(*args[1:])
+        assert result.exit_code == 0, (page["example"], result.stderr)

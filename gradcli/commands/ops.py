@@ -18,9 +18,15 @@ Calls that PyTorch records as several of these nodes (F.cross_entropy,
 F.normalize, x.float(), a & b, ...) follow, with the nodes they are made of
 ("composite": true in JSON).
 
+With NAME (sigmoid, torch.sigmoid, F.relu, x.sum, *, @): that op's page, with
+every spelling, its grad_fn names, the rule, the nodes its VJP records when
+differentiated again (create_graph=True) and an example command.
+
 \b
 Examples:
   gradcli ops
+  gradcli ops sigmoid
+  gradcli ops "@" --format json
   gradcli ops --format json | jq -r '.[] | "\\(.name)\\t\\(.grad_fn)"'
   gradcli ops --format json | jq '.[] | select(.name == "pow")'
 """
@@ -124,7 +130,9 @@ def ops_table(records: list[dict[str, Any]]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=box.SIMPLE_HEAD, title="Operations (gradcli ops)", title_justify="left")
+    table = Table(
+        box=box.SIMPLE_HEAD, title="Operations (gradcli ops NAME shows one op whole)", title_justify="left"
+    )
     # Names and grad_fns are never broken (BinaryCrossEntropyWithLogitsBackward0 is 37
     # characters); the prose column takes what is left and wraps at spaces.
     table.add_column("op / PyTorch / grad_fn", no_wrap=True)
@@ -145,20 +153,52 @@ def ops_table(records: list[dict[str, Any]]) -> Any:
 
 
 @click.command("ops", help=OPS_HELP)
+@click.argument("name", required=False)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["table", "json"]),
     default="table",
     show_default=True,
-    help="table (rich) or json (a list of objects).",
+    help="table (rich) or json (a list of objects; one object with NAME).",
 )
 @width_option
-def ops_command(fmt: str, width: int | None) -> None:
-    records = op_records()
-    if fmt == "json":
-        import json
+def ops_command(name: str | None, fmt: str, width: int | None) -> None:
+    import json
 
+    records = op_records()
+    if name is not None:
+        click.echo(one_op(name, records, fmt, width), nl=False)
+        return
+    if fmt == "json":
         click.echo(json.dumps(records, indent=2))
         return
-    table_console(width).print(ops_table(records))
+    print_trimmed(table_console(width), ops_table(records))
+
+
+def one_op(written: str, records: list[dict[str, Any]], fmt: str, width: int | None) -> str:
+    """`gradcli ops NAME`: the op's page, or an error naming close names."""
+    import json
+
+    from ..errors import GradcliError
+    from .op_page import close_names, lookup, op_page, page_text
+    from .width import table_width
+
+    name = lookup(written)
+    record = next((r for r in records if r["name"] == name), None)
+    if record is None:
+        close = close_names(written)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise GradcliError(f"no op named {written!r}; {hint}gradcli ops lists them all")
+    page = op_page(record["name"], record)
+    return json.dumps(page, indent=2) + "\n" if fmt == "json" else page_text(page, table_width(width))
+
+
+def print_trimmed(console: Any, renderable: Any) -> None:
+    """Print a rich renderable without the spaces rich pads each table line with."""
+    import re
+
+    with console.capture() as captured:
+        console.print(renderable)
+    trailing = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
+    click.echo("\n".join(trailing.sub(r"\1", line) for line in captured.get().split("\n")), nl=False)
