@@ -229,3 +229,20 @@ def test_every_example_command_runs(run):
         args = shlex.split(page["example"])
         result = run(*args[1:])
         assert result.exit_code == 0, (page["example"], result.stderr)
+
+
+def test_brief_lists_every_name_once_by_family_in_a_few_screens(run):
+    names = [r["name"] for r in json.loads(run("ops", "--format", "json").stdout)]
+    out = run("ops", "--brief").stdout
+    assert "gradcli ops NAME shows one whole" in out.splitlines()[0]
+    assert len(out.splitlines()) < 60 and max(len(line) for line in out.splitlines()) <= 80
+    listed = [n for line in out.splitlines()[2:] for n in line[17:].replace(",", " ").split()]
+    assert sorted(listed) == sorted(names)
+    groups = json.loads(run("ops", "--brief", "--format", "json").stdout)
+    assert groups["arithmetic"][:3] == ["add", "sub", "mul"]
+    assert sorted(n for family in groups.values() for n in family) == sorted(names)
+
+
+def test_brief_with_a_name_is_a_usage_error(run):
+    result = run("ops", "sigmoid", "--brief")
+    assert result.exit_code == 2 and "--brief" in result.stderr

@@ -26,6 +26,7 @@ differentiated again (create_graph=True) and an example command.
 Examples:
   gradcli ops
   gradcli ops sigmoid
+  gradcli ops --brief
   gradcli ops "@" --format json
   gradcli ops --format json | jq -r '.[] | "\\(.name)\\t\\(.grad_fn)"'
   gradcli ops --format json | jq '.[] | select(.name == "pow")'
@@ -162,18 +163,60 @@ def ops_table(records: list[dict[str, Any]]) -> Any:
     show_default=True,
     help="table (rich) or json (a list of objects; one object with NAME).",
 )
+@click.option(
+    "--brief",
+    is_flag=True,
+    help="Only the names, grouped by family (json: family -> names); ops NAME shows one whole.",
+)
 @width_option
-def ops_command(name: str | None, fmt: str, width: int | None) -> None:
+def ops_command(name: str | None, fmt: str, brief: bool, width: int | None) -> None:
     import json
 
     records = op_records()
     if name is not None:
+        if brief:
+            raise click.UsageError("--brief lists every name; drop it to see one op's page")
         click.echo(one_op(name, records, fmt, width), nl=False)
+        return
+    if brief:
+        groups = families(records)
+        text = json.dumps(groups, indent=2) + "\n" if fmt == "json" else brief_text(groups, width)
+        click.echo(text, nl=False)
         return
     if fmt == "json":
         click.echo(json.dumps(records, indent=2))
         return
     print_trimmed(table_console(width), ops_table(records))
+
+
+def families(records: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Every listed name under its family (the registry module it comes from), in registry order."""
+    from ..ops import FAMILY
+
+    groups: dict[str, list[str]] = {}
+    for record in records:
+        groups.setdefault(FAMILY[record["name"]], []).append(record["name"])
+    return groups
+
+
+def brief_text(groups: dict[str, list[str]], width: int | None) -> str:
+    """The names by family in a few screens, wrapped at the width; a hint to `ops NAME`."""
+    import textwrap
+
+    from .width import table_width
+
+    room = table_width(width)
+    lines = [f"{sum(map(len, groups.values()))} operations by family; gradcli ops NAME shows one whole", ""]
+    for family, names in groups.items():
+        lines += textwrap.wrap(
+            ", ".join(names),
+            room,
+            initial_indent=f"{family:<17}",
+            subsequent_indent=" " * 17,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    return "\n".join(lines) + "\n"
 
 
 def one_op(written: str, records: list[dict[str, Any]], fmt: str, width: int | None) -> str:
