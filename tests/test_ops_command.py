@@ -178,45 +178,47 @@ def test_an_unknown_op_is_an_error_with_close_names(run):
     assert len(lines) == 1 and lines[0].startswith("error: no op named 'sigmod'; did you mean sigmoid")
 
 
-def _torch_double_backward(program: str, at: dict) -> set[str]:
-    """The grad_fn names torch records for d(program)/d(inputs) with create_graph=True,
-    less the forward graph's own nodes."""
-    import torch
-
-    def nodes(fn, stop=frozenset()):
-        found, stack = {}, [fn]
-        while stack:
-            f = stack.pop()
-            if f is None or f in found or f in stop:
-                continue
-            found[f] = f.name()
-            stack.extend(g for g, _ in f.next_functions)
-        return found
-
-    leaves = {n: torch.tensor(v, dtype=torch.float64, requires_grad=True) for n, v in at.items()}
-    out = {
-        "sin(x)": lambda t: torch.sin(t["x"]),
-        "sigmoid(x)": lambda t: torch.sigmoid(t["x"]),
-        "x**y": lambda t: t["x"] ** t["y"],
-        "x * y": lambda t: t["x"] * t["y"],
-        "tanh(x)": lambda t: torch.tanh(t["x"]),
-        "exp(x)": lambda t: torch.exp(t["x"]),
-        "log(x)": lambda t: torch.log(t["x"]),
-        "relu(x)": lambda t: torch.relu(t["x"]),
-    }[program](leaves)
-    grads = torch.autograd.grad(out, list(leaves.values()), create_graph=True)
-    forward_nodes = nodes(out.grad_fn)
-    return {name for g in grads if g.grad_fn for name in nodes(g.grad_fn, forward_nodes).values()}
+def _torch_nodes(fn, stop=frozenset()) -> dict:
+    """grad_fn object -> name, everything reachable through next_functions short of `stop`."""
+    found, stack = {}, [fn]
+    while stack:
+        f = stack.pop()
+        if f is None or f in found or f in stop:
+            continue
+        found[f] = f.name()
+        stack.extend(g for g, _ in f.next_functions)
+    return found
 
 
-@pytest.mark.parametrize("name", ["sin", "sigmoid", "pow", "mul", "tanh", "exp", "log", "relu"])
+# Where the page's nodes are not torch 2.13's, for its 0-d examples (the engine's traced VJPs,
+# not the page: with 1-D inputs atanh/silu/mish record torch's SubBackward0). A ratchet: an
+# op that starts to agree must leave this set.
+DOUBLE_BACKWARD_DIFFERS = {"atanh", "silu", "mish", "amax", "amin"}
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS] + list(COMPOSITES))
 def test_double_backward_nodes_are_torchs(run, name):
-    pytest.importorskip("torch")
-    from gradcli.commands.op_page import example
+    torch = pytest.importorskip("torch")
+    from oracle import run_torch
+
+    from gradcli.commands.op_page import double_backward, example
 
     found = example(name)
-    page = json.loads(run("ops", name, "--format", "json").stdout)
-    assert set(page["double_backward"]) == _torch_double_backward(found.program, found.at)
+    if found is None:
+        return
+    ours = double_backward(found)
+    try:
+        ran = run_torch(found.program, found.at, found.const)
+        leaves = list(ran.leaves.values())
+        grads = torch.autograd.grad(
+            ran.output, leaves, torch.ones_like(ran.output), create_graph=True, allow_unused=True
+        )
+    except (AttributeError, TypeError, RuntimeError):  # the oracle cannot run this example
+        pytest.skip("the oracle does not run this example")
+    forward_nodes = _torch_nodes(ran.output.grad_fn)
+    theirs = {n for g in grads if g is not None for n in _torch_nodes(g.grad_fn, forward_nodes).values()}
+    agree = set(ours if isinstance(ours, list) else []) == theirs
+    assert agree != (name in DOUBLE_BACKWARD_DIFFERS), (name, ours, sorted(theirs))
 
 
 def test_every_example_command_runs(run):
