@@ -248,3 +248,9 @@ def test_brief_lists_every_name_once_by_family_in_a_few_screens(run):
 def test_brief_with_a_name_is_a_usage_error(run):
     result = run("ops", "sigmoid", "--brief")
     assert result.exit_code == 2 and "--brief" in result.stderr
+
+
+def test_an_unknown_name_is_shown_short_and_escaped(run):
+    result = run("ops", "\x1b[31m" + "a" * 10_000)
+    assert result.exit_code == 1
+    assert len(result.stderr) < 200 and "\x1b" not in result.stderr and "\\x1b[31m" in result.stderr

@@ -232,7 +232,8 @@ def one_op(written: str, records: list[dict[str, Any]], fmt: str, width: int | N
     if record is None:
         close = close_names(written)
         hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise GradcliError(f"no op named {written!r}; {hint}gradcli ops lists them all")
+        shown = repr(written if len(written) <= 60 else written[:60] + "...")  # repr: escapes shown
+        raise GradcliError(f"no op named {shown}; {hint}gradcli ops --brief lists them all")
     page = op_page(record["name"], record)
     return json.dumps(page, indent=2) + "\n" if fmt == "json" else page_text(page, table_width(width))
 
