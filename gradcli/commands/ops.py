@@ -18,9 +18,16 @@ Calls that PyTorch records as several of these nodes (F.cross_entropy,
 F.normalize, x.float(), a & b, ...) follow, with the nodes they are made of
 ("composite": true in JSON).
 
+With NAME (sigmoid, torch.sigmoid, F.relu, x.sum, *, @): that op's page, with
+every spelling, its grad_fn names, the rule, the nodes its VJP records when
+differentiated again (create_graph=True) and an example command.
+
 \b
 Examples:
   gradcli ops
+  gradcli ops sigmoid
+  gradcli ops --brief
+  gradcli ops "@" --format json
   gradcli ops --format json | jq -r '.[] | "\\(.name)\\t\\(.grad_fn)"'
   gradcli ops --format json | jq '.[] | select(.name == "pow")'
 """
@@ -124,7 +131,9 @@ def ops_table(records: list[dict[str, Any]]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=box.SIMPLE_HEAD, title="Operations (gradcli ops)", title_justify="left")
+    table = Table(
+        box=box.SIMPLE_HEAD, title="Operations (gradcli ops NAME shows one op whole)", title_justify="left"
+    )
     # Names and grad_fns are never broken (BinaryCrossEntropyWithLogitsBackward0 is 37
     # characters); the prose column takes what is left and wraps at spaces.
     table.add_column("op / PyTorch / grad_fn", no_wrap=True)
@@ -145,20 +154,95 @@ def ops_table(records: list[dict[str, Any]]) -> Any:
 
 
 @click.command("ops", help=OPS_HELP)
+@click.argument("name", required=False)
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(["table", "json"]),
     default="table",
     show_default=True,
-    help="table (rich) or json (a list of objects).",
+    help="table (rich) or json (a list of objects; one object with NAME).",
+)
+@click.option(
+    "--brief",
+    is_flag=True,
+    help="Only the names, grouped by family (json: family -> names); ops NAME shows one whole.",
 )
 @width_option
-def ops_command(fmt: str, width: int | None) -> None:
-    records = op_records()
-    if fmt == "json":
-        import json
+def ops_command(name: str | None, fmt: str, brief: bool, width: int | None) -> None:
+    import json
 
+    records = op_records()
+    if name is not None:
+        if brief:
+            raise click.UsageError("--brief lists every name; drop it to see one op's page")
+        click.echo(one_op(name, records, fmt, width), nl=False)
+        return
+    if brief:
+        groups = families(records)
+        text = json.dumps(groups, indent=2) + "\n" if fmt == "json" else brief_text(groups, width)
+        click.echo(text, nl=False)
+        return
+    if fmt == "json":
         click.echo(json.dumps(records, indent=2))
         return
-    table_console(width).print(ops_table(records))
+    print_trimmed(table_console(width), ops_table(records))
+
+
+def families(records: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Every listed name under its family (the registry module it comes from), in registry order."""
+    from ..ops import FAMILY
+
+    groups: dict[str, list[str]] = {}
+    for record in records:
+        groups.setdefault(FAMILY[record["name"]], []).append(record["name"])
+    return groups
+
+
+def brief_text(groups: dict[str, list[str]], width: int | None) -> str:
+    """The names by family in a few screens, wrapped at the width; a hint to `ops NAME`."""
+    import textwrap
+
+    from .width import table_width
+
+    room = table_width(width)
+    lines = [f"{sum(map(len, groups.values()))} operations by family; gradcli ops NAME shows one whole", ""]
+    for family, names in groups.items():
+        lines += textwrap.wrap(
+            ", ".join(names),
+            room,
+            initial_indent=f"{family:<17}",
+            subsequent_indent=" " * 17,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    return "\n".join(lines) + "\n"
+
+
+def one_op(written: str, records: list[dict[str, Any]], fmt: str, width: int | None) -> str:
+    """`gradcli ops NAME`: the op's page, or an error naming close names."""
+    import json
+
+    from ..errors import GradcliError
+    from .op_page import close_names, lookup, op_page, page_text
+    from .width import table_width
+
+    name = lookup(written)
+    record = next((r for r in records if r["name"] == name), None)
+    if record is None:
+        close = close_names(written)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        shown = repr(written if len(written) <= 60 else written[:60] + "...")  # repr: escapes shown
+        raise GradcliError(f"no op named {shown}; {hint}gradcli ops --brief lists them all")
+    page = op_page(record["name"], record)
+    return json.dumps(page, indent=2) + "\n" if fmt == "json" else page_text(page, table_width(width))
+
+
+def print_trimmed(console: Any, renderable: Any) -> None:
+    """Print a rich renderable without the spaces rich pads each table line with."""
+    import re
+
+    with console.capture() as captured:
+        console.print(renderable)
+    trailing = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
+    click.echo("\n".join(trailing.sub(r"\1", line) for line in captured.get().split("\n")), nl=False)

@@ -106,6 +106,12 @@ REGISTRY: dict[str, Op] = {op.name: op for op in OPS + KERNELS + INTERNAL}
 COMPOSITES: dict[str, Composite] = {
     c.name: c for family in _FAMILIES for c in getattr(family, "COMPOSITES", ())
 }
+# The family module each listed op and composite comes from: `gradcli ops --brief` groups by it.
+FAMILY: dict[str, str] = {
+    record.name: family.__name__.rsplit(".", 1)[-1]
+    for family in _FAMILIES
+    for record in (*family.OPS, *getattr(family, "COMPOSITES", ()))
+}
 # Calls whose tensors come as one list (torch.cat([a, b])): the record for each list length.
 LISTED: dict[str, dict[int, Op]] = {
     name: by_count for family in _FAMILIES for name, by_count in getattr(family, "LISTED", {}).items()
@@ -422,6 +428,7 @@ CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}
 
 
 __all__ = [
+    "FAMILY",
     "BINARY",
     "BITWISE",
     "COMPARISONS",

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .safe_text import visible
-from .values import format_value
+from .values import SUMMARY_THRESHOLD, format_value
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
     from rich.text import Text
 
     from ..results import GradResult, NodeResult
@@ -36,77 +35,150 @@ def kind_text(node: NodeResult) -> str:
     return node.op or "op"
 
 
-def walk_from_output(result: GradResult) -> list[tuple[int, int, bool]]:
-    """(depth, node index, first time seen) in depth-first order from the output back to the inputs.
-
-    Iterative, so deep programs cannot exhaust Python's recursion limit; operands are
-    visited in the order they are written, so the same program draws the same picture.
-    """
-    index_of = {node.name: i for i, node in enumerate(result.nodes)}
-    seen: set[int] = set()
-    order: list[tuple[int, int, bool]] = []
-    stack = [(0, result.output_index)]
-    while stack:
-        depth, index = stack.pop()
-        first = index not in seen
-        seen.add(index)
-        order.append((depth, index, first))
-        if first:
-            children = [index_of[name] for name in dict.fromkeys(result.nodes[index].inputs)]
-            stack.extend((depth + 1, child) for child in reversed(children))
-    return order
-
-
 # ---------------------------------------------------------------- terminal tree
 
+INDENT = 4  # columns each level of the tree indents by ("├── ", "│   ")
+LABEL_COLUMNS = 40  # a label keeps this many columns however deep its node: grad_fn names stay whole
+SEE_ABOVE = "-> see above"
+CONTINUED_BELOW = "-> continued below"
 
-def _label(result: GradResult, index: int, first: bool) -> Text:
+
+def max_depth(width: int) -> int:
+    """How deep a tree goes before the rest of it is drawn as its own tree, further down."""
+    return max(2, (width - LABEL_COLUMNS) // INDENT)
+
+
+def _label(result: GradResult, index: int, note: str = "") -> list[Text]:
     """One node's text: name, op and grad_fn, form; value and adjoint on the lines below."""
     from rich.text import Text
 
     node = result.nodes[index]
-    label = Text()
-    label.append(node.name, style="bold")
+    head = Text()
+    head.append(node.name, style="bold")
     if index == result.output_index:
-        label.append(" (output)", style="bold")
-    if not first:
-        label.append("  (drawn above)", style="dim")
-        return label
+        head.append(" (output)", style="bold")
+    if note:
+        head.append(f" ({note})", style="bold")
     if node.shape:
-        label.append(f" {list(node.shape)}", style="dim")
+        head.append(f" {list(node.shape)}", style="dim")
     if node.kind == "op":
-        label.append(f"  {node.op}  ")
-        label.append(node.grad_fn or "grad_fn=None", style="cyan")
+        head.append(f"  {node.op}  ")
+        head.append(node.grad_fn or "grad_fn=None", style="cyan")
         if node.symbolic:
-            label.append(f"  = {node.symbolic}")
+            head.append(f"  = {node.symbolic}")
     else:
-        label.append(f"  {kind_text(node)}", style="dim")
+        head.append(f"  {kind_text(node)}", style="dim")
+    lines = [head]
     if result.numeric:
-        label.append("\nvalue   ", style="dim")
-        label.append(inline_value(node.value))
+        lines.append(Text.assemble(("value   ", "dim"), inline_value(node.value)))
         if node.requires_grad:
-            label.append("\nadjoint ", style="dim")
-            label.append(inline_value(node.adjoint), style="green")
+            adjoint = Text.assemble(("adjoint ", "dim"), (inline_value(node.adjoint), "green"))
             if node.kind == "leaf":
-                label.append(f"  = {node.name}.grad", style="dim")
+                adjoint.append(f"  = {node.name}.grad", style="dim")
+            lines.append(adjoint)
     elif node.adjoint_symbolic and node.requires_grad:
-        label.append(f"\nd{result.output.name}/d{node.name} = ", style="dim")
-        label.append(node.adjoint_symbolic, style="green")
-    return label
+        lines.append(
+            Text.assemble((f"d{result.output.name}/d{node.name} = ", "dim"), (node.adjoint_symbolic, "green"))
+        )
+    return lines
 
 
-def ascii_tree(result: GradResult) -> RenderableType:
-    """A rich Tree from the output back to the leaves; box-drawing guides join the nodes."""
-    from rich.tree import Tree
+def _reference(result: GradResult, index: int, where: str) -> list[Text]:
+    """A node drawn elsewhere in the picture: its name and where to find it."""
+    from rich.text import Text
 
-    order = walk_from_output(result)
-    _, root_index, _ = order[0]
-    root = Tree(_label(result, root_index, True), guide_style="dim")
-    parents = [root]
-    for depth, index, first in order[1:]:
-        del parents[depth:]
-        parents.append(parents[depth - 1].add(_label(result, index, first)))
-    return root
+    return [Text.assemble((result.nodes[index].name, "bold"), "  ", (where, "dim"))]
+
+
+class _TreeWriter:
+    """Lines of the tree, each label wrapped at spaces in the columns its depth leaves."""
+
+    def __init__(self, width: int) -> None:
+        from rich.console import Console
+
+        self.width = width
+        self.console = Console(width=width, highlight=False, markup=False)
+        self.lines: list[Text] = []
+
+    def add(self, label: list[Text], prefix: str, connector: str, below: str) -> None:
+        """Label lines after `prefix + connector` (first) or `prefix + below` (the rest)."""
+        from rich.text import Text
+
+        room = max(1, self.width - len(prefix) - len(connector))
+        first = True
+        for line in label:
+            # most lines fit: wrapping (rich's, at spaces) only those that do not
+            parts = [line] if line.cell_len <= room else line.wrap(self.console, room, overflow="fold")
+            for part in parts:
+                part.rstrip()
+                guide = prefix + (connector if first else below)
+                if guide:
+                    guided = Text(guide, style="dim")
+                    guided.append_text(part)
+                    part = guided
+                self.lines.append(part)
+                first = False
+
+
+def tree_lines(result: GradResult, width: int) -> list[Text]:
+    """The graph as a tree from the output back to the leaves, one rich Text per line.
+
+    Every node is drawn once in full, where the walk (operands in the order they are written,
+    so the same program draws the same picture) first meets it; a later use says `-> see
+    above`. A subtree deeper than the width allows (`max_depth`) is cut with `-> continued
+    below` and drawn as a tree of its own after this one, so labels keep their columns and
+    every node, down to the leaves, is drawn whatever the program's depth. Iterative:
+    100,000-node programs cannot exhaust Python's recursion limit.
+    """
+    from rich.text import Text
+
+    index_of = {node.name: i for i, node in enumerate(result.nodes)}
+    deepest = max_depth(width)
+    writer = _TreeWriter(width)
+    drawn: set[int] = set()
+    continued: set[int] = set()
+    roots = [(result.output_index, "")]
+    summarised = False
+    while roots:
+        root, note = roots.pop(0)
+        if writer.lines:
+            writer.lines.append(Text())
+        # (depth, node, guides of its ancestors, its own connector, the guide under it)
+        stack = [(0, root, "", "", "")]
+        while stack:
+            depth, index, prefix, connector, below = stack.pop()
+            if index in drawn or (index in continued and depth):
+                where = SEE_ABOVE if index in drawn else CONTINUED_BELOW
+                writer.add(_reference(result, index, where), prefix, connector, below)
+                continue
+            node = result.nodes[index]
+            # a leaf's label is short: drawn in place one level deeper rather than cut
+            if depth > deepest + (node.kind != "op"):
+                continued.add(index)
+                roots.append((index, "continued"))
+                writer.add(_reference(result, index, CONTINUED_BELOW), prefix, connector, below)
+                continue
+            drawn.add(index)
+            summarised = summarised or node.value is not None and node.value.size > SUMMARY_THRESHOLD
+            writer.add(_label(result, index, note if depth == 0 else ""), prefix, connector, below)
+            children = [index_of[name] for name in dict.fromkeys(node.inputs)]
+            inner = prefix + below
+            for position in range(len(children) - 1, -1, -1):
+                last = position == len(children) - 1
+                stack.append(
+                    (
+                        depth + 1,
+                        children[position],
+                        inner,
+                        "└── " if last else "├── ",
+                        "    " if last else "│   ",
+                    )
+                )
+    if summarised:
+        writer.lines.append(Text())
+        note = f"(tensors of more than {SUMMARY_THRESHOLD} elements summarised: gradcli grad ... --node NAME)"
+        writer.add([Text(note, style="dim")], "", "", "")
+    return writer.lines
 
 
 # ---------------------------------------------------------------- Graphviz DOT
@@ -119,6 +191,18 @@ def _dot_quote(text: str) -> str:
     return '"' + "\\l".join(escaped.split("\n")) + '\\l"'
 
 
+TITLE_LINES = 12  # a long program titles its picture with its first lines and how many follow
+
+
+def _title(expression: str) -> str:
+    """The program as the picture's title; a long one cut, saying how much was left out."""
+    lines = [part.strip() for part in expression.replace(";", "\n").splitlines() if part.strip()]
+    if len(lines) <= TITLE_LINES:
+        return expression
+    rest = len(lines) - TITLE_LINES
+    return "\n".join([*lines[:TITLE_LINES], f"... and {rest:,} more statements"])
+
+
 FILL = {"leaf": "lightblue", "const": "lightgrey", "output": "darkolivegreen1", "op": "white"}
 
 
@@ -127,7 +211,7 @@ def to_dot(result: GradResult) -> str:
     lines = [
         "digraph gradcli {",
         '  graph [rankdir=TB, fontname="Helvetica", labelloc=t, label='
-        + _dot_quote(result.expression)
+        + _dot_quote(_title(result.expression))
         + "];",
         '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11];',
     ]
