@@ -33,7 +33,7 @@ from .runtime import ScriptError, ScriptRuntimeError, Tensor
 from .values import Function, UserFunction
 from .whitelist import source_position
 
-TRANSFORMS = ("grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian")
+TRANSFORMS = ("grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "vmap")
 
 # name -> (parameters, how many may be positional, how many are required, defaults by name)
 _SIGNATURES: dict[str, tuple[tuple[str, ...], int, int, dict]] = {
@@ -124,6 +124,8 @@ class FuncAPI:
     # -- making the functions -----------------------------------------------------------
 
     def func_transform(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
+        if name == "vmap":  # vmap.py
+            return self.make_vmap(args, kwargs, node)  # type: ignore[attr-defined]
         if name == "vjp":
             if not args:
                 raise ScriptRuntimeError("vjp() missing 1 required positional argument: 'func'", "TypeError")
@@ -152,6 +154,8 @@ class FuncAPI:
     def transformed_call(self, t: Transformed, args: list, kwargs: dict, node: ast.AST) -> Any:
         if t.kind == "vjp_fn":
             return self.vjp_fn_call(t, args, kwargs, node)
+        if t.kind == "vmap":
+            return self.vmap_call(t, args, kwargs, node)  # type: ignore[attr-defined]
         if t.kind in ("grad", "grad_and_value"):
             grads, value, aux = self.grad_and_value(t, args, kwargs, node)
             if t.kind == "grad":

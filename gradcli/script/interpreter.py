@@ -56,6 +56,7 @@ from .tensor_methods import TORCH_IN_PLACE_FUNCTIONS, TensorMethods
 from .tensor_repr import reset_print_options
 from .torch_api import TorchNamespace
 from .values import RunResult
+from .vmap import RANDOM_IN_VMAP, Vectorising
 from .whitelist import check, parse_script
 
 
@@ -75,6 +76,7 @@ class Interpreter(
     RandomDraws,
     SavedTensors,
     ForwardAD,
+    Vectorising,
 ):
     torch_in_place_functions = TORCH_IN_PLACE_FUNCTIONS  # torch.sin_(x): what torch_api may name
 
@@ -159,6 +161,13 @@ class Interpreter(
     @property
     def random(self) -> Generator:
         """torch's generator, about to draw."""
+        if self.vmapping:  # torch batches a draw inside vmap; gradcli's slices would draw apart
+            if self.vmapping[-1] == "error":
+                raise ScriptRuntimeError(RANDOM_IN_VMAP)
+            raise ScriptError(
+                f"line {self.line}: random draws inside vmap(randomness={self.vmapping[-1]!r}) are not supported "
+                "by gradcli run"
+            )
         self.note_unseeded("torch", "torch.manual_seed(n)")
         return self.torch_generator
 

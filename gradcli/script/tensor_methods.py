@@ -29,7 +29,7 @@ from .runtime import (
     Tensor,
 )
 from .torch_api import PIECE_CALLS, POSITION_CALLS, TORCH_TYPE_NAMES, check_keywords, dim_index
-from .values import Device, DType, Method, Size
+from .values import UNNAMED_BY_VMAP, Device, DType, Method, Size
 from .whitelist import source_position
 from .writes import COPY_SLICES, VIEW_AFTER_WRITE, no_rule_in_place, not_implemented_in_place, through_view
 
@@ -231,6 +231,8 @@ class TensorMethods:
             return t.requires_grad
         if name == "is_leaf":
             return t.is_leaf
+        if name == "grad_fn" and t.__dict__.get("vmapped") and t.grad_fn is not None:
+            raise ScriptError(f"{source_position(node)}: {UNNAMED_BY_VMAP}")
         if name == "grad_fn":
             return t.grad_fn
         if name == "data":

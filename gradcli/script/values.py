@@ -13,6 +13,11 @@ from . import runtime
 from .runtime import ScriptError, Tensor
 from .tensor_repr import dtype_repr, size_repr, tensor_repr
 
+UNNAMED_BY_VMAP = (
+    "a vmap result that requires grad: torch's batched graph ends in nodes gradcli does not build, so "
+    "its grad_fn is not shown (its values and gradients are torch's; print it .detach()ed)"
+)
+
 
 def show(t: Tensor) -> str:
     """The one place a tensor becomes text: PyTorch's repr."""
@@ -21,6 +26,8 @@ def show(t: Tensor) -> str:
     name = t.grad_fn.name if t.grad_fn is not None else None
     if t.stale_view:
         name = "AsStridedBackward0"
+    if t.__dict__.get("vmapped") and t.grad_fn is not None:
+        raise ScriptError(UNNAMED_BY_VMAP)
     tangent = None
     if t.tangent is not None and not isinstance(t.tangent, Tensor):  # forward_ad.GradTangent
         raise ScriptError(

@@ -1,0 +1,141 @@
+"""torch.func.vmap of the script's functions: the function run once per slice along the mapped
+dimension, its results stacked along `out_dims`.
+
+That is vmap's meaning (torch batches the ops instead, which changes nothing in the numbers of
+the ops gradcli has); the results carry StackBackward0 where torch's batched graph has its ops'
+own nodes, so a result that requires grad names another grad_fn than torch's."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import limits
+from .autograd_api import python_arguments
+from .runtime import ScriptError, ScriptRuntimeError, Tensor
+
+_PARAMS = ("func", "in_dims", "out_dims", "randomness", "chunk_size")
+_DEFAULTS = (0, 0, "error", None)
+
+
+RANDOM_IN_VMAP = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
+    "'different' randomness flags on vmap or perform the randomness operation out of vmap"
+)
+
+
+class Vectorising:
+    """Mixed into Interpreter (FuncAPI hands it torch.func.vmap and the functions it makes)."""
+
+    vmapping: tuple[str, ...] = ()  # the randomness= of each vmapped call running, innermost last
+
+    def make_vmap(self, args: list, kwargs: dict, node: ast.AST) -> Any:
+        from .func_api import Transformed, _function_node
+
+        given = dict(zip(_PARAMS, python_arguments("vmap", _PARAMS, 1, _DEFAULTS, args, kwargs)))
+        if given["randomness"] not in ("error", "different", "same"):
+            raise ScriptRuntimeError(
+                "Only allowed values for randomness are 'error', 'different', or 'same'. "
+                f"Got {given['randomness']}"
+            )
+        size = given["chunk_size"]
+        if size is not None and (not isinstance(size, int) or size <= 0):
+            raise ScriptRuntimeError(
+                f"vmap: chunk_size should be None or greater than 0. (got {size})", "ValueError"
+            )
+        func = given.pop("func")
+        return Transformed(_function_node(func), kind="vmap", func=func, options=given)
+
+    def vmap_call(self, t: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
+        in_dims, out_dims = t.options["in_dims"], t.options["out_dims"]
+        where = f"vmap({getattr(t.node, 'name', 'f')}, in_dims={self.shown(in_dims, set())}, ...)(<inputs>)"
+        if isinstance(in_dims, (list, tuple)):
+            if len(in_dims) != len(args):
+                raise ScriptRuntimeError(
+                    f"{where}: in_dims is not compatible with the structure of `inputs`. in_dims has "
+                    f"{len(in_dims)} entries but inputs has {len(args)}",
+                    "ValueError",
+                )
+            dims = list(in_dims)
+        elif in_dims is None or isinstance(in_dims, int):
+            dims = [in_dims] * len(args)
+        else:
+            raise ScriptRuntimeError(
+                f"vmap(f, in_dims={self.shown(in_dims, set())}, ...): expected `in_dims` to be int or a "
+                f"(potentially nested) tuple matching the structure of inputs, got: {self.class_name(in_dims)}.",
+                "ValueError",
+            )
+        sizes = []
+        for arg, dim in zip(args, dims):
+            if dim is None:
+                continue
+            if not isinstance(dim, int) or isinstance(dim, bool):
+                raise ScriptError(
+                    f"line {self.line}: vmap in_dims of nested structures are not supported by gradcli run"
+                )
+            if not isinstance(arg, Tensor):
+                raise ScriptRuntimeError(
+                    f"{where}: Got in_dim={dim} for an input but the input is of type "
+                    f"{self.shown(self.type_of(arg), set())}. We cannot vmap over non-Tensor arguments, "
+                    "please use None as the respective in_dim",
+                    "ValueError",
+                )
+            rank = len(arg.shape)
+            if not -rank <= dim < rank:
+                raise ScriptRuntimeError(
+                    f"{where}: Got in_dim={dim} for some input, but that input is a Tensor of dimensionality "
+                    f"{rank} so expected in_dim to satisfy -{rank} <= in_dim < {rank}.",
+                    "ValueError",
+                )
+            sizes.append(arg.shape[dim])
+        if not sizes:
+            raise ScriptRuntimeError(
+                f"{where}: at least one input must be a Tensor mapped over a dimension (in_dims not None)",
+                "ValueError",
+            )
+        if len(set(sizes)) > 1:
+            raise ScriptRuntimeError(
+                "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                f"{sizes} for the mapped dimension",
+                "ValueError",
+            )
+        if sizes[0] > limits.Script.MAX_LOOP:
+            raise ScriptError(
+                f"line {self.line}: vmap over {sizes[0]:,} slices exceeds MAX_LOOP={limits.Script.MAX_LOOP:,}"
+            )
+        results = []
+        self.vmapping = (*self.vmapping, t.options["randomness"])
+        try:
+            for i in range(sizes[0]):
+                sliced = [
+                    arg if dim is None else self.torch_call("select", [arg, dim, i], {}, node)
+                    for arg, dim in zip(args, dims)
+                ]
+                results.append(self.invoke(t.func, sliced, kwargs, node))
+        finally:
+            self.vmapping = self.vmapping[:-1]
+        return self.stacked(results, out_dims, node)
+
+    def stacked(self, results: list, out_dims: Any, node: ast.AST) -> Any:
+        first = results[0]
+        if isinstance(first, tuple):
+            dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
+            if len(dims) != len(first):
+                raise ScriptRuntimeError(
+                    f"vmap: out_dims is not compatible with the structure of `outputs`: {len(dims)} out_dims "
+                    f"for {len(first)} outputs",
+                    "ValueError",
+                )
+            return tuple(self.stacked([r[k] for r in results], dims[k], node) for k in range(len(first)))
+        if not isinstance(first, Tensor):
+            raise ScriptRuntimeError(
+                "vmap: wrapper_fn(): must only return Tensors (or tuples of them), got type "
+                f"{self.shown(self.type_of(first), set())}. Did you mean to set out_dims= to None for output?",
+                "ValueError",
+            )
+        if out_dims is None:
+            return first
+        stacked = self.torch_call("stack", [results], {"dim": out_dims}, node)
+        if stacked.requires_grad:  # torch's batched graph ends in its ops' own nodes, not a stack
+            stacked.__dict__["vmapped"] = True
+        return stacked
