@@ -30,7 +30,7 @@ TYPES = frozenset(
 )
 _KINDS = "biuf"  # boolean, signed, unsigned, floating: the arrays a script may hold
 # torch's dtypes that gradcli's tensors have, by NumPy dtype name
-TENSOR_DTYPES = frozenset({"float32", "float64", "int64", "int32", "bool"})
+TENSOR_DTYPES = frozenset({"float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"})
 NEGATIVE_STRIDES = (
     "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
     "currently supported. (You can probably work around this by making a copy of your array  with array.copy().) "
@@ -552,10 +552,14 @@ class NumpyArrays:
             raise ScriptRuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
+        if t.dtype == "bfloat16":
+            raise ScriptRuntimeError("Got unsupported ScalarType BFloat16", "TypeError")
         return t.value.copy() if copy else self.export(t)
 
     def export(self, t: Tensor) -> np.ndarray:
         """t.numpy(): an array on the tensor's memory, so a write through either shows in both."""
+        if t.dtype == "bfloat16":  # NumPy has no such dtype
+            raise ScriptRuntimeError("Got unsupported ScalarType BFloat16", "TypeError")
         t.storage.export(t.version)
         return t.value
 
@@ -569,7 +573,7 @@ class NumpyArrays:
         if name not in TENSOR_DTYPES:
             raise ScriptError(
                 f"line {self.line}: a NumPy array of {name} has no tensor dtype in gradcli run "
-                "(float32, float64, int64, int32 and bool do)"
+                "(float16/32/64, int8/16/32/64, uint8 and bool do)"
             )
         if not share or not array.flags.c_contiguous or (dtype is not None and dtype != name):
             return Tensor(array.copy(), dtype=dtype)
@@ -709,6 +713,6 @@ class NumpyArrays:
         if name not in TENSOR_DTYPES:
             raise ScriptError(
                 f"line {self.line}: NumPy's {name} has no tensor dtype in gradcli run "
-                "(float32, float64, int64, int32 and bool do)"
+                "(float16/32/64, int8/16/32/64, uint8 and bool do)"
             )
         return name

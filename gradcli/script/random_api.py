@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..torch_random import Generator
-from .runtime import ScriptError, ScriptRuntimeError, Tensor
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, stored
 
 GENERATOR_METHODS = frozenset({"manual_seed", "seed", "initial_seed", "get_state", "set_state"})
 STATE_FUNCTIONS = frozenset({"get_rng_state", "set_rng_state", "seed", "initial_seed", "Generator"})
@@ -137,7 +137,7 @@ class RandomDraws:
                     f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
                 )
             values = self.python_draw(lambda: generator.random_(source.shape, _drawn(dtype), low, high))
-            return self.finish(values.astype(dtype), dtype, kwargs, name, None)
+            return self.finish(stored(values, dtype), dtype, kwargs, name, None)
         return self.random_method(args[0], name, list(args[1:]), kwargs)
 
     def random_method(self, t: Tensor, name: str, args: list, kwargs: dict) -> Any:

@@ -36,6 +36,49 @@ from ..traced import Tape, Untraceable
 from ..traced import Traced as TracedValue
 
 FLOAT_DTYPES = ("float32", "float64")
+# torch's narrower dtypes: values and arithmetic as torch computes them (each op in float32,
+# rounded once to the half dtype), no autograd. NumPy has no bfloat16: its tensors keep float32
+# arrays holding bfloat16 values (stored() rounds to nearest even, as c10::BFloat16 does).
+HALF_DTYPES = ("float16", "bfloat16")
+INTEGER_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
+_INTEGER_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
+
+
+def stored(array: Any, dtype: str) -> np.ndarray:
+    """An array as a tensor of `dtype` holds it (bfloat16: float32 rounded to its 8 bits of mantissa)."""
+    if dtype != "bfloat16":
+        return np.asarray(array).astype(dtype, copy=False)
+    single = np.array(array, dtype=np.float32)
+    bits = single.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(single), np.float32("nan"), rounded).astype(np.float32)
+
+
+# half ops whose scalar operand (a Python number, a 0-dim float32 tensor) torch rounds to the half
+# dtype first; mul and div keep it in float32 (BinaryOpsKernel's original_scalar_value)
+_SCALAR_ROUNDED = frozenset({"add", "sub", "rsub"})
+
+
+def promote_integers(dtypes_seen: set[str]) -> str:
+    """torch.promote_types over integer dtypes: the widest, uint8 with int8 is int16."""
+    if not dtypes_seen:
+        return "int64"
+    if dtypes_seen == {"uint8", "int8"}:
+        return "int16"
+    widest = max(dtypes_seen, key=lambda d: (_INTEGER_BITS[d], d != "uint8"))
+    if widest == "uint8" and "int8" in dtypes_seen:
+        return "int16"
+    return widest
+
+
+def promote_floats(dtypes_seen: set[str]) -> str:
+    """torch.promote_types over floating dtypes: float64 > float32 > the half ones; float16
+    with bfloat16 is float32."""
+    if "float64" in dtypes_seen:
+        return "float64"
+    if "float32" in dtypes_seen or {"float16", "bfloat16"} <= dtypes_seen:
+        return "float32"
+    return next(iter(dtypes_seen)) if dtypes_seen else "float32"
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 NOT_FLOAT = "Only Tensors of floating point and complex dtype can require gradients"
 UNUSED = (
@@ -258,8 +301,8 @@ class Tensor:
         _allocated[0] += array.size
         spend(array.size)
         self.dtype = dtype or str(array.dtype)
-        if self.dtype != str(array.dtype):
-            array = array.astype(self.dtype)
+        if self.dtype != str(array.dtype) or self.dtype == "bfloat16":
+            array = stored(array, self.dtype)
         self.storage = Storage(array)
         self.steps: tuple = ()  # functions from the storage's array to this tensor's (views)
         self.version = Version()
@@ -371,6 +414,8 @@ class Tensor:
                     "differentiation use var_no_grad = var.detach()."
                 )
             )
+        if flag and self.dtype in HALF_DTYPES:
+            raise ScriptError(f"autograd of {self.dtype} tensors is not supported by gradcli run")
         if flag and self.dtype not in FLOAT_DTYPES:
             raise ScriptRuntimeError(NOT_FLOAT)
         self.requires_grad = bool(flag)
@@ -389,6 +434,8 @@ class Tensor:
         if written.size > 1 and any(s == 0 and n > 1 for s, n in zip(written.strides, written.shape)):
             raise ScriptRuntimeError(OVERLAP)
         values = values.value if isinstance(values, Tensor) else values
+        if self.dtype == "bfloat16":
+            values = stored(values, "bfloat16")
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             target[index] = values
@@ -396,7 +443,7 @@ class Tensor:
 
     def assign(self, value: np.ndarray) -> None:
         """In place, the whole tensor (same dtype, same shape)."""
-        self.write(np.asarray(value).astype(self.dtype, copy=False))
+        self.write(stored(value, self.dtype))
 
     def rebind(self, other: Tensor) -> None:
         """`x.data = y`: x now shares y's elements (its views keep the old ones)."""
@@ -497,17 +544,24 @@ def result_dtype(op: Any, tensors: list[Tensor], numbers: list[Any], attrs: dict
     # a Python float makes an integer result floating (torch.arange(3) * 2.0), a whole int not
     values = [0.5 if isinstance(n, float) else float(n) for n in numbers]
     kind = dtypes.result_dtype(op, kinds, values, attrs)
-    if kind == dtypes.INT64:  # int32 where every integer tensor operand is int32 (torch.int32 counts)
-        integers = {t.dtype for t in tensors if t.dtype in ("int32", "int64")}
-        if integers == {"int32"} and not dtypes.widens_integers(op):
-            return "int32"
-        return "int64"
+    if kind == dtypes.INT64:  # the integer tensors' own dtype (int32, int16, ...) unless the op widens
+        if dtypes.widens_integers(op):
+            return "int64"
+        return promote_integers(_leading(tensors, INTEGER_DTYPES))
     if kind == dtypes.BOOL:
         return kind
-    return "float64" if any(t.dtype == "float64" for t in tensors) else "float32"
+    return promote_floats(_leading(tensors, FLOAT_DTYPES + HALF_DTYPES))
 
 
-_KINDS = {"int64": dtypes.INT64, "int32": dtypes.INT64, "bool": dtypes.BOOL}
+def _leading(tensors: list[Tensor], kinds: tuple[str, ...]) -> set[str]:
+    """The dtypes of one category that decide a result (c10's ResultTypeState): those of
+    tensors with dimensions, or, if none has one of the category, those of 0-dim tensors
+    (torch.ones(3) + torch.tensor(1.0, dtype=torch.float64) stays float32)."""
+    shaped = {t.dtype for t in tensors if t.dtype in kinds and t.value.ndim > 0}
+    return shaped or {t.dtype for t in tensors if t.dtype in kinds}
+
+
+_KINDS = {name: dtypes.INT64 for name in INTEGER_DTYPES} | {"bool": dtypes.BOOL}
 
 
 def check_dtypes(op: Any, operands: list[Any]) -> None:
@@ -547,14 +601,26 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     check_dtypes(op, operands)
     dtype = result_dtype(op, tensors, numbers, attrs)
     compute = "float64" if dtype == "float64" else "float32"
+    integral = dtype in INTEGER_DTYPES or dtype == "bool"
     args = []
     for o in operands:
         if isinstance(o, Tensor):
             v = o.value
-            integral = dtype in ("int64", "int32", "bool")
-            args.append(v.astype(compute) if v.dtype.kind in "biu" and not integral else v)
+            narrow = v.dtype == np.float16 and not integral  # half ops run in float32, rounded once
+            if dtype in HALF_DTYPES and o.dtype in FLOAT_DTYPES and name in _SCALAR_ROUNDED:
+                v = stored(v, dtype).astype(np.float32)
+            args.append(v.astype(compute) if (v.dtype.kind in "biu" or narrow) and not integral else v)
+        elif dtype in INTEGER_DTYPES and dtype not in ("int64", "int32") and isinstance(o, int):
+            args.append(np.asarray(o, dtype=np.int64).astype(dtype))  # torch wraps the number to int16
+        elif dtype in HALF_DTYPES and name in _SCALAR_ROUNDED:  # 0.1 is 0.09998 in float16 there
+            args.append(float(stored(np.float32(o), dtype).astype(np.float32)))
         else:
             args.append(float(o) if dtype not in ("int64", "int32") else o)
+    if op.gives_mask and tensors and all(t.dtype in INTEGER_DTYPES for t in tensors):
+        # torch compares in the operands' common dtype: uint8 < -1 compares with 255
+        common = promote_integers(_leading(tensors, INTEGER_DTYPES))
+        args = [np.asarray(a, dtype=np.int64).astype(common) if np.ndim(a) == 0 and not isinstance(o, Tensor)
+                else np.asarray(a).astype(common) for a, o in zip(args, operands)]
     if dtype == "float32":  # exp, tanh ...: double, rounded once, as torch's kernels land
         args = dtypes.widened(name, args)
     elif dtype == "float64":  # tanh, sinh ...: extended precision, rounded once
@@ -563,10 +629,14 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         out = np.asarray(op.forward(*args, **attrs))
     if dtype == "bool":
         out = out.astype(bool)
-    out = out.astype(dtype if dtype != "float32" or out.dtype != np.float32 else out.dtype, copy=False)
+    if dtype in HALF_DTYPES:
+        out = stored(out, dtype)
+    out = out.astype(dtype if dtype not in ("float32", "bfloat16") or out.dtype != np.float32 else out.dtype, copy=False)
     if out.shape != tuple(shape):
         out = np.broadcast_to(out, shape).copy()
     requires = grad_enabled and op.differentiable and any(t.requires_grad for t in tensors)
+    if requires and dtype in HALF_DTYPES:
+        raise ScriptError(f"autograd of {dtype} tensors is not supported by gradcli run")
     step = None
     if name in VIEW_OPS and len(tensors) == 1 and operands[0] is tensors[0]:
         step = view_step(name, attrs, tensors[0].value, tuple(shape))

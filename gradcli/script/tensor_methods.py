@@ -113,12 +113,19 @@ _FALSE_PROPERTIES = {
     "is_mkldnn",
     "is_complex",
 }
+# x.float(), x.half(), x.short(), ...: the dtype each converts to (to and type take one)
+_CONVERSIONS = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",
+    "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool", "to": None, "type": None,
+}  # fmt: skip
 # Tensor methods the interpreter handles itself (the rest go to the registry's spellings)
 _OWN_TENSOR_METHODS = {
     "backward", "copy_", "detach", "detach_", "is_contiguous", "item", "numpy", "register_hook",
     "register_post_accumulate_grad_hook", "requires_grad_", "retain_grad", "size", "stride", "to",
     "tolist", "zero_", "fill_", "cpu", "cuda", "dim", "ndimension", "float", "double", "long", "int",
+    "half", "bfloat16", "short", "char", "byte",
     "bool", "type", "numel", "nelement", "scatter_", "scatter", "equal", "allclose", "isclose",
+    "element_size", "is_floating_point",
 }  # fmt: skip
 
 
@@ -256,7 +263,7 @@ class TensorMethods:
         if name in _FALSE_PROPERTIES:  # a CPU tensor, dense, not quantized
             return False
         if name == "itemsize":
-            return t.value.itemsize
+            return 2 if t.dtype == "bfloat16" else t.value.itemsize
         if name == "nbytes":
             return t.value.nbytes
         if name == "_base":  # the tensor a view was taken of (None for detach() and .data)
@@ -759,6 +766,10 @@ class TensorMethods:
             return self.backward(
                 t, *self.signature(name, args, kwargs, ("gradient", "retain_graph", "create_graph", "inputs"))
             )
+        if name == "is_floating_point" and not args and not kwargs:
+            return t.dtype in runtime.FLOAT_DTYPES + runtime.HALF_DTYPES
+        if name == "element_size" and not args and not kwargs:  # bytes per element (bfloat16: 2)
+            return 2 if t.dtype == "bfloat16" else t.value.itemsize
         if name in ("equal", "allclose", "isclose"):  # x.equal(y) is torch.equal(x, y)
             return self.closeness(name, [t, *args], kwargs)
         if name == "item" and not args:
@@ -874,14 +885,8 @@ class TensorMethods:
             if not dtypes_given:
                 return t
             args, name = dtypes_given, "to"
-        if name in ("float", "double", "long", "int", "bool", "to", "type") and not kwargs:
-            target = {
-                "float": "float32",
-                "double": "float64",
-                "long": "int64",
-                "int": "int32",
-                "bool": "bool",
-            }.get(name)
+        if name in _CONVERSIONS and not kwargs:
+            target = _CONVERSIONS[name]
             if name in ("to", "type"):
                 if len(args) != 1 or not isinstance(args[0], DType):
                     raise ScriptError(
@@ -892,8 +897,11 @@ class TensorMethods:
                 return t
             if t.dtype in ("float32", "float64") and target in ("float32", "float64"):
                 return self.apply("_to_copy", [t], {"dtype": target})
+            if target in runtime.HALF_DTYPES and t.requires_grad and self.grad_enabled:
+                raise ScriptError(f"{source_position(node)}: autograd of {target} tensors is not supported by gradcli run")
             # an integer or bool result never requires grad in torch: no node, no gradient
-            return Tensor(t.value.astype(target), dtype=target)
+            with np.errstate(all="ignore"):
+                return Tensor(runtime.stored(t.value, target), dtype=target)
         if name in PIECE_CALLS:
             return self.pieces(name, t, args, kwargs)
         if name in POSITION_CALLS:

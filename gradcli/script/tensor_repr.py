@@ -68,6 +68,7 @@ _DTYPES: dict[str, np.dtype] = {
     "int64": np.dtype(np.int64),
     "uint8": np.dtype(np.uint8),
     "bool": np.dtype(np.bool_),
+    "bfloat16": np.dtype(np.float32),  # NumPy has none: float32 arrays of bfloat16 values
 }
 # The spellings torch also accepts (torch.float is float32, torch.long is int64, ...).
 _ALIASES = {
@@ -201,7 +202,8 @@ def tensor_repr(
     else:
         if name not in _IMPLIED_DTYPES:
             suffixes.append("dtype=torch." + name)
-        tensor_str = _tensor_str(array, indent)
+        # torch formats the half dtypes' elements as float32 numbers (_tensor_str: self.float())
+        tensor_str = _tensor_str(array.astype(np.float32) if array.dtype == np.float16 else array, indent)
 
     if grad_fn is not None:
         suffixes.append(f"grad_fn=<{grad_fn}>")

@@ -30,7 +30,7 @@ from .func_api import refuse as refuse_func
 from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
-from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op, stored
 from .tensor_repr import set_print_options
 from .values import NO_CUDA, Device, DType, Fixed, Function, Module, NoGrad, Picked, Size
 from .whitelist import source_position
@@ -87,6 +87,13 @@ _DTYPES = {
     "long": "int64",
     "int32": "int32",
     "int": "int32",
+    "int16": "int16",
+    "short": "int16",
+    "int8": "int8",
+    "uint8": "uint8",
+    "float16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
     "bool": "bool",
 }
 PIECE_CALLS = ("chunk", "split", "unbind", "tensor_split", "var_mean", "std_mean")
@@ -95,7 +102,10 @@ POSITION_CALLS = (
     "argwhere",
     "unique",  # values, inverse indices, counts: tensor_methods.unique
 )  # int64 positions: x.nonzero(), torch.argwhere(x)  # tensor methods and torch functions that return tuples
-TORCH_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+TORCH_TYPE_NAMES = {
+    "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool",
+    "int16": "Short", "int8": "Char", "uint8": "Byte", "float16": "Half", "bfloat16": "BFloat16",
+}  # fmt: skip
 CONSTRUCTORS = {
     "tensor",
     "from_numpy",
@@ -543,7 +553,7 @@ class TorchNamespace:
         kind = dtype if dtype in ("float32", "float64") else "float32"
         generator = self.chosen_generator(kwargs)
         values = generator.rand(shape, kind) if name == "rand" else generator.randn(shape, kind)
-        return values if dtype is None or dtype == kind else values.astype(dtype)
+        return values if dtype is None or dtype == kind else stored(values, dtype)
 
     def dtype_of(self, kwargs: dict, default: str | None) -> str | None:
         dtype = kwargs.pop("dtype", None)
@@ -585,7 +595,7 @@ class TorchNamespace:
             raise ScriptError(
                 f"{source_position(node)}: a tensor of {value.size:,} elements exceeds MAX_ELEMENTS"
             )
-        t = Tensor(np.asarray(value).astype(dtype), dtype=dtype)
+        t = Tensor(stored(np.asarray(value), dtype), dtype=dtype)
         if requires_grad:
             t.set_requires_grad(True)
         return t
@@ -885,7 +895,7 @@ class TorchNamespace:
             self.sizes([args[0]], node)
             dtype = self.dtype_of(kwargs, "int64")
             generator = self.chosen_generator(kwargs)
-            return self.finish(generator.randperm(args[0]).astype(dtype), dtype, kwargs, name, node)
+            return self.finish(stored(generator.randperm(args[0]), dtype), dtype, kwargs, name, node)
         if name == "normal":
             return self.normal_call(args, kwargs, node)
         if name == "randint":
