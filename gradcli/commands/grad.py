@@ -11,7 +11,8 @@ from .width import node_option, width_option
 GRAD_HELP = """Gradient of a program's output with respect to its inputs, as backward() computes it.
 
 EXPR is a formula or statements separated by ';' or newlines (Python syntax, `^` is
-power); the last statement is the output. Use - to read EXPR from standard input.
+power); the last statement is the output. Use - to read EXPR from standard input,
+@FILE to read it from a file (gradcli grad @prog.txt).
 Functions are spelled as in PyTorch or NumPy: sin(x), torch.exp(x), F.relu(x),
 x.square().sum(), np.mean(x, axis=0), F.cross_entropy(z, y), x[0, 1:], x[:, None];
 constants may be made in the program: torch.tensor([2, 0]), torch.ones(3), torch.arange(4).
@@ -22,6 +23,9 @@ no --at or --const at all, the symbolic gradient is printed.
 VALUE is a number or list as JSON or Python writes it (2, .5, -pi/2, 1/3, [1,2],
 [[1,2],[3,4]]) or one of zeros(2,3), ones(2,2), full(2,2,0.5), eye(3), arange(5),
 linspace(0,1,11), rand(3), randn(2,2). Class indices are a --const of whole numbers.
+VALUE @FILE reads a .json, .npy, .npz (@f.npz:key), .csv or .txt file (never
+unpickled; a float32 file computes in float32 unless --dtype is given); @- reads
+standard input.
 
 Symbolic results are cached in $XDG_CACHE_HOME/gradcli (else ~/.cache/gradcli)
 for each program and its inputs' shapes, so running it again at another point is
@@ -42,6 +46,7 @@ Examples:
   echo "(2*x)**3" | gradcli grad - --at x=2 --format plain # x<TAB>96.0
   gradcli grad "sin(x)" --at x=0.5 --order 3               # -cos(0.5)
   gradcli grad "x*y" --batch points.jsonl                  # JSON Lines
+  gradcli grad @prog.txt --at x=@x.npy --const "W=@data.npz:W"
   gradcli grad "-log(p)" --at p=0.25                      # minus first
   gradcli grad "F.cross_entropy(z, y)" --at "z=[[2,0.5]]" --const "y=[0]"
   gradcli grad "F.cross_entropy(z, torch.tensor([0]))" --at "z=[[2,0.5]]"
@@ -155,7 +160,7 @@ def grad_command(
         program,
         at=at_values,
         const=const_values,
-        dtype=dtype,
+        dtype=read.dtype_name,
         gradients=gradient_values or None,
         # Plain output at a point is NAME<TAB>GRAD and nothing else: symbolic forms would be
         # computed (and sympy imported) for nobody. Without a point it prints them, so they stay.
@@ -208,7 +213,7 @@ def _run_batch(
     if path == "-" and expr == "-":
         raise click.UsageError("EXPR and --batch cannot both read standard input")
     _, const_values = read.inputs({}, const)
-    runner = BatchRunner(read_program(expr), const_values, str(read.dtype), skip_errors=skip_errors)
+    runner = BatchRunner(read_program(expr), const_values, read.dtype_name, skip_errors=skip_errors)
     try:
         stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
