@@ -102,14 +102,24 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     "batch",
     metavar="FILE",
     default=None,
-    help='JSON Lines of points ({"x": 2, "y": 3} a line; - for stdin): one JSON line out per point.',
+    type=click.Path(allow_dash=True),
+    help='JSON Lines of points ({"x": 2, "y": 3} a line; - for stdin): one JSON line out per point, '
+    '{"point": ..., "value": ..., "grads": {...}}. Output is always JSON Lines: --format table '
+    "(given explicitly) is a usage error with --batch.",
 )
 @click.option(
     "--batch-errors",
     type=click.Choice(["fail", "skip"]),
     default="fail",
     show_default=True,
-    help="On a bad --batch line: stop with an error naming it, or write an error object and go on.",
+    help="On a bad --batch line: stop with an error naming it, or write an error object and go on "
+    "(stderr then says how many lines were skipped and the first one's number).",
+)
+@click.option(
+    "--no-echo",
+    is_flag=True,
+    help="With --batch: leave the point out of each output line and write its line number instead "
+    '({"line": 3, "value": ..., "grads": ...}), for big points.',
 )
 @click.option(
     "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
@@ -117,7 +127,9 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
 @width_option
 @node_option
+@click.pass_context
 def grad_command(
+    ctx: click.Context,
     expr: str,
     at: dict[str, str],
     const: dict[str, str],
@@ -133,6 +145,7 @@ def grad_command(
     order: int,
     batch: str | None,
     batch_errors: str,
+    no_echo: bool,
     width: int | None,
     nodes: tuple[str, ...],
 ) -> None:
@@ -147,11 +160,16 @@ def grad_command(
         raise click.UsageError(
             "--no-symbolic needs a point: without --at the symbolic gradient is the whole answer"
         )
-    if batch is not None and fmt in ("plain", "latex"):
-        raise click.UsageError("--batch writes JSON Lines; drop --format plain/latex")
+    given = ctx.get_parameter_source("fmt") is not click.core.ParameterSource.DEFAULT
+    if batch is not None and fmt != "json" and given:  # the default table means "not chosen" here
+        raise click.UsageError(f"--batch writes JSON Lines; drop --format {fmt} (or give --format json)")
+    if no_echo and batch is None:
+        raise click.UsageError("--no-echo leaves the point out of --batch output; it needs --batch")
     read = ValueReader(dtype, seed)
     if batch is not None:
-        _run_batch(expr, batch, read, at, const, gradients, passes, order, explain, batch_errors == "skip")
+        _run_batch(
+            expr, batch, read, at, const, gradients, passes, order, explain, batch_errors == "skip", no_echo
+        )
         return
     program = read_program(expr)
     at_values, const_values = read.inputs(at, const)
@@ -198,6 +216,7 @@ def _run_batch(
     order: int,
     explain: bool,
     skip_errors: bool,
+    no_echo: bool,
 ) -> None:
     """Stream points from FILE (or stdin) through one program, one JSON line out per point."""
     import sys
@@ -210,10 +229,12 @@ def _run_batch(
         raise click.UsageError(
             "--batch takes the points from its lines: drop --at, --gradient, --passes, --order and --explain"
         )
-    if path == "-" and expr == "-":
+    if path == "-" and expr in ("-", "@-"):
         raise click.UsageError("EXPR and --batch cannot both read standard input")
     _, const_values = read.inputs({}, const)
-    runner = BatchRunner(read_program(expr), const_values, read.dtype_name, skip_errors=skip_errors)
+    runner = BatchRunner(
+        read_program(expr), const_values, read.dtype_name, skip_errors=skip_errors, echo=not no_echo
+    )
     try:
         stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
@@ -226,3 +247,10 @@ def _run_batch(
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+    if runner.skipped:  # exit 0 all the same: the error objects are in the output, in place
+        lines = "line" if runner.skipped == 1 else "lines"
+        click.echo(
+            f"warning: --batch-errors skip: skipped {runner.skipped:,} bad {lines} "
+            f'(the first: line {runner.first_skipped}); each has an {{"line": N, "error": ...}} object',
+            err=True,
+        )
