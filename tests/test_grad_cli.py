@@ -303,8 +303,23 @@ def test_option_clashes_are_usage_errors(run):
 
 def test_plain_format_sends_warnings_to_stderr(run):
     result = run("grad", "x**0.5", "--at", "x=-1", "--format", "plain")
-    assert result.stdout == 'x\t"nan"\n'
+    assert result.stdout == "x\tnan\n"
     assert result.stderr.startswith("warning: value of t1 is nan")
+
+
+def test_plain_format_writes_non_finite_numbers_bare_as_torch_computes_them(run):
+    # TAB-separated, not JSON: nan and inf without quotes, as float() and sort -g read them.
+    import torch
+
+    result = run("grad", "sum(sqrt(x))+log(y)", "--at", "x=[0,1,-1]", "--at", "y=0", "--format", "plain")
+    assert result.exit_code == 0
+    x = torch.tensor([0.0, 1, -1], dtype=torch.float64, requires_grad=True)
+    y = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    (torch.sqrt(x).sum() + torch.log(y)).backward()
+    assert result.stdout == "x\t[inf,0.5,nan]\ny\tinf\n"
+    cells = result.stdout.split("\t")[1].split("\n")[0].strip("[]").split(",")
+    assert np.array_equal([float(v) for v in cells], x.grad.numpy(), equal_nan=True)
+    assert float(result.stdout.split("\t")[-1]) == y.grad.item()
 
 
 def test_symbolic_mode_explains_that_names_are_scalars(run):

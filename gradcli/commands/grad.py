@@ -84,7 +84,8 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     type=click.Choice(["table", "json", "plain", "latex"]),
     default="table",
     show_default=True,
-    help="table (rich), json (strict JSON), plain (NAME<TAB>GRAD lines) or latex (symbolic results).",
+    help="table (rich), json (strict JSON), plain (NAME<TAB>GRAD lines, GRAD compact JSON but "
+    "nan/inf bare) or latex (symbolic results).",
 )
 @click.option(
     "--order",
