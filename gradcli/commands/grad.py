@@ -74,9 +74,15 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Run backward N times; leaf grads accumulate as in PyTorch.",
+    help="Run backward N times; leaf grads accumulate as in PyTorch (the table's adjoint column is "
+    "the last pass's; a table of .grad after each pass follows).",
 )
-@click.option("--retain-graph", is_flag=True, help="Keep the graph between passes.")
+@click.option(
+    "--retain-graph",
+    is_flag=True,
+    help="Keep the graph between passes. Without it a second pass fails as in PyTorch, after "
+    "the first pass's result is printed (exit 1).",
+)
 @click.option("--zero-grad", is_flag=True, help="Zero every leaf's grad before each pass after the first.")
 @click.option(
     "--format",
@@ -175,7 +181,8 @@ def grad_command(
     program = read_program(expr)
     at_values, const_values = read.inputs(at, const)
     gradient_values = [read("--gradient", f"#{i}", v) for i, v in enumerate(gradients, 1)]
-    result = grad(
+    result = _partial_or(
+        grad,
         program,
         at=at_values,
         const=const_values,
@@ -193,6 +200,27 @@ def grad_command(
         symbolic_cache=DiskCache.default(),
         edges=explain,  # the narration reads the engine's own pass, not a second one
     )
+    result, error = result
+    _show(result, fmt, width, nodes, explain)
+    if error is not None:  # torch would raise here, after the passes shown had finished
+        index, total = len(result.passes) + 1, len(gradients) if len(gradients) > 1 else passes
+        raise type(error)(f"backward pass {index} of {total}: {error.message}", hint=error.hint)
+
+
+def _partial_or(function, *args, **kwargs):
+    """(result, None), or when a later backward pass fails (a second pass without
+    --retain-graph, a gradient of the wrong shape), (the finished passes, the error)."""
+    from ..errors import GradcliError
+
+    try:
+        return function(*args, **kwargs), None
+    except GradcliError as exc:
+        if exc.partial is None:
+            raise
+        return exc.partial, exc
+
+
+def _show(result, fmt: str, width: int | None, nodes: tuple[str, ...], explain: bool) -> None:
     if explain:
         from ..render.explain import render as render_explain
 
