@@ -11,6 +11,29 @@ from ..errors import GradcliError
 from .common import assignments
 
 
+class Seed(click.types.IntParamType):
+    """An integer torch.manual_seed takes. Not a click.IntRange: help would print its range as
+    one 46-character word, which click's wrapper splits at 80 columns (`-9223` / `372036...`)."""
+
+    name = "integer"
+    LOW, HIGH = -(2**63), 2**64 - 1
+    min, max = LOW, HIGH  # the bounds, where tests look for an integer option's bounds
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{value!r} is not a valid integer.", param, ctx)
+        if not self.LOW <= number <= self.HIGH:
+            self.fail(
+                f"{number} is not in the range -2**63 to 2**64-1 that torch.manual_seed takes.", param, ctx
+            )
+        return number
+
+
 def point_options(function: Callable) -> Callable:
     """--at/--const/--dtype/--seed, declared once for grad, jacobian, hessian and check."""
     decorators = [
@@ -41,10 +64,10 @@ def point_options(function: Callable) -> Callable:
         ),
         click.option(
             "--seed",
-            type=click.IntRange(-(2**63), 2**64 - 1),
+            type=Seed(),
             default=0,
             show_default=True,
-            help="Seed for rand()/randn() values; any integer torch.manual_seed takes.",
+            help="Seed for rand()/randn() values; any integer torch.manual_seed takes (-2**63 to 2**64-1).",
         ),
     ]
     for decorate in reversed(decorators):

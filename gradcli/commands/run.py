@@ -65,7 +65,7 @@ Examples:
 
 
 @click.command("run", help=RUN_HELP, no_args_is_help=True)
-@click.argument("script")
+@click.argument("script", type=click.Path(allow_dash=True))  # a Path: shells complete file names
 @click.option(
     "--format",
     "fmt",
