@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from . import allocator, blocked, diagnostics, limits
-from .autograd import NO_GRAD, forward, run_passes, seed_for
+from .autograd import NO_GRAD, PassesStopped, forward, run_passes, seed_for
 from .errors import (
     CLI_WORDS,
     AutogradError,
@@ -203,6 +203,7 @@ def grad(
     elif symbolic or not prepared.numeric:
         text = _symbolic_text(graph, symbolic_cache)
     values = adjoints = None
+    stopped: GradcliError | None = None
     pass_results: list[PassResult] = []
     grads: dict[str, np.ndarray | None] = {leaf.name: None for leaf in graph.leaves}
     derivatives: dict[str, tuple[np.ndarray, ...]] = {}
@@ -217,15 +218,10 @@ def grad(
         pass_results = [PassResult(1, seed, grads)]
     elif prepared.numeric:
         values = forward(graph, prepared.arrays, np_dtype)
-        records = run_passes(
-            graph,
-            values,
-            upstream,
-            np_dtype,
-            retain_graph,
-            zero_grad,
-            edges,
-        )
+        try:
+            records = run_passes(graph, values, upstream, np_dtype, retain_graph, zero_grad, edges)
+        except PassesStopped as stop:  # pass k failed: passes 1..k-1 finished, as in PyTorch
+            records, stopped = stop.records, stop.error
         pass_results = [
             PassResult(r.index, r.gradient, r.grads, None if r.adjoints is None else tuple(r.adjoints), r.edges)
             if edges
@@ -255,7 +251,7 @@ def grad(
             name: None if derivative_kinds.get(name) == "hessian_row_sums" else form
             for name, form in grad_symbolic.items()
         }
-    return GradResult(
+    result = GradResult(
         expression=expression,
         dtype=str(np_dtype),
         nodes=_node_results(graph, values, adjoints, text, upstream=bool(gradient is not None or gradients)),
@@ -269,6 +265,10 @@ def grad(
         warnings=tuple(warnings),
         graph=graph if edges else None,
     )
+    if stopped is not None:
+        stopped.partial = result  # the CLI shows the finished passes, then the error
+        raise stopped
+    return result
 
 
 def _run_blocked(

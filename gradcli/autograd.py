@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine, limits
-from .errors import CLI_WORDS, AutogradError, ShapeError, option
+from .errors import CLI_WORDS, AutogradError, GradcliError, ShapeError, option
 from .graph import OP, Graph, Node
 from .ops import unbroadcast
 from .ops.dtypes import widened
@@ -178,6 +178,14 @@ def seed_for(
     return gradient
 
 
+class PassesStopped(Exception):
+    """Pass `error`'s pass failed after `records` had finished (kept, as PyTorch keeps .grad)."""
+
+    def __init__(self, error: GradcliError, records: list[PassRecord]) -> None:
+        super().__init__(str(error))
+        self.error, self.records = error, records
+
+
 def run_passes(
     graph: Graph,
     values: list[np.ndarray],
@@ -200,15 +208,20 @@ def run_passes(
         # PyTorch's order within one backward(): the gradient's shape, then whether
         # anything requires grad, then (while running) whether saved tensors were freed.
         # Checking every pass's gradient up front would report a later pass's error first.
-        seed = seed_for(graph, gradient, dtype, output.requires_grad)
-        if not output.requires_grad:
-            raise AutogradError(
-                NO_GRAD, hint=f"give at least one input that the output depends on with {option('at')}"
-            )
-        if freed:
-            raise AutogradError(
-                SECOND_PASS, hint=f"add {option('retain_graph')} to keep the graph between passes"
-            )
+        try:
+            seed = seed_for(graph, gradient, dtype, output.requires_grad)
+            if not output.requires_grad:
+                raise AutogradError(
+                    NO_GRAD, hint=f"give at least one input that the output depends on with {option('at')}"
+                )
+            if freed:
+                raise AutogradError(
+                    SECOND_PASS, hint=f"add {option('retain_graph')} to keep the graph between passes"
+                )
+        except GradcliError as exc:
+            if not records:
+                raise
+            raise PassesStopped(exc, records) from None
         if zero_grad and index > 1:
             grads = {name: None if g is None else np.zeros_like(g) for name, g in grads.items()}
         carried: dict[tuple[int, int], np.ndarray] | None = {} if edges else None

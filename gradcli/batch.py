@@ -6,11 +6,18 @@ one backward pass over arrays of length K (each output element depends only on i
 own point, so a seed of ones gives every point its own gradient). Other programs
 run point by point. Output keeps input order; a bad line is an error naming its
 line number, or (skip mode) an error object in its place.
+
+Each output line echoes its point as the line's own text (strict JSON stays byte for byte
+what was written), whichever path its chunk took; only a point holding NaN, Infinity or
+1e400 is rewritten, compactly, with those as "nan"/"inf". `echo=False` leaves the point out
+and writes the line number instead.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +40,7 @@ class _Point:
     line: int
     raw: dict[str, Any] | None  # the point as read; None when the line was bad
     error: str | None = None
-    text: str = ""  # the line's JSON text, echoed as "point" without re-serialising
+    text: str = ""  # the point as echoed: the line's own JSON text, or rewritten when not strict
 
 
 def bounded_lines(stream: Any) -> Iterator[bytes]:
@@ -78,7 +85,7 @@ def _read(lines: Iterable[bytes | str], leaves: tuple[str, ...]) -> Iterator[_Po
             problem = f"missing {', '.join(missing)}" if missing else f"unknown name {extra[0]!r}"
             yield _Point(number, None, f"{problem} (the program's inputs: {', '.join(leaves)})")
             continue
-        yield _Point(number, point, text=text.strip())
+        yield _Point(number, point, text=_echo_text(text.strip(), point))
 
 
 def _chunks(points: Iterator[_Point], size: int) -> Iterator[list[_Point]]:
@@ -97,12 +104,43 @@ def _echo(point: dict[str, Any]) -> dict[str, Any]:
     return {name: clean(value) for name, value in point.items()}
 
 
-def _line(point: dict[str, Any], value: Any, grads: dict[str, Any]) -> str:
-    return json.dumps(
-        {"point": _echo(point), "value": encode(value), "grads": {n: encode(g) for n, g in grads.items()}},
+# Only text with one of these can parse to a non-finite number: NaN, Infinity, or an exponent
+# or a run of digits long enough to overflow (1e400, 400 digits). Others are echoed unread.
+_MAYBE_NON_FINITE = re.compile(r"NaN|Infinity|[eE][+-]?\d{3}|\d{300}")
+
+
+def _strict(point: Any) -> bool:
+    """No float in the point is nan or infinite (walked without recursion)."""
+    stack = [point]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            return False
+    return True
+
+
+def _echo_text(text: str, point: dict[str, Any]) -> str:
+    """How a point is echoed, decided by the line alone (never by the rest of its chunk)."""
+    if not _MAYBE_NON_FINITE.search(text) or _strict(point):
+        return text
+    return json.dumps(_echo(point), separators=(",", ":"))
+
+
+def _head(point: _Point, echo: bool) -> str:
+    return f'"point":{point.text}' if echo else f'"line":{point.line}'
+
+
+def _line(point: _Point, value: Any, grads: dict[str, Any], echo: bool = True) -> str:
+    body = json.dumps(
+        {"value": encode(value), "grads": {n: encode(g) for n, g in grads.items()}},
         allow_nan=False,
         separators=(",", ":"),
     )
+    return f"{{{_head(point, echo)},{body[1:]}"
 
 
 def _number(value: float) -> str:
@@ -114,14 +152,10 @@ def _number(value: float) -> str:
     return repr(value)
 
 
-def _fast_line(point: _Point, value: float, grads: dict[str, float | None], finite: bool) -> str:
-    """_line for scalar points, by string assembly: the hot path of --batch.
-
-    A point's own text is echoed as it was, unless it holds NaN, Infinity or 1e400,
-    which strict JSON cannot carry."""
+def _fast_line(point: _Point, value: float, grads: dict[str, float | None], echo: bool) -> str:
+    """_line for scalar points, by string assembly: the hot path of --batch."""
     parts = ",".join(f'"{name}":{"null" if g is None else _number(g)}' for name, g in grads.items())
-    echo = point.text if finite else json.dumps(_echo(point.raw), separators=(",", ":"))
-    return f'{{"point":{echo},"value":{_number(value)},"grads":{{{parts}}}}}'
+    return f'{{{_head(point, echo)},"value":{_number(value)},"grads":{{{parts}}}}}'
 
 
 def _error_line(number: int, message: str) -> str:
@@ -139,6 +173,7 @@ class BatchRunner:
         *,
         skip_errors: bool = False,
         chunk: int = CHUNK,
+        echo: bool = True,
     ) -> None:
         from .api import DTYPES
 
@@ -155,6 +190,9 @@ class BatchRunner:
             raise AutogradError(NO_GRAD, hint="every input is a --const; the lines must give the others")
         self.skip_errors = skip_errors
         self.chunk = chunk
+        self.echo = echo
+        self.skipped = 0  # bad lines written as error objects (skip mode)
+        self.first_skipped: int | None = None
         # Vectorising is exact only when no op mixes elements (no sum, mean, matmul, transpose).
         try:
             probe = build_graph(self.program, self._specs({n: () for n in self.leaves}))
@@ -175,6 +213,9 @@ class BatchRunner:
     def _fail(self, number: int, message: str) -> str:
         if not self.skip_errors:
             raise ValueInputError(f"--batch line {number}: {message}")
+        self.skipped += 1
+        if self.first_skipped is None:
+            self.first_skipped = number
         return _error_line(number, message)
 
     def _one(self, point: _Point) -> str:
@@ -193,7 +234,7 @@ class BatchRunner:
         except GradcliError as exc:
             return self._fail(point.line, str(exc))
         grads = {leaf.name: adjoints[leaf.index] for leaf in graph.leaves}
-        return _line(point.raw, output, grads)
+        return _line(point, output, grads, self.echo)
 
     def _vectorised(self, points: list[_Point]) -> dict[int, str]:
         """Scalar points of an elementwise program: one pass over arrays of len(points).
@@ -211,7 +252,6 @@ class BatchRunner:
         values = forward(graph, {**arrays, **self.const}, self.dtype)
         adjoints = backward(graph, values, np.ones(len(points), dtype=self.dtype), self.dtype)
         output = np.broadcast_to(values[graph.output], (len(points),)).astype(np.float64).tolist()
-        finite = np.logical_and.reduce([np.isfinite(a) for a in arrays.values()]).tolist()
         columns = {
             leaf.name: None
             if adjoints[leaf.index] is None
@@ -220,7 +260,7 @@ class BatchRunner:
         }
         return {
             point.line: _fast_line(
-                point, output[i], {n: None if c is None else c[i] for n, c in columns.items()}, finite[i]
+                point, output[i], {n: None if c is None else c[i] for n, c in columns.items()}, self.echo
             )
             for i, point in enumerate(points)
         }
@@ -254,7 +294,7 @@ class BatchRunner:
         }
         return {
             point.line: _line(
-                point.raw, output[i], {n: None if g is None else g[i] for n, g in grads.items()}
+                point, output[i], {n: None if g is None else g[i] for n, g in grads.items()}, self.echo
             )
             for i, point in enumerate(points)
         }

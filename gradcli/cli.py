@@ -113,6 +113,18 @@ def _program_first(args: list[str], command: click.Command) -> list[str]:
     return args
 
 
+def _closest_first(exc: click.UsageError) -> str:
+    """click's message, but with "did you mean" in order of closeness (difflib's order), not
+    alphabetical: `--fromat` suggests --format first, then --at."""
+    close = getattr(exc, "possibilities", None)
+    if not isinstance(exc, click.NoSuchOption) or not close:
+        return exc.format_message()
+    shown = ", ".join(repr(name) for name in close)
+    if len(close) == 1:
+        return f"{exc.message} (Did you mean {shown}?)"
+    return f"{exc.message} (Did you mean one of: {shown}?)"
+
+
 class GradcliGroup(click.Group):
     """A click group whose main() is the error boundary for every command."""
 
@@ -165,7 +177,7 @@ class GradcliGroup(click.Group):
             code = ExitCode.USAGE
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx else "gradcli"
-            message = exc.format_message()
+            message = _closest_first(exc)
             if "unexpected extra argument" in message:  # --at x=[1, 2] split by the shell
                 message += '; quote VALUEs that contain spaces, as in --at "x=[1, 2]"'
             elif "No such option" in message and where != "gradcli":

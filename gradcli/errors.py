@@ -20,6 +20,9 @@ class GradcliError(Exception):
     """A problem with the user's input; the message is shown as one line."""
 
     exit_code = ExitCode.BAD_INPUT
+    # What was finished before the error, for the CLI to show first: a GradResult of the
+    # backward passes that ran when a later one failed (PyTorch had finished those too).
+    partial: object = None
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)

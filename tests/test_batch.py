@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from conftest import strict_loads
 from oracle import close, torch_grads
+from test_every_command import one_error_line
 
 from gradcli import grad
 from gradcli.batch import BatchRunner
@@ -151,3 +152,64 @@ def test_an_endless_line_is_refused_not_read_forever(monkeypatch):
     assert next(lines) == b'{"x": 1}\n'
     with pytest.raises(GradcliError, match="--batch line 2 is longer than the limit MAX_VALUE_CHARS=16"):
         next(lines)
+
+
+# ---------------------------------------------------------------- echo, --no-echo, skip report
+
+
+@pytest.mark.parametrize(
+    ("program", "alone", "neighbour"),
+    [
+        ("x**2*y", '{"x": 2,  "y": 3}', '{"x": [1, 2], "y": 1}'),  # vectorised chunk vs point by point
+        ("sum(x**2)", '{"x": [1,  2]}', '{"x": [1, 2, 3]}'),  # stacked chunk vs point by point
+        ("x**2*y", '{"x": NaN, "y": 1e400}', '{"x": [1, 2], "y": 1}'),  # rewritten either way
+    ],
+)
+def test_a_points_echo_does_not_depend_on_the_rest_of_its_chunk(run, program, alone, neighbour):
+    def first_point(text: str) -> str:
+        result = run("grad", program, "--batch", "-", "--batch-errors", "skip", input=text)
+        assert result.exit_code == 0, result.stderr
+        return result.stdout.splitlines()[0]
+
+    same = first_point(f"{alone}\n{alone}\n")
+    mixed = first_point(f"{alone}\n{neighbour}\n")
+    assert same == mixed
+    echoed = strict_loads(same)["point"]
+    assert same.startswith('{"point":' + (alone if "NaN" not in alone else '{"x":"nan","y":"inf"}') + ",")
+    assert echoed == strict_loads(mixed)["point"]
+
+
+def test_no_echo_writes_line_numbers_instead_of_points(run):
+    text = '{"x": 2}\n\n{"x": 3}\n'
+    result = run("grad", "x**2", "--batch", "-", "--no-echo", input=text)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        '{"line":1,"value":4.0,"grads":{"x":4.0}}',
+        '{"line":3,"value":9.0,"grads":{"x":6.0}}',
+    ]
+    stacked = run("grad", "sum(x**2)", "--batch", "-", "--no-echo", input='{"x": [1, 2]}\n')
+    assert stacked.stdout == '{"line":1,"value":5.0,"grads":{"x":[2.0,4.0]}}\n'
+    line = one_error_line(run("grad", "x**2", "--at", "x=1", "--no-echo"), exit_code=2)
+    assert "needs --batch" in line
+
+
+def test_skip_mode_says_how_many_lines_it_skipped_and_where_the_first_was(run):
+    text = '{"x": 2}\nnot json\n{"x": 3}\n{"y": 1}\n'
+    result = run("grad", "x**2", "--batch", "-", "--batch-errors", "skip", input=text)
+    assert result.exit_code == 0
+    assert len(result.stdout.splitlines()) == 4
+    assert result.stderr.splitlines() == [
+        "warning: --batch-errors skip: skipped 2 bad lines (the first: line 2); "
+        'each has an {"line": N, "error": ...} object'
+    ]
+    clean = run("grad", "x**2", "--batch", "-", "--batch-errors", "skip", input='{"x": 2}\n')
+    assert clean.exit_code == 0 and clean.stderr == ""
+
+
+def test_format_table_with_batch_is_a_usage_error_and_json_is_accepted(run):
+    line = one_error_line(
+        run("grad", "x**2", "--batch", "-", "--format", "table", input='{"x": 2}\n'), exit_code=2
+    )
+    assert "--batch writes JSON Lines" in line and "--format table" in line
+    result = run("grad", "x**2", "--batch", "-", "--format", "json", input='{"x": 2}\n')
+    assert result.exit_code == 0 and result.stdout == '{"point":{"x": 2},"value":4.0,"grads":{"x":4.0}}\n'

@@ -220,4 +220,4 @@ def test_tables_show_tensors_with_inf_and_nan(run) -> None:
     table = run("grad", "sum(log(x))", "--at", "x=[0,1]")
     assert "[inf, 1]" in table.stdout and "[-inf, 0]" in table.stdout
     jacobian = run("jacobian", "log(x)", "--at", "x=[0,1]")
-    assert "[[inf, 0]," in jacobian.stdout and "[nan, 1]]" in jacobian.stdout
+    assert "[[inf,   0]," in jacobian.stdout and "[nan,   1]]" in jacobian.stdout  # one width: a matrix

@@ -272,7 +272,7 @@ def test_a_file_name_as_the_program_says_how_to_read_a_file(run, tmp_path, monke
     monkeypatch.chdir(tmp_path)
     (tmp_path / "prog.py").write_text("x**2\n")
     line = one_error_line(run("grad", "prog.py", "--at", "x=1"))
-    assert "grad - < prog.py" in line
+    assert "grad @prog.py" in line
 
 
 def test_no_symbolic_without_a_point_is_a_usage_error(run):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from oracle import close, run_torch, torch, torch_grads
@@ -303,8 +305,23 @@ def test_option_clashes_are_usage_errors(run):
 
 def test_plain_format_sends_warnings_to_stderr(run):
     result = run("grad", "x**0.5", "--at", "x=-1", "--format", "plain")
-    assert result.stdout == 'x\t"nan"\n'
+    assert result.stdout == "x\tnan\n"
     assert result.stderr.startswith("warning: value of t1 is nan")
+
+
+def test_plain_format_writes_non_finite_numbers_bare_as_torch_computes_them(run):
+    # TAB-separated, not JSON: nan and inf without quotes, as float() and sort -g read them.
+    import torch
+
+    result = run("grad", "sum(sqrt(x))+log(y)", "--at", "x=[0,1,-1]", "--at", "y=0", "--format", "plain")
+    assert result.exit_code == 0
+    x = torch.tensor([0.0, 1, -1], dtype=torch.float64, requires_grad=True)
+    y = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    (torch.sqrt(x).sum() + torch.log(y)).backward()
+    assert result.stdout == "x\t[inf,0.5,nan]\ny\tinf\n"
+    cells = result.stdout.split("\t")[1].split("\n")[0].strip("[]").split(",")
+    assert np.array_equal([float(v) for v in cells], x.grad.numpy(), equal_nan=True)
+    assert float(result.stdout.split("\t")[-1]) == y.grad.item()
 
 
 def test_symbolic_mode_explains_that_names_are_scalars(run):
@@ -314,3 +331,46 @@ def test_symbolic_mode_explains_that_names_are_scalars(run):
 
 def test_program_from_stdin_loses_its_trailing_newline(run_json):
     assert run_json("grad", "-", "--at", "x=2", input="(2*x)**3\n")["expression"] == "(2*x)**3"
+
+
+def test_a_second_pass_without_retain_graph_prints_the_first_then_torchs_error(run):
+    import torch
+
+    x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    y = x**3
+    y.backward()
+    first = x.grad.item()
+    with pytest.raises(RuntimeError) as raised:
+        y.backward()
+    result = run("grad", "x**3", "--at", "x=3", "--passes", "2", "--format", "json")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["leaves"]["x"]["grad"] == first == 27.0
+    assert [p["index"] for p in document["passes"]] == [1]
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: backward pass 2 of 2: ") and str(raised.value) in line
+    assert "--retain-graph" in line
+    plain = run("grad", "x**3", "--at", "x=3", "--passes", "2", "--format", "plain")
+    assert plain.exit_code == 1 and plain.stdout == "x\t27.0\n"
+
+
+def test_a_later_gradient_of_the_wrong_shape_keeps_the_passes_before_it(run):
+    import torch
+
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    y = x * 2
+    y.backward(torch.ones(2), retain_graph=True)
+    with pytest.raises(RuntimeError) as raised:
+        y.backward(torch.ones(1))
+    argv = ["grad", "x*2", "--at", "x=[1,2]", "--gradient", "[1,1]", "--gradient", "[1]", "--retain-graph"]
+    result = run(*argv, "--format", "plain")
+    assert result.exit_code == 1 and result.stdout == f"x\t{x.grad.tolist()}\n".replace(" ", "")
+    assert "backward pass 2 of 2: " + str(raised.value) in result.stderr
+
+
+def test_the_node_table_says_its_adjoints_are_the_last_pass(run):
+    table = run("grad", "x**3", "--at", "x=3", "--passes", "3", "--retain-graph", "--width", "80")
+    assert table.exit_code == 0
+    assert "adjoint, chain rule: pass 3 only (the last); .grad after each pass is at the end" in table.stdout
+    one = run("grad", "x**3", "--at", "x=3", "--width", "80")
+    assert "the last" not in one.stdout

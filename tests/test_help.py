@@ -168,3 +168,46 @@ def test_help_examples_run(run, path):
     for argv in examples:
         result = run(*argv)
         assert result.exit_code == 0, (argv, result.stderr)
+
+
+# ---------------------------------------------------------------- help wrapping, suggestions, completion
+
+
+@pytest.mark.parametrize("name", sorted(path[0] for path in COMMANDS if path))
+def test_help_at_80_columns_splits_no_number(name):
+    import os
+    import subprocess
+    import sys
+
+    command = main.get_command(None, name)
+    # a real process: CliRunner forces click's width to 80, where a terminal of 80 columns gets 78
+    narrow = subprocess.run(
+        [sys.executable, "-m", "gradcli", name, "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+        check=True,
+    ).stdout
+    wide = command.get_help(
+        click.Context(command, info_name=name, terminal_width=2000, max_content_width=2000)
+    )
+    number = re.compile(r"-?\d[\d.,_]*")
+    assert sorted(number.findall(narrow)) == sorted(number.findall(wide))
+
+
+def test_a_misspelt_option_suggests_the_closest_first(run):
+    result = run("grad", "x", "--fromat", "json")
+    assert result.exit_code == 2
+    assert "Did you mean one of: '--format', '--at'?" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("words", "cword"),
+    [("gradcli run ", 2), ("gradcli grad x**2 --batch ", 4), ("gradcli graph x -o ", 4)],
+)
+def test_bash_completion_offers_file_names(words, cword):
+    runner = click.testing.CliRunner()
+    env = {"_GRADCLI_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+    result = runner.invoke(main, [], prog_name="gradcli", env=env)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == ["file,"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from conftest import strict_loads
@@ -258,3 +260,53 @@ def test_a_derivative_whose_graph_does_not_trace_is_one_clear_error(run):
     assert len(result.stderr.splitlines()) == 1
     second = run("grad", "sum(prod(x)*x)", "--at", "x=[0,2,3]", "--order", "2", "--format", "plain")
     assert second.exit_code == 0, second.stderr
+
+
+# ---------------------------------------------------------------- table layout
+
+
+def test_jacobian_cells_line_up_as_a_matrix_across_rows(run):
+    result = run("jacobian", "W @ x", "--at", "W=[[1,2],[3,4]]", "--at", "x=[1.5,-100]", "--width", "80")
+    assert result.exit_code == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if "-100]" in line or "-0]" in line]
+    assert len(rows) == 4
+    # in W's block every row's comma (between its two columns) and closing bracket share a column
+    assert len({line.rindex(", ") for line in rows}) == 1
+    assert len({line.index("]", line.rindex("[")) for line in rows}) == 1
+    assert "[[[ 1.5, -100]," in result.stdout and "[   0,   -0]]," in result.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["jacobian", "W @ x", "--at", "W=[[1,2],[3,4]]", "--at", "x=[1.5,-100]"],
+        ["hessian", "sum(x**4)", "--at", "x=[1,-20]"],
+        ["check", "sum(sin(x)*y)", "--at", "x=1", "--at", "y=[1,2]"],
+        ["check", "relu(x)", "--at", "x=0"],
+        ["hvp", "sum(x**3)", "--at", "x=[1,2]", "--v", "x=[1,0]"],
+    ],
+    ids=lambda argv: argv[0] + ":" + argv[1],
+)
+def test_tables_have_no_trailing_spaces(run, argv):
+    result = run(*argv, "--width", "100")
+    assert result.stdout.strip()
+    assert [line for line in result.stdout.splitlines() if line != line.rstrip()] == []
+
+
+def test_no_trailing_spaces_in_colour_either():
+    import io
+
+    from rich.console import Console
+
+    from gradcli import hessian
+    from gradcli.render.higher import render_hessian
+
+    out = io.StringIO()
+    render_hessian(
+        hessian("sum(x**4)", {"x": [1.0, -20.0]}), Console(file=out, force_terminal=True, width=100)
+    )
+    text = out.getvalue()
+    assert "\x1b[" in text
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in text.splitlines()]
+    assert [line for line in plain if line != line.rstrip()] == []
+    assert "[[  12,    0]," in "\n".join(plain)

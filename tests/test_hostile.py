@@ -83,9 +83,11 @@ def test_the_table_covers_every_category() -> None:
 # Caps exercised elsewhere: MAX_VALUE_CHARS needs a 50 MB argument (tests/test_values.py
 # lowers it instead); MAX_PASS_ELEMENTS is checked by limits.check_pass_work, below.
 # MAX_SCRIPT_BYTES needs gigabytes (tests/test_run_limits.py lowers it); MAX_RECORDED_BACKWARD_CALLS
-# refuses nothing, it shortens JSON (tests/test_run_trace.py)
+# refuses nothing, it shortens JSON (tests/test_run_trace.py); MAX_FILE_BYTES needs a 1 GB file
+# (tests/test_files.py lowers it)
 CAPS_TESTED_ELSEWHERE = {
     "MAX_VALUE_CHARS",
+    "MAX_FILE_BYTES",
     "MAX_PASS_ELEMENTS",
     "MAX_SCRIPT_BYTES",
     "MAX_RECORDED_BACKWARD_CALLS",

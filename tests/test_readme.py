@@ -55,7 +55,8 @@ def test_readme_has_runnable_examples():
 
 
 @pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c[:50] for c, _ in EXAMPLES])
-def test_readme_example_output(command, expected):
+def test_readme_example_output(command, expected, monkeypatch):
+    monkeypatch.chdir(README.parent)  # examples name files as the repository holds them (docs/examples/)
     args = shlex.split(command)
     assert args[0] == "gradcli"
     result = CliRunner().invoke(main, args[1:], env={"COLUMNS": "80", "NO_COLOR": "1"})

@@ -59,15 +59,19 @@ class FiniteFloat(click.types.FloatParamType):
 
 
 def read_program(expr: str) -> str:
-    """EXPR itself, or for `-` standard input, read only up to the program-length cap
-    (`yes | gradcli grad -` must end at once, not fill memory)."""
-    if expr != "-":
+    """EXPR itself; for `@FILE` the file's text; for `-` (or `@-`) standard input. Either is
+    read only up to the program-length cap (`yes | gradcli grad -` must end at once)."""
+    if expr.startswith("@") and expr != "@-":  # no program starts with @: it is a file
+        from .files import program_file
+
+        return program_file(expr[1:])
+    if expr not in ("-", "@-"):
         if _PATH.fullmatch(expr) and os.path.isfile(expr):  # `gradcli grad prog.py`
             ctx = click.get_current_context(silent=True)
             command = ctx.command_path if ctx else "gradcli grad"
             raise ValueInputError(
                 f"{expr!r} is a file, and EXPR is the program itself",
-                hint=f"to read a program from a file, use - and redirect it: {command} - < {expr}",
+                hint=f"to read the program from the file, write @ before its name: {command} @{expr}",
             )
         return expr
     if sys.stdin is None:  # `gradcli grad - <&-`

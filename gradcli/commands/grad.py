@@ -11,7 +11,8 @@ from .width import node_option, width_option
 GRAD_HELP = """Gradient of a program's output with respect to its inputs, as backward() computes it.
 
 EXPR is a formula or statements separated by ';' or newlines (Python syntax, `^` is
-power); the last statement is the output. Use - to read EXPR from standard input.
+power); the last statement is the output. Use - to read EXPR from standard input,
+@FILE to read it from a file (gradcli grad @prog.txt).
 Functions are spelled as in PyTorch or NumPy: sin(x), torch.exp(x), F.relu(x),
 x.square().sum(), np.mean(x, axis=0), F.cross_entropy(z, y), x[0, 1:], x[:, None];
 constants may be made in the program: torch.tensor([2, 0]), torch.ones(3), torch.arange(4).
@@ -22,6 +23,9 @@ no --at or --const at all, the symbolic gradient is printed.
 VALUE is a number or list as JSON or Python writes it (2, .5, -pi/2, 1/3, [1,2],
 [[1,2],[3,4]]) or one of zeros(2,3), ones(2,2), full(2,2,0.5), eye(3), arange(5),
 linspace(0,1,11), rand(3), randn(2,2). Class indices are a --const of whole numbers.
+VALUE @FILE reads a .json, .npy, .npz (@f.npz:key), .csv or .txt file (never
+unpickled; a float32 file computes in float32 unless --dtype is given); @- reads
+standard input.
 
 Symbolic results are cached in $XDG_CACHE_HOME/gradcli (else ~/.cache/gradcli)
 for each program and its inputs' shapes, so running it again at another point is
@@ -42,6 +46,7 @@ Examples:
   echo "(2*x)**3" | gradcli grad - --at x=2 --format plain # x<TAB>96.0
   gradcli grad "sin(x)" --at x=0.5 --order 3               # -cos(0.5)
   gradcli grad "x*y" --batch points.jsonl                  # JSON Lines
+  gradcli grad @prog.txt --at x=@x.npy --const "W=@data.npz:W"
   gradcli grad "-log(p)" --at p=0.25                      # minus first
   gradcli grad "F.cross_entropy(z, y)" --at "z=[[2,0.5]]" --const "y=[0]"
   gradcli grad "F.cross_entropy(z, torch.tensor([0]))" --at "z=[[2,0.5]]"
@@ -69,9 +74,15 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Run backward N times; leaf grads accumulate as in PyTorch.",
+    help="Run backward N times; leaf grads accumulate as in PyTorch (the table's adjoint column is "
+    "the last pass's; a table of .grad after each pass follows).",
 )
-@click.option("--retain-graph", is_flag=True, help="Keep the graph between passes.")
+@click.option(
+    "--retain-graph",
+    is_flag=True,
+    help="Keep the graph between passes. Without it a second pass fails as in PyTorch, after "
+    "the first pass's result is printed (exit 1).",
+)
 @click.option("--zero-grad", is_flag=True, help="Zero every leaf's grad before each pass after the first.")
 @click.option(
     "--format",
@@ -79,7 +90,8 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     type=click.Choice(["table", "json", "plain", "latex"]),
     default="table",
     show_default=True,
-    help="table (rich), json (strict JSON), plain (NAME<TAB>GRAD lines) or latex (symbolic results).",
+    help="table (rich), json (strict JSON), plain (NAME<TAB>GRAD lines, GRAD compact JSON but "
+    "nan/inf bare) or latex (symbolic results).",
 )
 @click.option(
     "--order",
@@ -97,14 +109,24 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     "batch",
     metavar="FILE",
     default=None,
-    help='JSON Lines of points ({"x": 2, "y": 3} a line; - for stdin): one JSON line out per point.',
+    type=click.Path(allow_dash=True),
+    help='JSON Lines of points ({"x": 2, "y": 3} a line; - for stdin): one JSON line out per point, '
+    '{"point": ..., "value": ..., "grads": {...}}. Output is always JSON Lines: --format table '
+    "(given explicitly) is a usage error with --batch.",
 )
 @click.option(
     "--batch-errors",
     type=click.Choice(["fail", "skip"]),
     default="fail",
     show_default=True,
-    help="On a bad --batch line: stop with an error naming it, or write an error object and go on.",
+    help="On a bad --batch line: stop with an error naming it, or write an error object and go on "
+    "(stderr then says how many lines were skipped and the first one's number).",
+)
+@click.option(
+    "--no-echo",
+    is_flag=True,
+    help="With --batch: leave the point out of each output line and write its line number instead "
+    '({"line": 3, "value": ..., "grads": ...}), for big points.',
 )
 @click.option(
     "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
@@ -112,7 +134,9 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
 @width_option
 @node_option
+@click.pass_context
 def grad_command(
+    ctx: click.Context,
     expr: str,
     at: dict[str, str],
     const: dict[str, str],
@@ -128,6 +152,7 @@ def grad_command(
     order: int,
     batch: str | None,
     batch_errors: str,
+    no_echo: bool,
     width: int | None,
     nodes: tuple[str, ...],
 ) -> None:
@@ -142,20 +167,26 @@ def grad_command(
         raise click.UsageError(
             "--no-symbolic needs a point: without --at the symbolic gradient is the whole answer"
         )
-    if batch is not None and fmt in ("plain", "latex"):
-        raise click.UsageError("--batch writes JSON Lines; drop --format plain/latex")
+    given = ctx.get_parameter_source("fmt") is not click.core.ParameterSource.DEFAULT
+    if batch is not None and fmt != "json" and given:  # the default table means "not chosen" here
+        raise click.UsageError(f"--batch writes JSON Lines; drop --format {fmt} (or give --format json)")
+    if no_echo and batch is None:
+        raise click.UsageError("--no-echo leaves the point out of --batch output; it needs --batch")
     read = ValueReader(dtype, seed)
     if batch is not None:
-        _run_batch(expr, batch, read, at, const, gradients, passes, order, explain, batch_errors == "skip")
+        _run_batch(
+            expr, batch, read, at, const, gradients, passes, order, explain, batch_errors == "skip", no_echo
+        )
         return
     program = read_program(expr)
     at_values, const_values = read.inputs(at, const)
     gradient_values = [read("--gradient", f"#{i}", v) for i, v in enumerate(gradients, 1)]
-    result = grad(
+    result = _partial_or(
+        grad,
         program,
         at=at_values,
         const=const_values,
-        dtype=dtype,
+        dtype=read.dtype_name,
         gradients=gradient_values or None,
         # Plain output at a point is NAME<TAB>GRAD and nothing else: symbolic forms would be
         # computed (and sympy imported) for nobody. Without a point it prints them, so they stay.
@@ -169,6 +200,27 @@ def grad_command(
         symbolic_cache=DiskCache.default(),
         edges=explain,  # the narration reads the engine's own pass, not a second one
     )
+    result, error = result
+    _show(result, fmt, width, nodes, explain)
+    if error is not None:  # torch would raise here, after the passes shown had finished
+        index, total = len(result.passes) + 1, len(gradients) if len(gradients) > 1 else passes
+        raise type(error)(f"backward pass {index} of {total}: {error.message}", hint=error.hint)
+
+
+def _partial_or(function, *args, **kwargs):
+    """(result, None), or when a later backward pass fails (a second pass without
+    --retain-graph, a gradient of the wrong shape), (the finished passes, the error)."""
+    from ..errors import GradcliError
+
+    try:
+        return function(*args, **kwargs), None
+    except GradcliError as exc:
+        if exc.partial is None:
+            raise
+        return exc.partial, exc
+
+
+def _show(result, fmt: str, width: int | None, nodes: tuple[str, ...], explain: bool) -> None:
     if explain:
         from ..render.explain import render as render_explain
 
@@ -193,6 +245,7 @@ def _run_batch(
     order: int,
     explain: bool,
     skip_errors: bool,
+    no_echo: bool,
 ) -> None:
     """Stream points from FILE (or stdin) through one program, one JSON line out per point."""
     import sys
@@ -205,10 +258,12 @@ def _run_batch(
         raise click.UsageError(
             "--batch takes the points from its lines: drop --at, --gradient, --passes, --order and --explain"
         )
-    if path == "-" and expr == "-":
+    if path == "-" and expr in ("-", "@-"):
         raise click.UsageError("EXPR and --batch cannot both read standard input")
     _, const_values = read.inputs({}, const)
-    runner = BatchRunner(read_program(expr), const_values, str(read.dtype), skip_errors=skip_errors)
+    runner = BatchRunner(
+        read_program(expr), const_values, read.dtype_name, skip_errors=skip_errors, echo=not no_echo
+    )
     try:
         stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
@@ -221,3 +276,10 @@ def _run_batch(
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+    if runner.skipped:  # exit 0 all the same: the error objects are in the output, in place
+        lines = "line" if runner.skipped == 1 else "lines"
+        click.echo(
+            f"warning: --batch-errors skip: skipped {runner.skipped:,} bad {lines} "
+            f'(the first: line {runner.first_skipped}); each has an {{"line": N, "error": ...}} object',
+            err=True,
+        )

@@ -54,6 +54,7 @@ def jacobian_command(
 
     Laid out as torch.autograd.functional.jacobian returns it: for each leaf, an
     array of shape output.shape + leaf.shape. JSON: {"jacobian": {"x": ...}, "output": ...}.
+    EXPR @FILE and VALUE @FILE read from files, as in `gradcli grad`.
 
     \b
     Examples:
@@ -65,7 +66,7 @@ def jacobian_command(
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
     _show(
-        jacobian(read_program(expr), at_values, const_values, dtype),
+        jacobian(read_program(expr), at_values, const_values, read.dtype_name),
         fmt,
         "render_jacobian",
         latex="jacobian_latex",
@@ -88,6 +89,7 @@ def hessian_command(
     a.shape + b.shape. JSON: {"hessian": {"x": {"x": ..., "y": ...}, ...}, "output": ...},
     plus "hessian_symbolic" for pairs of scalar inputs. Computed by differentiating
     gradcli's own backward pass (forward-over-reverse), so PyTorch's conventions hold.
+    EXPR @FILE and VALUE @FILE read from files, as in `gradcli grad`.
 
     \b
     Examples:
@@ -98,7 +100,7 @@ def hessian_command(
 
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
-    result = hessian(read_program(expr), at_values, const_values, dtype, symbolic=not no_symbolic)
+    result = hessian(read_program(expr), at_values, const_values, read.dtype_name, symbolic=not no_symbolic)
     _show(result, fmt, "render_hessian", latex="hessian_latex", width=width)
 
 
@@ -157,7 +159,9 @@ def check_command(
 
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
-    result = check(read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol, dtype=dtype)
+    result = check(
+        read_program(expr), at_values, const_values, eps=eps, atol=atol, rtol=rtol, dtype=read.dtype_name
+    )
     _show(result, fmt, "render_check", width=width)
     if not result.passed:
         ctx.exit(1)

@@ -56,7 +56,7 @@ def vjp_command(
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
     vector = None if v is None else read("--v", "", v)
-    _show(vjp(read_program(expr), at_values, vector, const_values, dtype), fmt, width)
+    _show(vjp(read_program(expr), at_values, vector, const_values, read.dtype_name), fmt, width)
 
 
 @click.command("jvp", no_args_is_help=True)
@@ -81,7 +81,7 @@ def jvp_command(
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
     vectors = {n: read("--v", n, text) for n, text in v.items()}
-    _show(jvp(read_program(expr), at_values, vectors, const_values, dtype), fmt, width)
+    _show(jvp(read_program(expr), at_values, vectors, const_values, read.dtype_name), fmt, width)
 
 
 @click.command("hvp", no_args_is_help=True)
@@ -107,4 +107,4 @@ def hvp_command(
     read = ValueReader(dtype, seed)
     at_values, const_values = read.inputs(at, const)
     vectors = {n: read("--v", n, text) for n, text in v.items()}
-    _show(hvp(read_program(expr), at_values, vectors, const_values, dtype), fmt, width)
+    _show(hvp(read_program(expr), at_values, vectors, const_values, read.dtype_name), fmt, width)

@@ -65,7 +65,7 @@ Examples:
 
 
 @click.command("run", help=RUN_HELP, no_args_is_help=True)
-@click.argument("script")
+@click.argument("script", type=click.Path(allow_dash=True))  # a Path: shells complete file names
 @click.option(
     "--format",
     "fmt",
@@ -100,6 +100,12 @@ def run_command(
     if script == "-":
         source = read_program("-")
     else:
+        from .. import limits
+        from .files import check_regular
+
+        # a FIFO or /dev/zero would block or never end: only a regular file is opened
+        most = 4 * limits.MAX_PROGRAM_CHARS  # UTF-8 needs at most 4 bytes a character
+        check_regular(script, f"SCRIPT {script}", most, f"MAX_PROGRAM_CHARS={limits.MAX_PROGRAM_CHARS:,} characters")
         try:
             with open(script, encoding="utf-8") as handle:
                 source = handle.read(4 * 500_000 + 1)

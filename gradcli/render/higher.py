@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich import box
@@ -26,29 +27,50 @@ def _heading(output: NodeResult, dtype: str) -> Text:
     )
 
 
+# Spaces at a line's end, with any colour codes among them (those are kept).
+_TRAILING = re.compile(r"(?:[ ]|\x1b\[[0-9;]*m)+$")
+
+
+def _print(console: Console, renderable: Any) -> None:
+    """Print without the spaces rich pads every line with to the table's width (they follow a
+    copied table into an editor, a diff or a test)."""
+    with console.capture() as capture:
+        console.print(renderable)
+    lines = [
+        line[: m.start()] + m.group().replace(" ", "") if (m := _TRAILING.search(line)) else line
+        for line in capture.get().split("\n")
+    ]
+    console.file.write("\n".join(lines))
+    console.file.flush()
+
+
+def _matrix(value: Any) -> str:
+    return format_value(value, aligned=True)
+
+
 def render_jacobian(result: JacobianResult, console: Console) -> None:
     table = Table(
         title="Jacobian (shape: out + leaf)", box=box.SIMPLE_HEAD, title_justify="left", min_width=32
     )
     table.add_column("leaf", style="bold")
     table.add_column("shape")
-    table.add_column("jacobian", justify="right")
+    table.add_column("jacobian")
     for name, block in result.jacobian.items():
-        table.add_row(name, str(list(np.shape(block))), format_value(block))
-    console.print(Group(_heading(result.output, result.dtype), table))
+        table.add_row(name, str(list(np.shape(block))), _matrix(block))
+    _print(console, Group(_heading(result.output, result.dtype), table))
 
 
 def render_hessian(result: HessianResult, console: Console) -> None:
     table = Table(title="Hessian (shape: a + b)", box=box.SIMPLE_HEAD, title_justify="left", min_width=28)
     table.add_column("a", style="bold")
     table.add_column("b", style="bold")
-    table.add_column("hessian", justify="right")
+    table.add_column("hessian")
     table.add_column("symbolic")
     for a, row in result.hessian.items():
         for b, block in row.items():
             symbolic = result.symbolic.get(a, {}).get(b)
-            table.add_row(a, b, format_value(block), symbolic or "-")
-    console.print(Group(_heading(result.output, result.dtype), table))
+            table.add_row(a, b, _matrix(block), symbolic or "-")
+    _print(console, Group(_heading(result.output, result.dtype), table))
 
 
 def render_product(result: ProductResult, console: Console) -> None:
@@ -60,14 +82,14 @@ def render_product(result: ProductResult, console: Console) -> None:
     if isinstance(product, dict):
         table.add_column("leaf", style="bold")
         table.add_column("shape")
-        table.add_column(result.kind, justify="right")
+        table.add_column(result.kind)
         for name, value in product.items():
-            table.add_row(name, str(list(np.shape(value))), format_value(value))
+            table.add_row(name, str(list(np.shape(value))), _matrix(value))
     else:
         table.add_column("shape (the output's)")
-        table.add_column(result.kind, justify="right")
-        table.add_row(str(list(np.shape(product))), format_value(product))
-    console.print(Group(_heading(result.output, result.dtype), table))
+        table.add_column(result.kind)
+        table.add_row(str(list(np.shape(product))), _matrix(product))
+    _print(console, Group(_heading(result.output, result.dtype), table))
 
 
 def _number(value: float | None) -> str:
@@ -96,7 +118,7 @@ def render_check(result: CheckResult, console: Console) -> None:
         "all three agree" if result.passed else "disagreement beyond tolerance",
         style="green" if result.passed else "bold red",
     )
-    console.print(Group(table, *notes, verdict))
+    _print(console, Group(table, *notes, verdict))
 
 
 def jacobian_latex(result: JacobianResult) -> str:

@@ -257,6 +257,13 @@ def render(result: GradResult, console: Console, nodes: tuple[str, ...] = ()) ->
     lines: list[Text] = _heading(result, width) if result.numeric else []
     table, cut = _node_table(result, width)
     lines += table
+    if result.numeric and len(result.passes) > 1:  # one adjoint column, several passes
+        last = result.passes[-1].index
+        lines += _note(
+            f"adjoint, chain rule: pass {last} only (the last); .grad after each pass is at the end",
+            width,
+            style="dim",
+        )
     if result.numeric:
         lines += _node_blocks(result, cut, nodes, width)
     lines.append(Text(""))

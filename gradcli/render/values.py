@@ -9,6 +9,15 @@ import numpy as np
 SUMMARY_THRESHOLD = 12  # tensors with more elements are summarised, as NumPy does
 
 
+def _shown(array: np.ndarray, edgeitems: int) -> np.ndarray:
+    """The elements a summary shows: `edgeitems` from each end of every long axis."""
+    for axis, size in enumerate(array.shape):
+        if size > 2 * edgeitems:
+            ends = np.r_[0:edgeitems, size - edgeitems : size]
+            array = array.take(ends, axis=axis)
+    return array
+
+
 def format_value(
     value: np.ndarray | None,
     *,
@@ -16,24 +25,34 @@ def format_value(
     edgeitems: int = 3,
     width: int = 36,
     one_line: bool = False,
+    aligned: bool = False,
 ) -> str:
     """A scalar as 6 significant digits; a tensor summarised as NumPy does (`[1, 2, ..., 9]`).
 
     Tensors get 5 digits by default so a 2x2 fits an 80-column table (JSON has them all);
-    `one_line` joins a matrix's rows, for tree labels and narration.
+    `one_line` joins a matrix's rows, for tree labels and narration. `aligned` pads every
+    number to one width, so a matrix's columns line up across its rows, as print(tensor) does.
     """
     if value is None:
         return "-"
     array = np.asarray(value)
     if array.ndim == 0:
         return f"{float(array):.6g}"
+
+    def number(v: float) -> str:
+        return f"{v:.{digits}g}"
+
+    pad = 0
+    if aligned and array.size and array.dtype.kind in "fiu":
+        shown = _shown(array, edgeitems) if array.size > SUMMARY_THRESHOLD else array
+        pad = max(len(number(float(v))) for v in shown.flat)
     text = np.array2string(
         array,
         separator=", ",
         threshold=SUMMARY_THRESHOLD,
         edgeitems=edgeitems,
         max_line_width=width,
-        formatter={"float_kind": lambda v: f"{v:.{digits}g}"},
+        formatter={"float_kind": lambda v: number(v).rjust(pad), "int_kind": lambda v: str(v).rjust(pad)},
     )
     return " ".join(part.strip() for part in text.splitlines()) if one_line else text
 
