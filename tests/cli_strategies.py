@@ -497,7 +497,7 @@ NAMED = {
         weighted((60, st.just([])), (40, output_pieces(_spelling(draw, param))))
     ),
 }
-ARGUMENTS = {"expr", "script"}  # positional arguments the builder fills itself, from programs()
+ARGUMENTS = {"expr", "script", "name"}  # positional arguments the builder fills itself, from programs() (ops NAME: an unknown name is a clean error)
 
 
 def _spelling(draw, param: click.Parameter) -> str:
