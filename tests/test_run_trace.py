@@ -161,3 +161,62 @@ def test_trace_lines_fit_the_width(run, width):
     out = run("run", "-", "--trace", "--width", width, input=script).stdout
     rules = [line for line in out.splitlines() if line.startswith("── line")]
     assert rules and all(len(line) <= max(int(width), 40) for line in rules)
+
+
+_LOOP = (
+    "import torch\n"
+    "w = torch.tensor([1.0, -2.0], requires_grad=True)\n"
+    "x = torch.tensor([0.5, 1.5])\n"
+    "for step in range(5):\n"
+    "    loss = ((w * x).sum() - 1.0) ** 2\n"
+    "    loss.backward()\n"
+    "    with torch.no_grad():\n"
+    "        w -= 0.1 * w.grad\n"
+    "        w.grad.zero_()\n"
+    "z = (w ** 2).sum()\n"
+    "z.backward()\n"
+)
+
+
+@pytest.mark.parametrize(
+    "options, shown",
+    [
+        (["--trace", "--call", "3"], [6]),
+        (["--trace", "--call", "1,5-6"], [6, 6, 11]),
+        (["--explain", "--line", "11"], [11]),
+        (["--trace", "--line", "11", "--call", "2"], [6, 11]),
+    ],
+)
+def test_call_and_line_choose_which_backward_calls_are_shown(run, tmp_path, options, shown):
+    script = tmp_path / "loop.py"
+    script.write_text(_LOOP)
+    result = run("run", str(script), *options)
+    assert result.exit_code == 0, result.output
+    headers = re.findall(r"── line (\d+): ", result.output)
+    assert [int(h) for h in headers] == shown
+
+
+def test_call_and_line_keep_only_the_chosen_records_in_json(run, tmp_path):
+    script = tmp_path / "loop.py"
+    script.write_text(_LOOP)
+    result = run("run", str(script), "--format", "json", "--call", "2", "--line", "11")
+    calls = json.loads(result.output)["backward_calls"]
+    assert len(calls) == 6  # every call is listed; only the chosen ones carry their graph
+    assert [c["line"] for c in calls if "nodes" in c] == [6, 11]
+    assert [i for i, c in enumerate(calls, 1) if "nodes" in c] == [2, 6]
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (["--call", "2"], "add one"),
+        (["--trace", "--call", "0"], "numbers count from 1"),
+        (["--trace", "--line", "5-2"], "ranges go up"),
+        (["--trace", "--call", "two"], "numbers and ranges"),
+    ],
+)
+def test_call_and_line_mistakes_are_usage_errors(run, tmp_path, options, words):
+    script = tmp_path / "loop.py"
+    script.write_text(_LOOP)
+    result = run("run", str(script), *options)
+    assert result.exit_code == 2 and words in result.output

@@ -45,6 +45,8 @@ of `gradcli grad` (grad_fn, value, adjoint, chain-rule step, named after the
 script's variables) and each leaf's .grad before and after the call, between the
 script's own lines. --explain narrates each call's chain rule instead, as grad
 --explain does. --format json gives one record per call in "backward_calls".
+A training loop makes many calls: --call 50 (the 50th call), --call 1,10-12
+or --line 23 (calls made on line 23) keep only those in all three.
 
 \b
 Examples:
@@ -60,6 +62,8 @@ Examples:
   print(g, x.grad)' | gradcli run -
   gradcli run tutorial.py --trace
   gradcli run tutorial.py --explain
+  gradcli run train.py --trace --call 50
+  gradcli run train.py --explain --line 23
   gradcli run tutorial.py --format json
 """
 
@@ -84,12 +88,37 @@ Examples:
     is_flag=True,
     help="After each backward call, narrate its chain rule step by step, as grad --explain does.",
 )
+@click.option(
+    "--call",
+    "calls",
+    metavar="N[-M],...",
+    help="Trace, explain or record only these backward calls, numbered from 1 in the order they run "
+    "(--call 3, --call 1,50, --call 10-12).",
+)
+@click.option(
+    "--line",
+    "lines",
+    metavar="L[-M],...",
+    help="Trace, explain or record only the backward calls made on these lines of the script "
+    "(--line 14, --line 20-25); with --call, a call either names is kept.",
+)
 @width_option
 @node_option
 def run_command(
-    script: str, fmt: str, trace: bool, explain: bool, width: int | None, nodes: tuple[str, ...]
+    script: str,
+    fmt: str,
+    trace: bool,
+    explain: bool,
+    calls: str | None,
+    lines: str | None,
+    width: int | None,
+    nodes: tuple[str, ...],
 ) -> None:
     from ..script.interpreter import run_script
+
+    chosen_calls, chosen_lines = _numbers("--call", calls), _numbers("--line", lines)
+    if (calls or lines) and not (trace or explain or fmt == "json"):
+        raise click.UsageError("--call and --line choose what --trace, --explain or --format json show; add one")
 
     if trace and fmt == "json":
         raise click.UsageError("--trace prints tables; --format json already has each call's nodes")
@@ -117,6 +146,8 @@ def run_command(
         record=fmt == "json",
         nodes=nodes,
         explain_width=table_width(width) if explain else None,
+        calls=chosen_calls,
+        lines=chosen_lines,
     )
     if fmt == "json":
         # ensure_ascii=False keeps Greek and '·' readable; json_visible escapes what a
@@ -130,3 +161,21 @@ def run_command(
             click.echo(f"warning: {visible(warning)}", err=True)
     if result.error is not None:
         raise GradcliError(result.error)
+
+
+def _numbers(option: str, text: str | None) -> frozenset[int] | None:
+    """`3`, `1,50`, `10-12` as a set of positive numbers (a range at most 100,000 long)."""
+    if text is None:
+        return None
+    found: set[int] = set()
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        try:
+            low = int(first)
+            high = int(last) if dash else low
+        except ValueError:
+            raise click.UsageError(f"{option} takes numbers and ranges such as 3, 1,50 or 10-12, not {part.strip()!r}") from None
+        if low < 1 or high < low or high - low >= 100_000:
+            raise click.UsageError(f"{option} {part.strip()}: numbers count from 1, ranges go up (10-12), at most 100,000 long")
+        found.update(range(low, high + 1))
+    return frozenset(found)

@@ -169,6 +169,8 @@ class AutogradAPI:
         """A record for the next backward call, named after the script's variables."""
         if not self.record or len(self.backward_calls) >= limits.Script.MAX_RECORDED_BACKWARD_CALLS:
             return None
+        if not self.chosen_call(len(self.backward_calls) + 1, self.line):
+            return None
         names: dict[int, str] = {}
         for scope in (self.globals, *self.frames):
             for name, value in scope.items():
@@ -177,6 +179,12 @@ class AutogradAPI:
                     if value.grad_fn is not None:
                         names[id(value.grad_fn)] = name
         return runtime.Traced(names)
+
+    def chosen_call(self, number: int, line: int) -> bool:
+        """Whether --call / --line keep this backward call (both absent: every call)."""
+        if self.chosen_calls is None and self.chosen_lines is None:
+            return True
+        return number in (self.chosen_calls or ()) or line in (self.chosen_lines or ())
 
     def recorded(self, call: str, traced: runtime.Traced | None, grads: list | None = None) -> None:
         if traced is None or traced.laid is None:

@@ -88,6 +88,10 @@ class Interpreter(
         self.record = record or trace_width is not None
         self.trace_nodes: tuple[str, ...] = ()
         self.explain_width: int | None = None  # --explain: each backward call narrated
+        # --call / --line: the backward calls (numbered from 1) and source lines --trace,
+        # --explain and JSON keep; None keeps every one
+        self.chosen_calls: frozenset[int] | None = None
+        self.chosen_lines: frozenset[int] | None = None
         self.out: list[str] = []
         self.printed = 0
         self.warnings: list[str] = []
@@ -195,16 +199,21 @@ def run_script(
     record: bool = True,
     nodes: tuple[str, ...] = (),
     explain_width: int | None = None,
+    calls: frozenset[int] | None = None,
+    lines: frozenset[int] | None = None,
 ) -> RunResult:
     """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors.
 
     trace_width: print each backward call's node table into the output (--trace).
     record: keep each backward call's graph for `backward_calls` (--format json).
     nodes: nodes the trace prints whole, by name (--node), where a call has them.
-    explain_width: narrate each backward call into the output (--explain), rules this wide."""
+    explain_width: narrate each backward call into the output (--explain), rules this wide.
+    calls, lines: trace, explain and record only these backward calls (numbered from 1 in the
+    order they run) or the calls made on these source lines (None: every call)."""
     if not isinstance(source, str):
         raise GradcliError(f"the script must be text, not {type(source).__name__}")
     interpreter = Interpreter(source, trace_width, record or explain_width is not None)
     interpreter.trace_nodes = tuple(nodes)
     interpreter.explain_width = explain_width
+    interpreter.chosen_calls, interpreter.chosen_lines = calls, lines
     return interpreter.run()
