@@ -39,6 +39,18 @@ def test_a_float32_npy_keeps_its_dtype_and_its_gradient_is_torchs(run, here):
     assert doc["leaves"]["x"]["value"][0][0] == float(np.float32(0.1))  # the file's value, exactly
 
 
+def test_graph_computes_in_a_float32_files_dtype_as_grad_does(run, here, monkeypatch):
+    import gradcli.api
+
+    np.save("x.npy", np.array([0.1, 2.0], dtype=np.float32))
+    seen = []
+    real = gradcli.api.grad
+    monkeypatch.setattr(gradcli.api, "grad", lambda *a, **k: seen.append(k["dtype"]) or real(*a, **k))
+    result = run("graph", "sum(x*x)", "--at", "x=@x.npy", "--format", "ascii")
+    assert result.exit_code == 0, result.stderr
+    assert seen == ["float32"]
+
+
 def test_float32_and_float64_files_promote_to_float64(run, here):
     np.save("a.npy", np.array([1.5], dtype=np.float32))
     np.save("b.npy", np.array([2.0]))

@@ -205,7 +205,7 @@ def graph_command(
         at=at_values,
         const=const_values,
         gradient=None if gradient is None else read("--gradient", "", gradient),
-        dtype=dtype,
+        dtype=read.dtype_name,  # a float32 file keeps the graph in float32, as grad does
     )
     if fmt == "ascii":
         print_tree(result, width, output)
