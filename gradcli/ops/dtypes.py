@@ -218,6 +218,11 @@ def check(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead."
         )
+    if name in ("sub", "rsub") and BOOL in tensors:  # x - mask, mask - 1: one bool operand
+        raise ShapeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     if name in ("mean", "var", "std") and operands[0] in (INT64, BOOL):
         raise ShapeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
