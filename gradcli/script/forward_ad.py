@@ -178,6 +178,8 @@ class ForwardAD:
             raise ScriptRuntimeError("Nested forward mode AD is not supported at the moment")
 
         def tangent_of(op: Any, operands: list, attrs: dict, result: Tensor) -> None:
+            # a tangent costs a traced and a numeric backward of the op: counted like its forward, 4x
+            runtime.spend(4 * result.value.size + runtime.OP_WORK)
             found = op_tangent(op, operands, attrs, result)
             if found is None:
                 return
