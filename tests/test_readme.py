@@ -1,4 +1,5 @@
-"""The README's console examples are run and their shown output compared, so the README stays true.
+"""The console examples of the README and of docs/ are run and their shown output compared, so
+the documentation stays true.
 
 Lines of `...` skip output; `[...]` inside a line skips part of it. Examples that need a
 shell (pipes) are not run here.
@@ -16,11 +17,15 @@ from click.testing import CliRunner
 from gradcli.cli import main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+DOCS = README.parent / "docs"
+# Reference pages in docs/ have their examples checked as the README's are.
+# docs/tutorial.md is not here: tests/test_help.py checks its transcripts byte for byte.
+PAGES = [README, *sorted(page for page in DOCS.glob("*.md") if page.name != "tutorial.md")]
 
 
-def _examples() -> list[tuple[str, list[str]]]:
+def _examples(page: Path = README) -> list[tuple[str, list[str]]]:
     examples = []
-    for block in re.findall(r"```console\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S):
+    for block in re.findall(r"```console\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
         lines = block.splitlines()
         i = 0
         while i < len(lines):
@@ -47,14 +52,19 @@ def _matches(expected: str, actual: str) -> bool:
     return re.fullmatch(pattern, actual) is not None
 
 
-EXAMPLES = _examples()
+PAGE_EXAMPLES = [(page, example) for page in PAGES for example in _examples(page)]
+EXAMPLES = [example for _, example in PAGE_EXAMPLES]
 
 
 def test_readme_has_runnable_examples():
-    assert len(EXAMPLES) >= 8
+    assert len(_examples(README)) >= 8
 
 
-@pytest.mark.parametrize(("command", "expected"), EXAMPLES, ids=[c[:50] for c, _ in EXAMPLES])
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    EXAMPLES,
+    ids=[f"{page.name}:{c[:50]}" for page, (c, _) in PAGE_EXAMPLES],
+)
 def test_readme_example_output(command, expected, monkeypatch):
     monkeypatch.chdir(README.parent)  # examples name files as the repository holds them (docs/examples/)
     args = shlex.split(command)
@@ -67,7 +77,7 @@ def test_readme_example_output(command, expected, monkeypatch):
             continue
         while position < len(actual) and not _matches(line, actual[position]):
             position += 1
-        assert position < len(actual), f"README line not in output: {line!r}\n--- output:\n" + "\n".join(
+        assert position < len(actual), f"documented line not in output: {line!r}\n--- output:\n" + "\n".join(
             actual
         )
         position += 1
