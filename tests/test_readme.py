@@ -18,9 +18,10 @@ from gradcli.cli import main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 DOCS = README.parent / "docs"
-# Reference pages in docs/ have their examples checked as the README's are.
+# The reference moved out of the README into docs/; its examples are checked as the README's are.
 # docs/tutorial.md is not here: tests/test_help.py checks its transcripts byte for byte.
 PAGES = [README, *sorted(page for page in DOCS.glob("*.md") if page.name != "tutorial.md")]
+LIMITS_PAGE = DOCS / "limits.md"
 
 
 def _examples(page: Path = README) -> list[tuple[str, list[str]]]:
@@ -60,6 +61,39 @@ def test_readme_has_runnable_examples():
     assert len(_examples(README)) >= 8
 
 
+@pytest.mark.parametrize("page", ["reference.md", "vocabulary.md", "run.md"])
+def test_each_reference_page_has_runnable_examples(page):
+    assert len(_examples(DOCS / page)) >= 1
+
+
+def test_readme_reads_in_five_minutes_and_links_every_docs_page():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 300
+    for page in DOCS.glob("*.md"):
+        assert f"(docs/{page.name})" in text, page.name
+
+
+def test_every_docs_page_links_back_to_the_readme():
+    for page in DOCS.glob("*.md"):
+        head = "\n".join(page.read_text(encoding="utf-8").splitlines()[:8])
+        assert "(../README.md)" in head, page.name
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's ids for a page's headings: lower case, punctuation but - and _ dropped, spaces -."""
+    headings = re.findall(r"^#+ (.*)$", page.read_text(encoding="utf-8"), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+
+
+def test_every_relative_link_in_the_docs_leads_somewhere():
+    for page in [README, *DOCS.glob("*.md")]:
+        for target, anchor in re.findall(r"\]\(([^)#:]*)(?:#([^)]*))?\)", page.read_text(encoding="utf-8")):
+            linked = (page.parent / target).resolve() if target else page
+            assert linked.exists(), f"{page.name}: {target}"
+            if anchor:
+                assert anchor in _anchors(linked), f"{page.name}: {target}#{anchor}"
+
+
 @pytest.mark.parametrize(
     ("command", "expected"),
     EXAMPLES,
@@ -83,9 +117,9 @@ def test_readme_example_output(command, expected, monkeypatch):
         position += 1
 
 
-def test_readme_lists_every_limit_with_its_value():
+def test_docs_list_every_limit_with_its_value():
     from gradcli import limits
 
-    text = README.read_text(encoding="utf-8")
+    text = LIMITS_PAGE.read_text(encoding="utf-8")
     for name, value in limits.table().items():
         assert f"| `{name}` | {value:,} |" in text, name
