@@ -36,7 +36,7 @@ def _not_traced(error: Exception) -> GradcliError:
     through cumprod's backward) is a clear refusal, never a wrong or internal answer."""
     return GradcliError(
         f"this derivative needs a gradient graph gradcli cannot build yet: {error}",
-        hint="a lower order (or another point) works; see README, 'Beyond first gradients'",
+        hint="a lower order (or another point) works; see docs/reference.md, 'Beyond first gradients'",
     )
 
 

@@ -1,6 +1,6 @@
 """Resource caps, checked before work starts so hostile input cannot hang or exhaust us.
 
-Each cap is named in the error it raises and listed in README's "Safety and limits".
+Each cap is named in the error it raises and listed in docs/limits.md's "Safety and limits".
 The sizes are chosen so that refusing is instant and anything accepted is parsed and
 laid out as a graph in about a second on a small machine; they sit well above what a
 hand-written program needs (a 10,000-statement chain fits).
@@ -37,7 +37,7 @@ MAX_OP_MULTIPLY_ADDS = 2_000_000_000
 
 
 class Script:
-    """Caps of `gradcli run` scripts, checked as a script runs (gradcli/script/); README's
+    """Caps of `gradcli run` scripts, checked as a script runs (gradcli/script/); docs/limits.md's
     limits table lists them too. Hostile scripts hit each one that refuses work
     (tests/hostile/scripts.py, part of tests/hostile/cases.py's CASES); table() lists them."""
 

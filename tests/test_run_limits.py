@@ -43,7 +43,7 @@ def test_each_script_cap_is_read_from_limits(monkeypatch, name):
 
 
 def test_the_interpreter_keeps_no_caps_of_its_own():
-    """Every cap lives in gradcli/limits.py, where README's table and --help read it."""
+    """Every cap lives in gradcli/limits.py, where docs/limits.md's table and --help read it."""
     import importlib
     import pkgutil
 
@@ -79,8 +79,8 @@ def test_a_script_that_frees_what_it_makes_is_not_stopped(monkeypatch):
     assert run_script(script).error is None
 
 
-def test_readme_lists_every_script_cap_with_its_value():
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+def test_docs_list_every_script_cap_with_its_value():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text(encoding="utf-8")
     caps = {name: value for name, value in vars(limits.Script).items() if name.startswith("MAX_")}
     assert len(caps) == 13
     for name, value in caps.items():

@@ -43,7 +43,7 @@ def test_table_golden(name, width):
     assert_golden(f"table_{name}_{width}.txt", table(*PROGRAMS[name], "--width", str(width)))
 
 
-# Every table in the README, the seeds' programs and the network, at each width.
+# Every table in the README and docs/, the seeds' programs and the network, at each width.
 README_TABLES = [
     tuple(shlex.split(command)[2:])
     for command, shown in EXAMPLES
