@@ -21,7 +21,7 @@ A tensor op ends in runtime.apply_op, which records a node of a graph that grows
 backward() hands the reached part to runtime.run_backward. values.py holds the script's non-tensor
 values, resources.py the memory cap and the deep stack.
 
-Caps (gradcli/limits.py's Script, README "Safety and limits"): MAX_STEPS statements executed,
+Caps (gradcli/limits.py's Script, docs/limits.md "Safety and limits"): MAX_STEPS statements executed,
 MAX_LOOP iterations of one `for`, MAX_CALL_DEPTH nested calls, MAX_EXPR_DEPTH nesting of one
 expression, MAX_OUTPUT_CHARS printed, MAX_SEQUENCE items in a list or string, MAX_INT_BITS
 bits of an integer.
