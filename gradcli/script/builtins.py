@@ -17,7 +17,7 @@ from . import bounds, runtime
 from .classes import CLASS_OBJECTS, BoundMethod, ClassValue, Context, Instance, ModuleInstance
 from .forward_ad import UnpackedDual
 from .nn_modules import IncompatibleKeys, StateDict
-from .numpy_api import ARRAY_METHODS, GENERATOR_METHODS, NumpyGenerator, NumpyType
+from .numpy_api import ARRAY_METHODS, GENERATOR_METHODS, ArrayFlags, NumpyGenerator, NumpyType
 from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
 from .random_api import GENERATOR_METHODS as TORCH_GENERATOR_METHODS
 from .random_api import RANDOM_METHODS, TorchGenerator
@@ -202,6 +202,8 @@ class Builtins:
             return "<list_iterator object at 0x7f0000000000>"
         if isinstance(value, list):
             return "[" + ", ".join(self.shown(v, path) for v in value) + "]"
+        if isinstance(value, ArrayFlags):  # a dict to index, printed as NumPy prints it
+            return value.text
         if isinstance(value, dict):
             return (
                 "{"
@@ -344,6 +346,8 @@ class Builtins:
             return Method(owner, name)
         if isinstance(owner, (np.ndarray, np.generic)) and name in ARRAY_METHODS:
             return Method(owner, name)  # NumPy's numbers have its arrays' methods
+        if isinstance(owner, np.ndarray) and name == "flags":
+            return ArrayFlags(owner)
         if isinstance(owner, (np.ndarray, np.generic)) and name in _ARRAY_ATTRIBUTES:
             return getattr(owner, name)  # NumPy's own tuple, numbers, dtype, or the transposed view
         if isinstance(owner, NumpyGenerator) and name in GENERATOR_METHODS:

@@ -215,6 +215,7 @@ FUNCTIONS: dict[str, Call] = {
     "array_equal": Call(_broadcast, frozenset({"equal_nan"})),
     "array": Call(_first, frozenset({"dtype", "copy", "ndmin"})),
     "asarray": Call(_first, frozenset({"dtype"})),
+    "ascontiguousarray": Call(_first, frozenset({"dtype"})),
     "sort": Call(_first, frozenset({"axis", "kind"})),
     "argsort": Call(_first, frozenset({"axis", "kind"})),
     "unique": Call(_first, frozenset({"return_index", "return_inverse", "return_counts", "axis"})),
@@ -363,6 +364,16 @@ def _array_like(value: Any) -> bool:
 
 
 @dataclass(eq=False)
+class ArrayFlags(dict):
+    """a.flags: its flags by name (a.flags['C_CONTIGUOUS']), printed as NumPy prints them."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        flags = array.flags
+        names = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY")
+        super().__init__({name: bool(flags[name]) for name in names})
+        self.text = str(flags)
+
+
 class NumpyGenerator:
     """What np.random.default_rng(seed) gives: NumPy's PCG64 Generator, called through RANDOM."""
 
@@ -445,7 +456,7 @@ class NumpyArrays:
             return self.numpy_run(
                 f"linalg.{name}", LINALG[name], getattr(np.linalg, name), args, kwargs, node
             )
-        if name in ("array", "asarray") and args and isinstance(args[0], Tensor):  # torch's __array__
+        if name in ("array", "asarray", "ascontiguousarray") and args and isinstance(args[0], Tensor):  # torch's __array__
             args = [self.tensor_array(args[0], copy=name == "array"), *args[1:]]
         return self.numpy_run(name, FUNCTIONS[name], getattr(np, name), args, kwargs, node)
 
