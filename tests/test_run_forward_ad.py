@@ -112,6 +112,20 @@ def test_forward_ad_prints_and_fails_as_torch(index, torch_outputs):
             "x = torch.ones(2)\nwith fwAD.dual_level():\n    with fwAD.dual_level():\n        pass\n",
             "Nested forward mode AD is not supported",
         ),
+        (  # a reduction of it refuses the same way, not with a made-up TypeError
+            "x = torch.ones(2)\nw = torch.ones(2, requires_grad=True)\nwith fwAD.dual_level():\n"
+            "    d = fwAD.make_dual(x, x)\n    print((d * w).sum())\n",
+            "forward-over-reverse is not supported",
+        ),
+        (  # an index write would leave the tangent behind
+            "with fwAD.dual_level():\n    d = fwAD.make_dual(torch.ones(3), torch.ones(3))\n"
+            "    z = torch.zeros(3)\n    z[1] = d[0]\n",
+            "writing into a dual tensor",
+        ),
+        (
+            "with fwAD.dual_level():\n    d = fwAD.make_dual(torch.ones(3), torch.ones(3))\n    d.clone()[0] = 1\n",
+            "writing into a dual tensor",
+        ),
     ],
 )
 def test_what_forward_ad_does_not_model_is_refused(script, words):

@@ -106,3 +106,9 @@ def test_bfloat16_has_no_numpy_array_as_in_torch():
         "import torch\ntry:\n    torch.ones(2).bfloat16().numpy()\nexcept TypeError as e:\n    print(e)\n"
     )
     assert ours.stdout == "Got unsupported ScalarType BFloat16\n"
+
+
+def test_an_integer_too_big_for_the_dtype_is_torchs_overflow_error():
+    script = "import torch\nx = torch.zeros(3, dtype=torch.int8)\ntry:\n    x[0] = 200\nexcept RuntimeError as e:\n    print(e)\n"
+    (theirs,) = torch_stdouts([script])
+    assert run_script(script).stdout == theirs

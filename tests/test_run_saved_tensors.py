@@ -126,6 +126,36 @@ with torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
     y = a.cos()
 print(y)
 """,
+    "hooks run without grad and without hooks": """
+def pack(t):
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        return t.sin() * 0 + t
+
+x = torch.ones(3, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    y = (x * x).sum()
+print(y)
+
+def pack_and_backward(t):
+    try:
+        (t * 2).sum().backward()
+    except RuntimeError as e:
+        print(e)
+    return t
+
+with torch.autograd.graph.saved_tensors_hooks(pack_and_backward, lambda t: t):
+    z = (x * x).sum()
+y = x.exp()
+y.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+try:
+    y.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+except RuntimeError as e:
+    print(e)
+try:
+    print(x.grad_fn, y.grad_fn.next_functions[0][0]._saved_self)
+except AttributeError as e:
+    print(e)
+""",
     "an unpack hook must give a tensor": """
 x = torch.randn(3, requires_grad=True)
 with torch.autograd.graph.saved_tensors_hooks(lambda t: 1, lambda t: t):

@@ -8,6 +8,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import torch_stdouts
 
 from gradcli.script.interpreter import run_script
 
@@ -88,3 +89,21 @@ def test_a_sampler_that_never_accepts_ends_at_the_work_cap():
         "import torch\ntorch.manual_seed(0)\nw = torch.empty(1000)\ntorch.nn.init.trunc_normal_(w, 0.0, 0.001, 5.0, 6.0)\n"
     )
     assert ours.error is not None and "MAX_SCRIPT_WORK=" in ours.error
+
+
+def test_trunc_normal_and_logspace_errors_are_torchs_and_big_ones_end_quickly():
+    script = (
+        "import torch\n"
+        "for f in [lambda: torch.nn.init.trunc_normal_(torch.empty(3), a=2.0, b=-2.0),\n"
+        "          lambda: torch.nn.init.trunc_normal_(torch.empty(3, dtype=torch.long)),\n"
+        "          lambda: torch.logspace(0, 2, -1)]:\n"
+        "    try:\n"
+        "        f()\n"
+        "    except (RuntimeError, NotImplementedError) as e:\n"
+        "        print(type(e).__name__, e)\n"
+    )
+    (theirs,) = torch_stdouts([script])
+    assert run_script(script).stdout == theirs
+    for big in ["torch.nn.init.trunc_normal_(torch.empty(5 * 10**7))", "torch.logspace(0, 1, 10**8)"]:
+        ours = run_script(f"import torch\ntorch.manual_seed(0)\nprint({big}.sum())\n")
+        assert ours.error is not None and "MAX_SCRIPT" in ours.error

@@ -34,6 +34,27 @@ per_sample = vmap(grad(loss), in_dims=(None, 0, 0))(w, x, y)
 print(per_sample.detach(), per_sample.shape)
 print(torch.allclose(per_sample.sum(0), grad(lambda w: sum(loss(w, x[i], y[i]) for i in range(5)))(w)))
 """,
+    "outputs and dims as torch checks them": """
+x = torch.ones(2, 3)
+def t(f):
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+def f(a):
+    return a
+t(lambda: vmap(lambda a: 3.0)(x))
+t(lambda: vmap(lambda a: a, in_dims=None)(x))
+t(lambda: vmap(lambda a: a, in_dims=0.5)(x))
+t(lambda: vmap(lambda a: a, in_dims=(0, 0))(x))
+t(lambda: vmap(f, out_dims=(0, 0))(x))
+t(lambda: vmap(f, in_dims=[0])(x))
+t(lambda: vmap(f, out_dims=None)(torch.randn(2, 3)))
+t(lambda: vmap(lambda a: [a, a.sum()])(x))
+t(lambda: vmap(lambda a: {"s": a.sum()})(x))
+t(lambda: vmap(lambda a: (a, a * 2), out_dims=(0, 1))(x))
+t(lambda: vmap(lambda a, b: a + b, in_dims=(None, None))(x, x))
+""",
     "torch's errors": """
 x = torch.randn(4, 3)
 for call in [lambda: vmap(torch.dot)(x, torch.randn(5, 3)),
@@ -78,3 +99,8 @@ def test_a_vmap_result_that_requires_grad_does_not_show_a_grad_fn_torch_would_no
         + "w = torch.randn(3, requires_grad=True)\nx = torch.randn(4, 3)\nvmap(lambda r: r * w)(x).sum().backward()\nprint(w.grad)\n"
     )
     assert same.error is None and same.stdout.startswith("tensor([")
+
+
+def test_vmap_over_an_empty_dimension_is_refused_in_one_line():
+    ours = run_script(_HEAD + "print(vmap(lambda a: a)(torch.ones(0, 3)))\n")
+    assert ours.error is not None and "size 0 is not supported" in ours.error

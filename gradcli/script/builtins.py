@@ -322,6 +322,8 @@ class Builtins:
                 return owner.variable
             if name.startswith(("_saved_", "_raw_saved_")) and isinstance(owner, runtime.Fn):
                 return self.saved_attribute(owner, name, node)
+            if name.startswith(("_saved_", "_raw_saved_")):  # AccumulateGrad saves nothing
+                raise ScriptRuntimeError(f"'AccumulateGrad' object has no attribute '{name}'", "AttributeError")
             raise ScriptError(
                 f"{source_position(node)}: grad_fn has only .name(), .next_functions, .variable and ._saved_* here"
             )

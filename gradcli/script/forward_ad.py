@@ -180,6 +180,11 @@ class ForwardAD:
         def tangent_of(op: Any, operands: list, attrs: dict, result: Tensor) -> None:
             # a tangent costs a traced and a numeric backward of the op: counted like its forward, 4x
             runtime.spend(4 * result.value.size + runtime.OP_WORK)
+            unshown = next((o.tangent for o in operands if isinstance(o, Tensor) and isinstance(o.tangent, GradTangent)), None)
+            if unshown is not None:  # a tangent with torch's history makes one too
+                if op.differentiable and result.dtype in FLOAT_DTYPES:
+                    self.give_tangent(result, unshown)
+                return
             found = op_tangent(op, operands, attrs, result)
             if found is None:
                 return
@@ -199,14 +204,14 @@ class ForwardAD:
         for t in self.dual_levels.pop().made:  # torch clears the level's forward grads
             t.tangent = None
 
-    def dual_written(self, t: Tensor, result: Tensor) -> None:
-        """An in-place op on a dual tensor (or with a dual operand): t takes the result's tangent."""
+    def dual_written(self, t: Tensor, result: Tensor) -> Any:
+        """An in-place op on a dual tensor (or with a dual operand): t's tangent is cleared before
+        the values are written, and the result's tangent returned for t to take after."""
         if result.tangent is None and t.tangent is None:
-            return
+            return None
         if t.view_of is not None:
             raise ScriptError(
                 f"line {self.line}: an in-place op on a view of a dual tensor is not supported by gradcli run"
             )
         t.tangent = None
-        if result.tangent is not None:
-            self.give_tangent(t, result.tangent)
+        return result.tangent

@@ -41,6 +41,7 @@ FLOAT_DTYPES = ("float32", "float64")
 # arrays holding bfloat16 values (stored() rounds to nearest even, as c10::BFloat16 does).
 HALF_DTYPES = ("float16", "bfloat16")
 INTEGER_DTYPES = ("int64", "int32", "int16", "int8", "uint8")
+_C_TYPES = {"int8": "int8_t", "int16": "int16_t", "uint8": "uint8_t", "int32": "int", "int64": "int64_t"}
 _INTEGER_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
@@ -118,6 +119,10 @@ INFERENCE = [False]  # inside torch.inference_mode(): tensors made are inference
 SAVE_HOOKS: list[Callable[[Fn, Tensor], None]] = []
 # inside torch.autograd.forward_ad.dual_level(): the call that gives an op's result its tangent
 # when an operand has one (forward_ad.py)
+DUAL_WRITE = (
+    "writing into a dual tensor, or a dual tensor's values into another, by index or copy_ is not "
+    "supported by gradcli run (its tangent would not follow)"
+)
 DUAL_HOOKS: list[Callable[[Any, list, dict, Tensor], None]] = []
 _work = [0]  # elements computed by this run's ops, forward and backward (MAX_SCRIPT_WORK)
 # Ops whose work is the output times the contracted length, not the output alone.
@@ -433,12 +438,19 @@ class Tensor:
         written = target[index] if basic else target
         if written.size > 1 and any(s == 0 and n > 1 for s, n in zip(written.strides, written.shape)):
             raise ScriptRuntimeError(OVERLAP)
+        if DUAL_HOOKS and (self.tangent is not None or isinstance(values, Tensor) and values.tangent is not None):
+            raise ScriptError(DUAL_WRITE)
         values = values.value if isinstance(values, Tensor) else values
         if self.dtype == "bfloat16":
             values = stored(values, "bfloat16")
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            target[index] = values
+            try:
+                target[index] = values
+            except OverflowError:  # x[0] = 200 into int8: torch's words
+                raise ScriptRuntimeError(
+                    f"value cannot be converted to type {_C_TYPES.get(self.dtype, self.dtype)} without overflow"
+                ) from None
         self.version.value += 1
 
     def assign(self, value: np.ndarray) -> None:

@@ -156,7 +156,13 @@ class SavedTensors:
             raise ScriptRuntimeError("saved_tensors_hooks() takes pack_hook and unpack_hook", "TypeError")
         return SavedHooks(given["pack_hook"], given["unpack_hook"])
 
+    packing = False  # a pack or unpack hook is running: torch applies no saved-tensor hooks inside one
+
     def enter_saved_hooks(self, hooks: SavedHooks, node: ast.AST) -> None:
+        if self.packing:  # a `with saved_tensors_hooks` inside a hook changes nothing there
+            runtime.SAVE_HOOKS.append(lambda fn, result: None)
+            return
+
         def pack_all(fn: Fn, result: Tensor) -> None:
             tensors, _ = saved_names(fn)
             for name, source, needed in tensors:
@@ -182,16 +188,12 @@ class SavedTensors:
         backward reaches the node, or as the script reads grad_fn._saved_<name>."""
         original = saved.value.copy()
         grad_fn, requires_grad = saved.grad_fn, saved.requires_grad
-        outer, runtime.SAVE_HOOKS[:] = list(runtime.SAVE_HOOKS), []  # torch runs a hook without hooks
-        try:
-            packed = self.call_value(pack, [saved], node)
-        finally:
-            runtime.SAVE_HOOKS[:] = outer
+        packed = self.in_hook(pack, saved, node)
 
         def unpacked() -> Tensor:
             if fn.freed:
                 raise AutogradError(autograd.SECOND_PASS)
-            got = self.call_value(unpack, [packed], node)
+            got = self.in_hook(unpack, packed, node)
             if not isinstance(got, Tensor):
                 raise ScriptRuntimeError(
                     "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
@@ -210,6 +212,17 @@ class SavedTensors:
 
         fn.packed[name] = unpacked
 
+    def in_hook(self, hook: Any, value: Any, node: ast.AST) -> Any:
+        """Call a pack or unpack hook as torch does: grad mode off, no saved-tensor hooks inside."""
+        outer, runtime.SAVE_HOOKS[:] = list(runtime.SAVE_HOOKS), []
+        grad_enabled, packing = self.grad_enabled, self.packing
+        self.grad_enabled, self.packing = False, True
+        try:
+            return self.call_value(hook, [value], node)
+        finally:
+            runtime.SAVE_HOOKS[:] = outer
+            self.grad_enabled, self.packing = grad_enabled, packing
+
     def raw_saved_method(self, raw: RawSaved, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         if name != "register_hooks":
             raise ScriptError(f"{source_position(node)}: SavedTensor.{name} is not supported by gradcli run")
@@ -218,7 +231,8 @@ class SavedTensors:
         given = dict(zip(("pack_hook", "unpack_hook"), args)) | kwargs
         if raw.name in raw.fn.packed:
             raise ScriptRuntimeError(
-                "SavedTensor hooks have already been set. Tensor pack/unpack hooks can only be registered once."
+                "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
+                "pair of hooks is allowed at a time."
             )
         if raw.fn.freed:
             raise AutogradError(autograd.SECOND_PASS)

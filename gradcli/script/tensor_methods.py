@@ -408,6 +408,8 @@ class TensorMethods:
         # x[0] = v is x[0].copy_(v): an in-place op on a view; x[[0]] = v is index_put_ on x
         basic = all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in _as_tuple(key))
         self.check_in_place(owner, recording, through_view=basic)
+        if runtime.DUAL_HOOKS and (owner.tangent is not None or isinstance(value, Tensor) and value.tangent is not None):
+            raise ScriptError(f"line {self.line}: {runtime.DUAL_WRITE}")
         index = self.numpy_index(key)
         if recording:
             name = "CopySlices" if basic or owner.view_of is not None else "IndexPutBackward0"
@@ -584,8 +586,10 @@ class TensorMethods:
             else:
                 self.record_write(t, Ellipsis, result, "CopySlices")
             return t
+        tangent = self.dual_written(t, result)
         t.assign(result.value)
-        self.dual_written(t, result)
+        if tangent is not None:
+            self.give_tangent(t, tangent)
         if fn is not None:
             t.grad_fn, t.requires_grad = fn, True
             fn.output = (t.version, t.version.value)

@@ -27,7 +27,7 @@ from .data import DATA_CLASSES
 from .forward_ad import FUNCTIONS as FORWARD_AD_FUNCTIONS
 from .func_api import TRANSFORMS as FUNC_TRANSFORMS
 from .func_api import refuse as refuse_func
-from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
+from .nn_modules import DRAW_WORK, FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
 from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op, stored
@@ -552,6 +552,7 @@ class TorchNamespace:
         are made in (a float64 draw is not a widened float32 one); other dtypes are drawn as float32."""
         kind = dtype if dtype in ("float32", "float64") else "float32"
         generator = self.chosen_generator(kwargs)
+        runtime.spend(math.prod(shape) * DRAW_WORK[name])  # torch's generator, modelled in NumPy
         values = generator.rand(shape, kind) if name == "rand" else generator.randn(shape, kind)
         return values if dtype is None or dtype == kind else stored(values, dtype)
 
@@ -857,7 +858,10 @@ class TorchNamespace:
                         f"logspace() received an invalid combination of arguments - got {self.class_name(given[key])} for {key}",
                         "TypeError",
                     )
+            if isinstance(given["steps"], int) and given["steps"] < 0:
+                raise ScriptRuntimeError("number of steps must be non-negative")
             self.sizes([given["steps"]], node)
+            runtime.MEMORY_CHECK[0](given["steps"] * 32)  # its index, exponents and powers in double
             dtype = self.dtype_of(kwargs, "float32")
             values = logspace_values(given["start"], given["end"], given["steps"], given["base"], dtype)
             return self.finish(values, dtype, kwargs, name, node)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import numpy as np
+
 from .. import limits
 from .autograd_api import python_arguments
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
@@ -48,21 +50,22 @@ class Vectorising:
 
     def vmap_call(self, t: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
         in_dims, out_dims = t.options["in_dims"], t.options["out_dims"]
-        where = f"vmap({getattr(t.node, 'name', 'f')}, in_dims={self.shown(in_dims, set())}, ...)(<inputs>)"
-        if isinstance(in_dims, (list, tuple)):
+        name = getattr(t.node, "name", "wrapper_fn")
+        where = f"vmap({name}, in_dims={self.shown(in_dims, set())}, ...)(<inputs>)"
+        if isinstance(in_dims, tuple):
             if len(in_dims) != len(args):
                 raise ScriptRuntimeError(
-                    f"{where}: in_dims is not compatible with the structure of `inputs`. in_dims has "
-                    f"{len(in_dims)} entries but inputs has {len(args)}",
+                    f"{where}: in_dims is not compatible with the structure of `inputs`. in_dims has structure "
+                    f"{_tree_spec(len(in_dims))} but inputs has structure {_tree_spec(len(args))}.",
                     "ValueError",
                 )
             dims = list(in_dims)
-        elif in_dims is None or isinstance(in_dims, int):
+        elif isinstance(in_dims, int) and not isinstance(in_dims, bool):
             dims = [in_dims] * len(args)
         else:
             raise ScriptRuntimeError(
-                f"vmap(f, in_dims={self.shown(in_dims, set())}, ...): expected `in_dims` to be int or a "
-                f"(potentially nested) tuple matching the structure of inputs, got: {self.class_name(in_dims)}.",
+                f"{where}: expected `in_dims` to be int or a (potentially nested) tuple matching the structure "
+                f"of inputs, got: {self.shown(self.type_of(in_dims), set())}.",
                 "ValueError",
             )
         sizes = []
@@ -90,7 +93,7 @@ class Vectorising:
             sizes.append(arg.shape[dim])
         if not sizes:
             raise ScriptRuntimeError(
-                f"{where}: at least one input must be a Tensor mapped over a dimension (in_dims not None)",
+                "vmap: Expected at least one Tensor to vmap over",
                 "ValueError",
             )
         if len(set(sizes)) > 1:
@@ -99,6 +102,8 @@ class Vectorising:
                 f"{sizes} for the mapped dimension",
                 "ValueError",
             )
+        if sizes[0] == 0:
+            raise ScriptError(f"line {self.line}: vmap over a dimension of size 0 is not supported by gradcli run")
         if sizes[0] > limits.Script.MAX_LOOP:
             raise ScriptError(
                 f"line {self.line}: vmap over {sizes[0]:,} slices exceeds MAX_LOOP={limits.Script.MAX_LOOP:,}"
@@ -114,28 +119,48 @@ class Vectorising:
                 results.append(self.invoke(t.func, sliced, kwargs, node))
         finally:
             self.vmapping = self.vmapping[:-1]
-        return self.stacked(results, out_dims, node)
+        return self.stacked(results, out_dims, node, getattr(t.node, "name", "wrapper_fn"))
 
-    def stacked(self, results: list, out_dims: Any, node: ast.AST) -> Any:
+    def stacked(self, results: list, out_dims: Any, node: ast.AST, name: str = "wrapper_fn") -> Any:
         first = results[0]
-        if isinstance(first, tuple):
-            dims = out_dims if isinstance(out_dims, (tuple, list)) else [out_dims] * len(first)
+        if isinstance(first, (tuple, list)):
+            dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(first)
             if len(dims) != len(first):
                 raise ScriptRuntimeError(
-                    f"vmap: out_dims is not compatible with the structure of `outputs`: {len(dims)} out_dims "
-                    f"for {len(first)} outputs",
+                    f"vmap({name}, ..., out_dims={self.shown(out_dims, set())})(<inputs>): out_dims is not "
+                    f"compatible with the structure of `outputs`. out_dims has structure {_tree_spec(len(dims))} "
+                    f"but outputs has structure {_tree_spec(len(first), type(first).__name__)}.",
                     "ValueError",
                 )
-            return tuple(self.stacked([r[k] for r in results], dims[k], node) for k in range(len(first)))
+            parts = [self.stacked([r[k] for r in results], dims[k], node, name) for k in range(len(first))]
+            return tuple(parts) if isinstance(first, tuple) else parts
+        if isinstance(first, dict) and not isinstance(out_dims, tuple):
+            return {key: self.stacked([r[key] for r in results], out_dims, node, name) for key in first}
+        if isinstance(out_dims, tuple):
+            raise ScriptRuntimeError(
+                f"vmap({name}, ..., out_dims={self.shown(out_dims, set())})(<inputs>): out_dims is not "
+                f"compatible with the structure of `outputs`. out_dims has structure {_tree_spec(len(out_dims))} "
+                "but outputs has structure *.",
+                "ValueError",
+            )
         if not isinstance(first, Tensor):
             raise ScriptRuntimeError(
-                "vmap: wrapper_fn(): must only return Tensors (or tuples of them), got type "
+                f"vmap({name}, ...): `{name}` must only return Tensors, got type "
                 f"{self.shown(self.type_of(first), set())}. Did you mean to set out_dims= to None for output?",
                 "ValueError",
             )
-        if out_dims is None:
+        if out_dims is None:  # torch refuses a batched output here: slices that differ are one
+            if any(r.shape != first.shape or not np.array_equal(r.value, first.value) for r in results[1:]):
+                raise ScriptRuntimeError(
+                    f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None", "ValueError"
+                )
             return first
         stacked = self.torch_call("stack", [results], {"dim": out_dims}, node)
         if stacked.requires_grad:  # torch's batched graph ends in its ops' own nodes, not a stack
             stacked.__dict__["vmapped"] = True
         return stacked
+
+
+def _tree_spec(count: int, kind: str = "tuple") -> str:
+    """torch.utils._pytree's repr of a flat tuple (or list) of `count` leaves."""
+    return f"TreeSpec({kind}, None, [" + ",\n  ".join(["*"] * count) + "])"
