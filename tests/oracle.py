@@ -397,3 +397,19 @@ def torch_stdouts(scripts: list[str]) -> list[str]:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout)
+
+
+def assert_prints_as_torch(script: str, theirs: str) -> None:
+    """gradcli run prints what torch printed (`theirs`, from torch_stdouts); where torch raised,
+    gradcli raises the same type and message after printing the same lines."""
+    from gradcli.script.interpreter import run_script
+
+    ours = run_script(script)
+    if "!" in theirs and not theirs.endswith("\n"):  # torch raised: "printed!Type: message"
+        printed, error = theirs.rsplit("!", 1)
+        assert ours.error is not None, f"{script}\nexpected {error}"
+        assert ours.error.split(": ", 1)[1] == error, script
+        assert ours.stdout == printed, script
+        return
+    assert ours.error is None, f"{script}\n{ours.error}"
+    assert ours.stdout == theirs, script

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from oracle import torch_stdouts
+from oracle import assert_prints_as_torch, torch_stdouts
 
 from gradcli.script.interpreter import run_script
 
@@ -59,15 +59,7 @@ def torch_outputs() -> list[str]:
 
 @pytest.mark.parametrize("index", range(len(SCRIPTS)))
 def test_narrow_dtypes_compute_and_print_as_torch(index, torch_outputs):
-    script, theirs = SCRIPTS[index], torch_outputs[index]
-    ours = run_script(script)
-    if "!" in theirs and not theirs.endswith("\n"):
-        printed, error = theirs.rsplit("!", 1)
-        assert ours.error is not None, f"{script}\nexpected {error}"
-        assert ours.stdout == printed, script
-        return
-    assert ours.error is None, f"{script}\n{ours.error}"
-    assert ours.stdout == theirs, script
+    assert_prints_as_torch(SCRIPTS[index], torch_outputs[index])
 
 
 def test_the_books_dtype_section_prints_as_torch():

@@ -380,19 +380,16 @@ class PythonSubset:
         if len(node.items) != 1 or node.items[0].optional_vars is not None:
             raise ScriptError(f"{source_position(node)}: only 'with torch.no_grad():' is supported")
         manager = self.expr(node.items[0].context_expr)
-        if isinstance(manager, SavedHooks):  # torch.autograd.graph.saved_tensors_hooks(pack, unpack)
-            self.enter_saved_hooks(manager, node)
+        # saved_tensors_hooks(pack, unpack) (saved_tensors.py), forward_ad.dual_level() (forward_ad.py)
+        rooms = {SavedHooks: (self.enter_saved_hooks, self.leave_saved_hooks)}
+        rooms[DualLevel] = (self.enter_dual_level, self.leave_dual_level)
+        if type(manager) in rooms:
+            enter, leave = rooms[type(manager)]
+            enter(manager, node)
             try:
                 self.block(node.body)
             finally:
-                self.leave_saved_hooks()
-            return
-        if isinstance(manager, DualLevel):  # torch.autograd.forward_ad.dual_level()
-            self.enter_dual_level(manager, node)
-            try:
-                self.block(node.body)
-            finally:
-                self.leave_dual_level()
+                leave()
             return
         if not isinstance(manager, NoGrad):
             raise ScriptError(f"{source_position(node)}: only 'with torch.no_grad():' is supported")
