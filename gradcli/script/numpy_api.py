@@ -363,7 +363,6 @@ def _array_like(value: Any) -> bool:
     )
 
 
-@dataclass(eq=False)
 class ArrayFlags(dict):
     """a.flags: its flags by name (a.flags['C_CONTIGUOUS']), printed as NumPy prints them."""
 
@@ -374,6 +373,7 @@ class ArrayFlags(dict):
         self.text = str(flags)
 
 
+@dataclass(eq=False)
 class NumpyGenerator:
     """What np.random.default_rng(seed) gives: NumPy's PCG64 Generator, called through RANDOM."""
 
