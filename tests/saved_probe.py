@@ -11,23 +11,9 @@ from typing import Any
 
 import torch
 from oracle import TORCH_OPS
-from test_ops import CASES
+from test_ops import CASES, torch_arguments
 
 from gradcli.ops import REGISTRY
-
-
-def _arguments(case, wanted: set[int]) -> list[Any]:
-    args: list[Any] = []
-    for position, operand in enumerate(case.operands):
-        if isinstance(operand, float):
-            args.append(operand)
-        elif position in case.integers:
-            args.append(torch.tensor(operand, dtype=torch.long))
-        elif position in case.masks:
-            args.append(torch.tensor(operand != 0))
-        else:
-            args.append(torch.tensor(operand, dtype=torch.float64, requires_grad=position in wanted))
-    return args
 
 
 def _source(x: torch.Tensor, args: list[Any], outs: tuple) -> str | int:
@@ -45,7 +31,7 @@ def _source(x: torch.Tensor, args: list[Any], outs: tuple) -> str | int:
 
 
 def _run(case, wanted: set[int]) -> tuple[Any, list, tuple] | None:
-    args = _arguments(case, wanted)
+    args = torch_arguments(case, wanted)
     packed: list[torch.Tensor] = []
 
     def pack(x: torch.Tensor) -> torch.Tensor:

@@ -117,9 +117,10 @@ def test_an_op_without_a_case_is_named_with_where_its_case_goes(monkeypatch, nam
     assert f"the op {name!r}" in str(raised.value) and where in str(raised.value)
 
 
-def run_in_torch(case: Case):
-    """The op in torch on fresh leaves: (output, the leaves, the torch-side operands)."""
-    args, leaves = [], []
+def torch_arguments(case: Case, wanted: set[int] | None = None) -> list:
+    """The case's operands in torch: numbers, long class indices, bool masks, and float64
+    tensors that require grad (all of them, or the positions in `wanted`)."""
+    args: list = []
     for position, operand in enumerate(case.operands):
         if isinstance(operand, float):
             args.append(operand)
@@ -128,9 +129,15 @@ def run_in_torch(case: Case):
         elif position in case.masks:
             args.append(torch.tensor(operand != 0))
         else:
-            leaf = torch.tensor(operand, dtype=torch.float64, requires_grad=True)
-            leaves.append(leaf)
-            args.append(leaf)
+            grad = wanted is None or position in wanted
+            args.append(torch.tensor(operand, dtype=torch.float64, requires_grad=grad))
+    return args
+
+
+def run_in_torch(case: Case):
+    """The op in torch on fresh leaves: (output, the leaves, the torch-side operands)."""
+    args = torch_arguments(case)
+    leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
     out = TORCH_OPS[case.op](*args, **case.attrs)
     return out, leaves
 

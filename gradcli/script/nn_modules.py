@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import limits
 from .classes import ClassValue, ModuleInstance, count_instance
-from .runtime import OP_WORK, ScriptError, ScriptRuntimeError, Tensor, spend
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, spend
 from .values import Generated, Method, Size, UserFunction
 
 REQUIRED = object()
@@ -839,66 +839,6 @@ class NNModules:
             return fill("normal_", 0.0, std)
         bound = math.sqrt(3.0) * std
         return fill("uniform_", -bound, bound)
-
-    def truncated_normal(self, t: Tensor, given: dict) -> Tensor:
-        """nn.init.trunc_normal_ as torch 2.13 draws it: normal draws redrawn where they fall
-        outside [a, b] when that interval holds over 30% of the mass, else uniform candidates
-        on [a, b] accepted against the normal density, redrawn until all are accepted."""
-        mean, std, a, b = (given[k] for k in ("mean", "std", "a", "b"))
-        for value in (mean, std, a, b):
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise ScriptRuntimeError(
-                    f"trunc_normal_() expects numbers, got {self.class_name(value)}", "TypeError"
-                )
-        if std == 0:
-            raise ScriptRuntimeError("float division by zero", "ZeroDivisionError")
-        if mean < a - 2 * std or mean > b + 2 * std:
-            self.warn(
-                "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
-                "The distribution of values may be incorrect."
-            )
-
-        def normal_cdf(x: float) -> float:
-            return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-
-        generator = {"generator": given["generator"]}
-
-        def drawn(kind: str, low: float = 0.0, high: float = 1.0) -> Tensor:
-            fresh = Tensor(np.zeros(t.shape, dtype=t.dtype), dtype=t.dtype)
-            self.random_fill(fresh, kind, [low, high], dict(generator))
-            spend(fresh.value.size + 5 * OP_WORK)  # a round of redraws costs ~2 ms: the caps end the loop
-            return fresh
-
-        def step(x: Tensor, method: str, *arguments: Any) -> Tensor:
-            return self.tensor_method(x, method, list(arguments), {}, _HERE)
-
-        if normal_cdf((b - mean) / std) - normal_cdf((a - mean) / std) > 0.3:
-            low, high = (float(np.array(v, dtype=t.dtype)) for v in (a, b))  # the bounds in t's dtype
-            result = drawn("normal_", mean, std).value
-            while ((result < low) | (result > high)).any():
-                result = np.where((result < low) | (result > high), drawn("normal_", mean, std).value, result)
-            t.assign(result)
-            return t
-        mode = max(a, min(mean, b))
-        log_peak = -0.5 * ((mode - mean) / std) ** 2
-
-        def log_density(candidates: Tensor) -> Tensor:  # -0.5 * ((c - mean) / std) ** 2 - log_peak
-            for method, argument in (("sub_", mean), ("div_", std), ("pow_", 2), ("mul_", -0.5), ("sub_", log_peak)):
-                step(candidates, method, argument)
-            return candidates
-
-        def rejected(density: Tensor) -> np.ndarray:
-            return step(step(drawn("uniform_"), "log_"), "gt", density).value
-
-        first = drawn("uniform_", a, b)
-        result = first.value.copy()
-        pending = rejected(log_density(first))
-        while pending.any():
-            candidates = drawn("uniform_", a, b)
-            result = np.where(pending, candidates.value, result)
-            pending = np.where(pending, rejected(log_density(candidates)), pending)
-        t.assign(result)
-        return t
 
     def forward_arguments(self, kind: str, args: list, kwargs: dict, count: int) -> list:
         names = ("input", "target")[:count]

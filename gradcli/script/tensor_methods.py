@@ -28,7 +28,7 @@ from .runtime import (
     ScriptRuntimeError,
     Tensor,
 )
-from .torch_api import PIECE_CALLS, POSITION_CALLS, TORCH_TYPE_NAMES, check_keywords, dim_index
+from .torch_api import PIECE_CALLS, POSITION_CALLS, TORCH_TYPE_NAMES, check_keywords, closeness, dim_index
 from .values import UNNAMED_BY_VMAP, Device, DType, Method, Size
 from .whitelist import source_position
 from .writes import COPY_SLICES, VIEW_AFTER_WRITE, no_rule_in_place, not_implemented_in_place, through_view
@@ -775,7 +775,7 @@ class TensorMethods:
         if name == "element_size" and not args and not kwargs:  # bytes per element (bfloat16: 2)
             return 2 if t.dtype == "bfloat16" else t.value.itemsize
         if name in ("equal", "allclose", "isclose"):  # x.equal(y) is torch.equal(x, y)
-            return self.closeness(name, [t, *args], kwargs)
+            return closeness(name, [t, *args], kwargs)
         if name == "item" and not args:
             return self.item(t)
         if name == "tolist" and not args:

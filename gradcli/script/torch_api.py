@@ -253,6 +253,39 @@ def _bound(mapping: dict[int, Any], node: ast.AST) -> Any:
     return node.value if isinstance(node, ast.Constant) else None
 
 
+def closeness(name: str, args: list, kwargs: dict) -> Any:
+    """torch.allclose / isclose / equal, as aten's isclose computes them: equal, or finite
+    and |a - b| <= atol + |rtol * b|, in the tensors' own dtype."""
+    params = {"rtol": 1e-05, "atol": 1e-08, "equal_nan": False}
+    if name == "equal":
+        params = {}
+    names = ["input", "other", *params]
+    if len(args) > len(names) or any(k not in names for k in kwargs):
+        raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
+    given = dict(zip(names, args)) | kwargs
+    a, b = given.get("input"), given.get("other")
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise ScriptRuntimeError(f"{name}(): arguments 'input' and 'other' must be Tensor", "TypeError")
+    if name == "equal":
+        return a.shape == b.shape and bool(np.array_equal(a.value, b.value))
+    if a.dtype != b.dtype:
+        raise ScriptRuntimeError(f"{TORCH_TYPE_NAMES[a.dtype]} did not match {TORCH_TYPE_NAMES[b.dtype]}")
+    rtol, atol = float(given.get("rtol", 1e-05)), float(given.get("atol", 1e-08))
+    x, y = a.value, b.value
+    if x.dtype.kind in "biu":  # integers compare as the default float dtype
+        x, y = x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(all="ignore"):
+        close = x == y
+        if given.get("equal_nan", False):
+            close = close | (np.isnan(x) & np.isnan(y))
+        if rtol or atol:
+            error = np.abs(x - y)
+            close = close | (np.isfinite(error) & (error <= atol + np.abs(rtol * y)))
+    if name == "allclose":
+        return bool(np.all(close))
+    return Tensor(np.asarray(close, dtype=bool), dtype="bool")
+
+
 class TorchNamespace:
     """Mixed into Interpreter: module attributes, torch constructors, calls bound to the registry."""
 
@@ -672,38 +705,6 @@ class TorchNamespace:
             raise ScriptRuntimeError("expected sequence of equal-length lists", "ValueError") from None
         return (array.astype(np.float64) if array.dtype.kind in "uO" else array), numpy_dtype
 
-    def closeness(self, name: str, args: list, kwargs: dict) -> Any:
-        """torch.allclose / isclose / equal, as aten's isclose computes them: equal, or finite
-        and |a - b| <= atol + |rtol * b|, in the tensors' own dtype."""
-        params = {"rtol": 1e-05, "atol": 1e-08, "equal_nan": False}
-        if name == "equal":
-            params = {}
-        names = ["input", "other", *params]
-        if len(args) > len(names) or any(k not in names for k in kwargs):
-            raise ScriptRuntimeError(f"{name}() got an unexpected argument", "TypeError")
-        given = dict(zip(names, args)) | kwargs
-        a, b = given.get("input"), given.get("other")
-        if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-            raise ScriptRuntimeError(f"{name}(): arguments 'input' and 'other' must be Tensor", "TypeError")
-        if name == "equal":
-            return a.shape == b.shape and bool(np.array_equal(a.value, b.value))
-        if a.dtype != b.dtype:
-            raise ScriptRuntimeError(f"{TORCH_TYPE_NAMES[a.dtype]} did not match {TORCH_TYPE_NAMES[b.dtype]}")
-        rtol, atol = float(given.get("rtol", 1e-05)), float(given.get("atol", 1e-08))
-        x, y = a.value, b.value
-        if x.dtype.kind in "biu":  # integers compare as the default float dtype
-            x, y = x.astype(np.float32), y.astype(np.float32)
-        with np.errstate(all="ignore"):
-            close = x == y
-            if given.get("equal_nan", False):
-                close = close | (np.isnan(x) & np.isnan(y))
-            if rtol or atol:
-                error = np.abs(x - y)
-                close = close | (np.isfinite(error) & (error <= atol + np.abs(rtol * y)))
-        if name == "allclose":
-            return bool(np.all(close))
-        return Tensor(np.asarray(close, dtype=bool), dtype="bool")
-
     def construct(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
         check_keywords(name, kwargs, _CONSTRUCTOR_KEYWORDS, "torch.")
         if name == "manual_seed" and "seed" in kwargs and not args:
@@ -745,7 +746,7 @@ class TorchNamespace:
                 raise ScriptRuntimeError("torch.Size() takes an iterable of 'int'", "TypeError")
             return Size(sizes)
         if name in ("allclose", "isclose", "equal"):
-            return self.closeness(name, args, kwargs)
+            return closeness(name, args, kwargs)
         if name == "is_tensor":
             return isinstance(args[0], Tensor)
         if name == "numel":
