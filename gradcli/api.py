@@ -195,12 +195,9 @@ def grad(
     upstream = _gradients(gradient, gradients, passes, np_dtype) if prepared.numeric else []
     if prepared.numeric:
         limits.check_pass_work(len(upstream), graph.elements, len(graph.nodes))
-    symbolic_result = text = None
+    text = None
     warnings: list[str] = []
-    if (symbolic or not prepared.numeric) and order > 1:
-        symbolic_result = _symbolic(graph)  # the N-th derivative needs sympy's expressions
-        text = _as_text(graph, symbolic_result)
-    elif symbolic or not prepared.numeric:
+    if symbolic or not prepared.numeric:
         text = _symbolic_text(graph, symbolic_cache)
     values = adjoints = None
     stopped: GradcliError | None = None
@@ -244,7 +241,11 @@ def grad(
             adjoints = None
     grad_symbolic = text.leaf_grads if text else {leaf.name: None for leaf in graph.leaves}
     if order > 1:
-        grad_symbolic = _symbolic_order(graph, symbolic_result, order)
+        grad_symbolic = (
+            _symbolic_order(graph, prepared.arrays, order, np_dtype)
+            if text is not None and len(graph.nodes) <= limits.SYMBOLIC_NODES
+            else {leaf.name: None for leaf in graph.leaves}
+        )
         # sympy's d/dx of an elementwise gradient form is right only where the numbers are
         # elementwise derivatives; Hessian row sums have no such form
         grad_symbolic = {
@@ -299,15 +300,15 @@ def _higher_orders(
     return found, kinds
 
 
-def _symbolic_order(graph: Graph, sym, order: int) -> dict[str, str | None]:
-    if sym is None:
-        return {leaf.name: None for leaf in graph.leaves}
+def _symbolic_order(graph: Graph, arrays, order: int, dtype: np.dtype) -> dict[str, str | None]:
+    """Each leaf's N-th derivative as a formula: the rules' gradient graph, read (higher.py)."""
+    from .autograd import forward
     from .higher import symbolic_derivative
     from .symbolic import to_text
 
+    values = forward(graph, arrays, dtype)
     return {
-        leaf.name: to_text(symbolic_derivative(sym.leaf_grads.get(leaf.name), leaf.name, order - 1))
-        for leaf in graph.leaves
+        leaf.name: to_text(symbolic_derivative(graph, values, [leaf] * order, dtype)) for leaf in graph.leaves
     }
 
 
@@ -353,11 +354,10 @@ def hessian(
         from .higher import symbolic_derivative
         from .symbolic import to_text
 
-        sym = _symbolic(graph)
         scalar = [leaf for leaf in graph.leaves if leaf.shape == ()]
         pairs = {
             a.name: {
-                b.name: to_text(symbolic_derivative(sym.leaf_grads.get(a.name), b.name, 1)) for b in scalar
+                b.name: to_text(symbolic_derivative(graph, values, [a, b], prepared.dtype)) for b in scalar
             }
             for a in scalar
         }

@@ -375,18 +375,40 @@ def _value(x: Any) -> Any:
     return x.value if isinstance(x, Traced) else x
 
 
-SYMBOLIC_DERIVATIVE_LIMIT = 2_000  # tree size past which a higher symbolic derivative is not printed
+def symbolic_derivative(graph: Graph, values: list[Any], path: Sequence[Node], dtype: np.dtype) -> Any:
+    """d/d path[-1] ... d/d path[0] of the output as a sympy formula, or None past the size
+    limit: x's N-th derivative is path [x] * N, a Hessian entry [a, b].
 
-
-def symbolic_derivative(expr: Any, name: str, times: int) -> Any:
-    """d^times expr / d name^times in sympy, or None when the gradient had no printable form.
-
-    This is for the printed formula only; the numbers come from the engine's passes above.
+    The formula is read off the gradient graph the rules record (traced.py), differentiated
+    again by the rules for each further step (the sum of the gradient in between, as
+    torch.autograd.grad(g.sum(), b, create_graph=True)), so it keeps torch's conventions at
+    kinks where sympy's own d/dx would not: relu'' is 0, not DiracDelta; a where() selects.
     """
-    if expr is None:
-        return None
-    import sympy as sp
+    from .symbolic import read
 
-    result = sp.diff(expr, sp.Symbol(name, real=True), times) if times else expr
-    size = sum(1 for _ in zip(range(SYMBOLIC_DERIVATIVE_LIMIT + 1), sp.preorder_traversal(result)))
-    return None if size > SYMBOLIC_DERIVATIVE_LIMIT else result
+    current, current_values = graph, values
+    for step, leaf in enumerate(path):
+        try:
+            tape, adjoints = trace_backward(current, current_values, dtype)
+        except CANNOT_TRACE:
+            return None
+        gradient = adjoints[leaf.index]
+        last = step == len(path) - 1
+        if not isinstance(gradient, Traced):  # None or a rule's plain array: no graph
+            if not last:
+                return read_constant(0.0)  # a constant's derivative
+            return read_constant(0.0 if gradient is None else gradient)
+        if last:
+            return read(tape.graph(gradient), tape.values, len(graph.nodes))
+        if not gradient.requires_grad:
+            return read_constant(0.0)
+        current = tape.graph(tape.apply("sum", gradient))
+        current_values = tape.values
+    return None
+
+
+def read_constant(value: Any) -> Any:
+    """A gradient that carries no graph, as a formula: its number, when it holds one."""
+    from .symbolic import uniform
+
+    return uniform(value)

@@ -13,6 +13,7 @@ programs (build_named) write their text from the op registry's templates without
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -217,6 +218,74 @@ def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None
         expr = adjoint.xreplace({s: substitution[s] for s in free if s in substitution})
         result[node.name] = None if _size_exceeds(expr, LEAF_FORM_LIMIT) else expr
     return result
+
+
+READ_LIMIT = 2_000  # tree size past which a gradient graph's formula is not printed
+
+
+def read(graph: Graph, values: Sequence[Any], named: int, limit: int = READ_LIMIT) -> sp.Expr | None:
+    """The formula of graph.output in the program's input names, or None past `limit`.
+
+    `graph` is a gradient graph (traced.Tape): the registry ops the VJP rules recorded, on top
+    of the program's own `named` nodes. Each node is read with its record's own form (the
+    fused backward kernels' too), so a formula says what the rules computed, torch's
+    conventions at kinks included (relu'' is 0, a `where` selects), and nothing is
+    differentiated here. A constant a rule made is read as its number when it holds one
+    value throughout (the upstream gradient's ones, a rule's zeros); any other makes the
+    formula None.
+    """
+    import sympy as sp
+
+    nodes = graph.nodes
+    needed = engine.reaching(nodes, [graph.output], gradient=False)
+    forms: dict[int, sp.Expr | None] = {}
+    sizes: dict[int, int] = {}
+    for node in nodes:
+        index = node.index
+        if not needed[index]:
+            continue
+        sizes[index] = 1
+        if node.kind != OP and index < named:
+            forms[index] = sp.Symbol(node.name, real=True)
+            continue
+        if node.kind != OP:
+            forms[index] = uniform(values[index])
+            continue
+        args: list[sp.Expr] = []
+        for operand in node.operands:
+            if isinstance(operand, int):
+                args.append(forms[operand])
+                sizes[index] += sizes[operand]
+            else:
+                args.append(literal_form(operand))
+        if any(arg is None for arg in args) or sizes[index] > limit:
+            forms[index] = None
+            continue
+        shapes = tuple(graph.operand_shape(o) for o in node.operands)
+        forms[index] = _read_form(node.op, args, shapes, node.attrs)
+    return forms[graph.output]
+
+
+def uniform(value: Any) -> sp.Expr | None:
+    """A rule's constant as one number, if it is one value throughout."""
+    import numpy as np
+
+    flat = np.asarray(value).reshape(-1)
+    if flat.size == 0 or not (flat == flat[0]).all():
+        return None
+    return _float(float(flat[0]))
+
+
+def _read_form(op: Op, args: list[sp.Expr], shapes: tuple, attrs: dict) -> sp.Expr:
+    """_form, with the attrs a fused kernel's form reads (threshold=, alpha=)."""
+    import sympy as sp
+
+    if op.elementwise and attrs:
+        try:
+            return op.sympy(sp, *args, **attrs)
+        except (ValueError, TypeError):
+            pass
+    return _form(op, args, shapes, attrs)
 
 
 def to_text(expr: sp.Expr | str | None) -> str | None:

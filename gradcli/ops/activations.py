@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import ShapeError
 from .core import Composite, Op, Param, Shape, _unary, call, wide
 from .elementwise_math import _number, _text, erf
-from .kernels import kernel
+from .kernels import kernel, number
 
 # SELU's constants, as torch.nn.functional.selu fixes them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -91,8 +91,9 @@ def _elu_backward(g, a, alpha=1.0, scale=1.0):
 
 
 def _elu_double_backward(gg, g, a, alpha=1.0, scale=1.0):
-    # elu_double_backward (is_result=False, input_scale=1): the slope of the negative side only
-    return np.where(np.less_equal(a, 0), gg * g * (alpha * scale) * np.exp(a), 0.0)
+    # FunctionsManual's elu_double_backward (is_result=False, input_scale=1):
+    # elu_backward(grad * grad_output, self) * (self < 0): the negative side's slope, 0 at 0
+    return call("elu_backward", gg * g, a, alpha=alpha, scale=scale) * np.less(a, 0)
 
 
 def _elu_grad(g, out, a, alpha=1.0, scale=1.0):
@@ -154,6 +155,13 @@ def _gelu_form(sp, a, shapes=((),), approximate="none"):
         inner = sp.sqrt(2 / sp.pi) * (a + sp.Float(_TANH_KAPPA) * a**3)
         return a * (1 + sp.tanh(inner)) / 2
     return a * (1 + sp.erf(a / sp.sqrt(2))) / 2
+
+
+def _gelu_backward_form(sp, g, a, approximate="none"):
+    if approximate == "tanh":  # d/dx of the tanh form, as sympy writes it
+        x = sp.Dummy("x", real=True)
+        return g * sp.diff(_gelu_form(sp, x, approximate="tanh"), x).xreplace({x: a})
+    return g * ((1 + sp.erf(a / sp.sqrt(2))) / 2 + a * sp.exp(-(a**2) / 2) / sp.sqrt(2 * sp.pi))
 
 
 def _gelu_step(shapes, attrs) -> str:
@@ -441,6 +449,9 @@ KERNELS: tuple[Op, ...] = (
         ),
         "EluBackwardBackward0",
         "g*scale where x > 0, else g*alpha*scale*exp(x)",
+        form=lambda sp, g, a, alpha=1.0, scale=1.0: sp.Piecewise(
+            (g * number(sp, scale), a > 0), (g * number(sp, alpha * scale) * sp.exp(a), True)
+        ),
     ),
     kernel(
         "leaky_relu_backward",
@@ -453,6 +464,9 @@ KERNELS: tuple[Op, ...] = (
         ),
         "LeakyReluBackwardBackward0",
         "g where x > 0, else g*negative_slope",
+        form=lambda sp, g, a, negative_slope=0.01: sp.Piecewise(
+            (g, a > 0), (g * number(sp, negative_slope), True)
+        ),
     ),
     kernel(
         "hardtanh_backward",
@@ -465,6 +479,9 @@ KERNELS: tuple[Op, ...] = (
         ),
         "HardtanhBackwardBackward0",
         "g where min_val < x < max_val, else 0",
+        form=lambda sp, g, a, min_val=-1.0, max_val=1.0: sp.Piecewise(
+            (0, a <= number(sp, min_val)), (0, a >= number(sp, max_val)), (g, True)
+        ),
     ),
     kernel(
         "log_sigmoid_backward",
@@ -475,6 +492,7 @@ KERNELS: tuple[Op, ...] = (
         ),
         "LogSigmoidBackwardBackward0",
         "g*(1 - sigmoid(x))",
+        form=lambda sp, g, a: g / (1 + sp.exp(a)),
     ),
     kernel(
         "gelu_backward",
@@ -485,5 +503,6 @@ KERNELS: tuple[Op, ...] = (
         ),
         "GeluBackwardBackward0",
         "g*(Phi(x) + x*phi(x))",
+        form=_gelu_backward_form,
     ),
 )

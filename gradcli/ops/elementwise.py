@@ -13,7 +13,7 @@ from .core import (
     _unary,
     call,
 )
-from .kernels import kernel
+from .kernels import kernel, number
 
 OPS: tuple[Op, ...] = (
     _unary(
@@ -237,5 +237,9 @@ KERNELS: tuple[Op, ...] = (
         ),
         "SoftplusBackwardBackward0",
         "g * sigmoid(x), g above x = 20",
+        form=lambda sp, g, a, beta=1.0, threshold=20.0: sp.Piecewise(
+            (g, a * number(sp, beta) > number(sp, threshold)),
+            (g / (1 + sp.exp(-a * number(sp, beta))), True),
+        ),
     ),
 )

@@ -22,14 +22,23 @@ def _sum_to(a, size):
     return torch_sum(a, axis=axes, keepdims=True) if axes else a.copy()
 
 
-def kernel(name: str, forward, vjp, grad_fn: str, derivative: str, **extra) -> Op:
-    """A backward kernel's record: internal, so `gradcli ops` and programs do not see it."""
+def number(sp, value: float):
+    """A kernel's attribute as sympy writes it: 1 rather than 1.0."""
+    return sp.Integer(int(value)) if float(value).is_integer() and abs(value) < 1e15 else sp.Float(value)
+
+
+def kernel(name: str, forward, vjp, grad_fn: str, derivative: str, form=None, **extra) -> Op:
+    """A backward kernel's record: internal, so `gradcli ops` and programs do not see it.
+
+    `form` is the kernel's forward as a formula, (sp, *operand forms, **attrs) -> sympy: the
+    symbolic reading of a gradient graph (symbolic.read) prints it and differentiates nothing.
+    Without one the kernel stays an opaque function of its operands."""
     return Op(
         name,
         f"(internal) {name}",
         forward=forward,
         vjp=vjp,
-        sympy=lambda sp, *forms, **attrs: sp.Function(name)(*forms),
+        sympy=form or (lambda sp, *forms, **attrs: sp.Function(name)(*forms)),
         grad_fn=grad_fn,
         derivative=derivative,
         function=False,
@@ -63,6 +72,7 @@ KERNELS: tuple[Op, ...] = (
         (lambda g, out, a: np.zeros(np.shape(a)),),
         "SgnBackward0",
         "-1, 0 or 1 (0 for nan); its slope is 0",
+        form=lambda sp, a: sp.sign(a),
     ),
     kernel(
         "sum_to",
@@ -84,6 +94,7 @@ KERNELS: tuple[Op, ...] = (
         ),
         "TanhBackwardBackward0",
         "g*(1 - out**2)",
+        form=lambda sp, g, out: g * (1 - out**2),
     ),
     kernel(
         "sigmoid_backward",
@@ -94,6 +105,7 @@ KERNELS: tuple[Op, ...] = (
         ),
         "SigmoidBackwardBackward0",
         "g*(1 - out)*out",
+        form=lambda sp, g, out: g * (1 - out) * out,
     ),
     kernel(
         "threshold_backward",
@@ -104,5 +116,6 @@ KERNELS: tuple[Op, ...] = (
         ),
         "ThresholdBackwardBackward0",
         "0 where x <= threshold, else g",
+        form=lambda sp, g, a, threshold=0.0: sp.Piecewise((0, a <= number(sp, threshold)), (g, True)),
     ),
 )
