@@ -23,11 +23,10 @@ from .autograd import forward as autograd_forward
 from .batched import Unbatchable, backward_rows
 from .errors import AutogradError, GradcliError
 from .graph import OP, Graph, Node
-from .traced import Traced, Untraceable, contract, trace_backward
+from .traced import CANNOT_TRACE, Traced, contract, trace_backward
 
-# A rule that does not run on traced (or batched) values may fail inside NumPy before our
-# protocols see it (grad[key] = g asks the value for a sequence): all mean "not this way".
-CANNOT_TRACE = (Untraceable, TypeError, ValueError, AttributeError)
+# A rule that does not run on batched values may fail inside NumPy before our protocols
+# see it (grad[key] = g asks the value for a sequence): all mean "not this way".
 CANNOT_BATCH = (Unbatchable, TypeError, ValueError, AttributeError)
 
 

@@ -1,8 +1,10 @@
 """Symbolic forms and adjoints of a graph, in sympy, built alongside the numeric ones.
 
 Every node gets its form in terms of its operands' names (`z = y**3`) and its
-adjoint in terms of node names (`dz/dy = 3*y**2`), by the same reverse walk as the
-numeric backward pass. Tensors are written in elementwise notation (a name stands
+adjoint in terms of node names (`dz/dy = 3*y**2`): the engine's backward walk runs the
+VJP rules on a tape of formulas (traced.py without numbers), and the gradient graph
+they record is read op by op with each record's own form (`read`, `_adjoints`), so no
+derivative is stated here and torch's conventions at kinks hold. Tensors are written in elementwise notation (a name stands
 for each element; `sum`, `mean`, `matmul` and `t` are opaque tensor functions), so
 the work never grows with the number of tensor elements. Adjoints that grow past a
 size limit are referred to by name (`adj_t5`) instead of being expanded, so deep
@@ -12,6 +14,7 @@ programs (build_named) write their text from the op registry's templates without
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,18 +105,6 @@ def _literal(expr: Expr, depth: int) -> sp.Expr:
         raise _TooBig from None
 
 
-@cache
-def _local_derivative(op_name: str, position: int) -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
-    """d(form)/d(operand) on placeholder symbols, computed once per op."""
-    import sympy as sp
-
-    op = REGISTRY[op_name]
-    placeholders = tuple(sp.Dummy(f"a{i}", real=True) for i in range(op.arity))
-    if op.sym_deriv is not None:
-        return op.sym_deriv[position](sp, *placeholders), placeholders
-    return sp.diff(op.sympy(sp, *placeholders), placeholders[position]), placeholders
-
-
 def _form(op: Op, args: list[sp.Expr], shapes: tuple, attrs: dict) -> sp.Expr:
     import sympy as sp
 
@@ -145,42 +136,114 @@ def build(graph: Graph) -> SymbolicResult:
     # the forward walk over the symbolic domain, each op in its operands' names (inputs: None)
     forms: list[sp.Expr | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
 
-    def pull(node: Node, adjoint: sp.Expr, positions: list[int]) -> list[sp.Expr]:
-        # Past the size limit, consumers see this adjoint by name (common subexpression).
-        g = sp.Symbol(f"adj_{node.name}", real=True) if _size_exceeds(adjoint, INLINE_LIMIT) else adjoint
-        args = operand_forms[node.index]
-        shapes = tuple(graph.operand_shape(o) for o in node.operands)
-
-        def edge(position: int, operand: int) -> sp.Expr:
-            if node.op.elementwise:
-                derivative, placeholders = _local_derivative(node.op.name, position)
-                try:
-                    local = derivative.xreplace(dict(zip(placeholders, args)))
-                except (ValueError, TypeError):  # as in _form: d op / d operand by name
-                    local = sp.Function(f"d{node.op.name}_d{position}")(*args)
-                contribution = g * local
-                dims = broadcast_dims(nodes[operand].shape, node.shape)
-                if dims:
-                    contribution = sp.Function(SUM)(contribution, *dims)
-                return contribution
-            return node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs)
-
-        return [edge(position, node.operands[position]) for position in positions]
-
-    # Contributions are collected and summed once per node: adding them one by one
-    # rebuilds a growing Add each time, quadratic for an input used 10,000 times.
-    adjoints: list[sp.Expr | None] = engine.backward(
-        nodes,
-        [(graph.output, sp.Integer(1))],
-        pull,
-        combine=lambda terms: terms[0] if len(terms) == 1 else sp.Add(*terms),
-    )
+    adjoints = _adjoints(graph, symbols)
 
     try:
         leaf_grads = _leaf_gradients(graph, symbols, forms, adjoints)
     except RecursionError:  # a form too deep for sympy's recursive walks: too large to print
         leaf_grads = {leaf.name: None for leaf in graph.leaves}
     return SymbolicResult(forms, adjoints, leaf_grads)
+
+
+def formula_backward(graph: Graph, on_edge: Any = None) -> tuple[Any, list, dict[int, tuple[Node, int, int]]]:
+    """backward(create_graph=True) on a tape of formulas: every node's adjoint as a traced
+    value whose gradient graph the VJP rules recorded (traced.py, without numbers).
+
+    A rule that does not trace (a convolution's, written in NumPy) leaves its contribution
+    as a constant node standing for `op_backward(g, operands)`: the third item maps that
+    node to (the op's node, the operand's position, g's tape node). `on_edge` sees each
+    contribution as engine.backward sends it."""
+    import numpy as np
+
+    from .autograd import pullback
+    from .traced import CANNOT_TRACE, Tape, _wrapped
+
+    dtype = np.dtype(np.float64)
+    wrapped = _wrapped(graph)
+    tape = Tape(graph, None, dtype)
+    values = [tape.traced(i) for i in range(len(graph.nodes))]
+    rules = pullback(values, dtype, wrapped.nodes)
+    opaque: dict[int, tuple[Node, int, int]] = {}
+
+    def pull(node: Node, g: Any, positions: list[int]) -> list:
+        try:
+            return list(rules(node, g, positions))
+        except CANNOT_TRACE:
+            g = g if hasattr(g, "index") else tape.constant(g)
+            found = []
+            for position in positions:
+                operand = node.operands[position]
+                stand_in = tape.constant(
+                    np.zeros(graph.nodes[operand].shape), name=f"{node.op.name}_backward"
+                )
+                opaque[stand_in.index] = (node, position, g.index)
+                found.append(stand_in)
+            return found
+
+    output = graph.nodes[graph.output]
+    seed = tape.constant(np.ones(output.shape), "grad_output")
+    adjoints = engine.backward(wrapped.nodes, [(graph.output, seed)], pull, on_edge=on_edge)
+    return tape, adjoints, opaque
+
+
+def _adjoints(graph: Graph, symbols: list[sp.Symbol]) -> list[sp.Expr | None]:
+    """Every node's adjoint in node names, for a unit upstream gradient: the VJP rules run
+    on a tape of formulas and the gradient graph they record, read op by op (each record's
+    own form). An adjoint past INLINE_LIMIT is referred to by name (adj_t5) where another
+    adjoint uses it, so deep programs stay linear."""
+    import sympy as sp
+
+    from .traced import Traced
+
+    nodes = graph.nodes
+    tape, traced, opaque = formula_backward(graph)
+    adjoint_of: dict[int, int] = {}  # tape node -> the forward node it is the adjoint of
+    for node in nodes:
+        found = traced[node.index]
+        if isinstance(found, Traced) and found.index >= len(nodes):
+            adjoint_of.setdefault(found.index, node.index)
+    forms: dict[int, sp.Expr | None] = {}  # as a root reads it
+    used: dict[int, sp.Expr | None] = {}  # as a consumer reads it: a big adjoint by name
+    sizes: dict[int, int] = {}
+    for node in tape.nodes:
+        index = node.index
+        if index < len(nodes):
+            form, size = symbols[index], 1
+        elif index in opaque:
+            op_node, position, g = opaque[index]
+            args = [
+                used[g],
+                *(symbols[o] if isinstance(o, int) else literal_form(o) for o in op_node.operands),
+            ]
+            name = f"{op_node.op.name}_backward" + (str(position) if op_node.op.arity > 1 else "")
+            form = None if args[0] is None else sp.Function(name)(*args)
+            size = 1 + sizes[g] + len(op_node.operands)
+        elif node.kind != OP:
+            form, size = uniform(tape.values[index]), 1
+        else:
+            args, size = [], 1
+            for operand in node.operands:
+                if isinstance(operand, int):
+                    args.append(used[operand])
+                    size += sizes[operand]
+                else:
+                    args.append(literal_form(operand))
+            shapes = tuple(tape.nodes[o].shape if isinstance(o, int) else () for o in node.operands)
+            form = None if any(a is None for a in args) else _read_form(node.op, args, shapes, node.attrs)
+        forms[index], sizes[index], used[index] = form, size, form
+        if index in adjoint_of and size > INLINE_LIMIT and form is not None:
+            used[index] = sp.Symbol(f"adj_{nodes[adjoint_of[index]].name}", real=True)
+            sizes[index] = 1
+    result: list[sp.Expr | None] = []
+    for node in nodes:
+        found = traced[node.index]
+        if found is None:
+            result.append(None)
+        elif isinstance(found, Traced):
+            result.append(forms[found.index])
+        else:
+            result.append(uniform(found))
+    return result
 
 
 def _leaf_gradients(graph, symbols, forms, adjoints) -> dict[str, sp.Expr | None]:
@@ -277,15 +340,25 @@ def uniform(value: Any) -> sp.Expr | None:
 
 
 def _read_form(op: Op, args: list[sp.Expr], shapes: tuple, attrs: dict) -> sp.Expr:
-    """_form, with the attrs a fused kernel's form reads (threshold=, alpha=)."""
+    """_form, with the attrs a fused kernel's form reads (threshold=, alpha=); a number over
+    zero (mean's g/0 of an empty tensor) is nan, not sympy's complex infinity."""
     import sympy as sp
 
+    form = None
     if op.elementwise and attrs:
-        try:
-            return op.sympy(sp, *args, **attrs)
-        except (ValueError, TypeError):
-            pass
-    return _form(op, args, shapes, attrs)
+        with contextlib.suppress(ValueError, TypeError):
+            form = op.sympy(sp, *args, **attrs)
+    if form is None:
+        form = _form(op, args, shapes, attrs)
+    return sp.nan if form is sp.zoo else form
+
+
+def parse_names() -> dict[str, Any]:
+    """The functions a formula's text names that evaluate (where, gt, eq, ...), for
+    sympy.parse_expr(text, local_dict=parse_names()) to read grad_symbolic back faithfully."""
+    from .ops.core import _FOLDS, _folding
+
+    return {name: _folding(name) for name in _FOLDS}
 
 
 def to_text(expr: sp.Expr | str | None) -> str | None:

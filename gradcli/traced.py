@@ -33,6 +33,11 @@ class Untraceable(GradcliError):
     """A rule used an array call that has no registry op of the same meaning."""
 
 
+# A rule that does not run on traced values may fail inside NumPy before our protocols see
+# it (grad[key] = g asks the value for a sequence): all mean "not this way".
+CANNOT_TRACE = (Untraceable, TypeError, ValueError, AttributeError)
+
+
 # NumPy ufuncs and the registry ops that mean the same (same numbers, same conventions).
 UFUNC_OPS = {
     "add": "add",
@@ -118,7 +123,8 @@ class Traced(NDArrayOperatorsMixin):
 
     @property
     def dtype(self) -> np.dtype:
-        return self.value.dtype
+        value = self.value
+        return self.tape.dtype if value is None else value.dtype
 
     @property
     def requires_grad(self) -> bool:
@@ -129,8 +135,10 @@ class Traced(NDArrayOperatorsMixin):
         return self.tape.apply(name, *operands, **attrs)
 
     def anywhere(self) -> bool:
-        """core.anywhere's hook: the recorded numbers answer, as torch's backward reads them."""
-        return bool(np.any(self.value))
+        """core.anywhere's hook: the recorded numbers answer, as torch's backward reads them
+        (a tape of formulas has none: its rules take the general path, no input at zero)."""
+        value = self.value
+        return False if value is None else bool(np.any(value))
 
     def sum_to(self, shape: tuple[int, ...]) -> Any:
         """unbroadcast, recorded as PyTorch's at::sum_to records it."""
@@ -296,12 +304,19 @@ def _scalar_overload(name: str, kinds: Sequence[str], grad_fn: str) -> str:
 
 
 class Tape:
-    """The nodes of a graph under construction, with their values, in creation order."""
+    """The nodes of a graph under construction, with their values, in creation order.
 
-    def __init__(self, graph: Graph, values: Sequence[Any], dtype: np.dtype) -> None:
+    Without `values` it records formulas only (symbolic.py reads them): each op's node and
+    shape, no numbers, so a symbolic gradient costs no tensor arithmetic. The constants
+    rules make keep their values (a formula reads a uniform one as its number)."""
+
+    def __init__(self, graph: Graph, values: Sequence[Any] | None, dtype: np.dtype) -> None:
         self.program = graph.program
         self.nodes: list[Node] = list(graph.nodes)
-        self.values: list[Any] = [np.asarray(v) for v in values]
+        self.numeric = values is not None
+        self.values: list[Any] = (
+            [np.asarray(v) for v in values] if values is not None else [None] * len(self.nodes)
+        )
         self.dtype = dtype
 
     def traced(self, index: int) -> Traced:
@@ -343,8 +358,10 @@ class Tape:
         overload = [TENSOR if isinstance(o, WrappedNumber) else k for o, k in zip(operands, kinds)]
         shapes = [self.nodes[o].shape if isinstance(o, int) else () for o in recorded]
         shape = op.shape(shapes, attrs)
-        with np.errstate(all="ignore"):
-            value = np.asarray(op.forward(*args, **attrs), dtype=self.dtype)
+        value = None
+        if self.numeric:
+            with np.errstate(all="ignore"):
+                value = np.asarray(op.forward(*args, **attrs), dtype=self.dtype)
         requires_grad = op.differentiable and any(
             isinstance(o, int) and self.nodes[o].requires_grad for o in recorded
         )
@@ -368,7 +385,7 @@ def is_traced(value: Any) -> bool:
 
 def trace_backward(
     graph: Graph,
-    values: Sequence[Any],
+    values: Sequence[Any] | None,
     dtype: np.dtype,
     gradient: Any = None,
     seed_requires_grad: bool = False,

@@ -370,12 +370,15 @@ def test_chain_rule_steps_of_tensor_level_records_give_the_adjoints(program, mon
 def test_symbolic_gradient_is_the_numeric_one(program, point):
     import sympy as sp
 
+    from gradcli.symbolic import parse_names
+
     result = grad(program, at={"x": point})
     text = result.grad_symbolic["x"]
     assert text is not None
     x = sp.Symbol("x", real=True)
     rounding = {"round": sp.Function("round"), "trunc": sp.Function("trunc")}  # opaque in gradcli's forms
-    expr = sp.parse_expr(text, local_dict={"x": x, "Heaviside": sp.Heaviside, **rounding})  # test-only sympy
+    names = {"x": x, "Heaviside": sp.Heaviside, **rounding, **parse_names()}
+    expr = sp.parse_expr(text, local_dict=names)  # test-only sympy
     expr = expr.subs(x, point)
     for name, function in (("round", np.round), ("trunc", np.trunc)):
         expr = expr.replace(rounding[name], lambda a, *d, f=function: sp.Float(f(float(a), *map(int, d))))

@@ -7,8 +7,10 @@ package's __init__ assembles them into the one registry.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -468,8 +470,43 @@ def _matmul_grad_fn(kinds, shapes, attrs) -> str:
 
 
 def _fn(sp, name: str):
-    """An opaque sympy function for tensor-level ops (elementwise notation elsewhere)."""
-    return sp.Function(name)
+    """An opaque sympy function for tensor-level ops (elementwise notation elsewhere); the
+    comparisons, where() and masked_fill() evaluate once their operands are numbers
+    (`where(eq(2, 0), 0, g)` in pow's rule is g), also after a substitution."""
+    return _folding(name) if name in _FOLDS else sp.Function(name)
+
+
+_FOLDS = {
+    "gt": operator.gt,
+    "lt": operator.lt,
+    "ge": operator.ge,
+    "le": operator.le,
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "where": None,
+    "masked_fill": None,
+}
+
+
+@cache
+def _folding(name: str) -> Any:
+    import sympy as sp
+
+    def known(arg: Any) -> bool:
+        return bool(arg.is_number and arg.is_comparable)
+
+    def evaluate(cls: Any, *args: Any) -> Any:
+        if name == "where":
+            condition, a, b = args
+            return (a if condition != 0 else b) if known(condition) else None
+        if name == "masked_fill":
+            a, mask, value = args
+            return (value if mask != 0 else a) if known(mask) else None
+        if len(args) == 2 and all(known(arg) for arg in args):
+            return sp.Integer(int(_FOLDS[name](float(args[0]), float(args[1]))))
+        return None
+
+    return type(name, (sp.Function,), {"eval": classmethod(evaluate)})
 
 
 def _sym_reduce(name):

@@ -80,6 +80,9 @@ KERNELS: tuple[Op, ...] = (
         (lambda g, out, a, size: call("expand", g, size=tuple(np.shape(a))),),
         "SumBackward1",
         "the adjoint of broadcasting: g expanded back",
+        form=lambda sp, a, shapes=((),), size=(): sp.Function("sum_over")(  # symbolic.SUM
+            a, *(i for i, (n, m) in enumerate(zip(shapes[0], size)) if m == 1 and n != 1)
+        ),
         elementwise=False,
         saves_tensors=False,
         infer_shape=lambda a, size: tuple(size),

@@ -127,6 +127,10 @@ def _build(sp: Any, node: ast.AST, args: list[Any], known: set[str]) -> Any:
             return a / b
         if isinstance(node.op, ast.Pow):
             return a**b
+        if isinstance(node.op, ast.BitAnd):  # a Piecewise condition: (a > -1) & (a < 1)
+            return sp.And(a, b)
+        if isinstance(node.op, ast.BitOr):
+            return sp.Or(a, b)
     if isinstance(node, ast.Call):
         name = node.func.id  # type: ignore[attr-defined]
         if name in _SYMPY_FUNCTIONS:
