@@ -442,9 +442,10 @@ def _node_results(
 ) -> tuple[NodeResult, ...]:
     written = steps = None
     if text is not None:  # the steps are symbolic output too: --no-symbolic skips them
-        from .local_steps import local_steps, written_forms
+        from .formula_text import chain_steps
+        from .local_steps import written_forms
 
-        written, steps = written_forms(graph), local_steps(graph, "gradient" if upstream else "1")
+        written, steps = written_forms(graph), chain_steps(graph, "gradient" if upstream else "1")
     results = []
     for node in graph.nodes:
         symbolic_form = adjoint_form = None

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import engine
 from .graph import LEAF, OP, Graph, Literal, Node
-from .ops import REGISTRY, Op, broadcast_dims
+from .ops import REGISTRY, Op
 from .program import Apply, Expr, Num
 
 if TYPE_CHECKING:
@@ -145,47 +145,6 @@ def build(graph: Graph) -> SymbolicResult:
     return SymbolicResult(forms, adjoints, leaf_grads)
 
 
-def formula_backward(graph: Graph, on_edge: Any = None) -> tuple[Any, list, dict[int, tuple[Node, int, int]]]:
-    """backward(create_graph=True) on a tape of formulas: every node's adjoint as a traced
-    value whose gradient graph the VJP rules recorded (traced.py, without numbers).
-
-    A rule that does not trace (a convolution's, written in NumPy) leaves its contribution
-    as a constant node standing for `op_backward(g, operands)`: the third item maps that
-    node to (the op's node, the operand's position, g's tape node). `on_edge` sees each
-    contribution as engine.backward sends it."""
-    import numpy as np
-
-    from .autograd import pullback
-    from .traced import CANNOT_TRACE, Tape, _wrapped
-
-    dtype = np.dtype(np.float64)
-    wrapped = _wrapped(graph)
-    tape = Tape(graph, None, dtype)
-    values = [tape.traced(i) for i in range(len(graph.nodes))]
-    rules = pullback(values, dtype, wrapped.nodes)
-    opaque: dict[int, tuple[Node, int, int]] = {}
-
-    def pull(node: Node, g: Any, positions: list[int]) -> list:
-        try:
-            return list(rules(node, g, positions))
-        except CANNOT_TRACE:
-            g = g if hasattr(g, "index") else tape.constant(g)
-            found = []
-            for position in positions:
-                operand = node.operands[position]
-                stand_in = tape.constant(
-                    np.zeros(graph.nodes[operand].shape), name=f"{node.op.name}_backward"
-                )
-                opaque[stand_in.index] = (node, position, g.index)
-                found.append(stand_in)
-            return found
-
-    output = graph.nodes[graph.output]
-    seed = tape.constant(np.ones(output.shape), "grad_output")
-    adjoints = engine.backward(wrapped.nodes, [(graph.output, seed)], pull, on_edge=on_edge)
-    return tape, adjoints, opaque
-
-
 def _adjoints(graph: Graph, symbols: list[sp.Symbol]) -> list[sp.Expr | None]:
     """Every node's adjoint in node names, for a unit upstream gradient: the VJP rules run
     on a tape of formulas and the gradient graph they record, read op by op (each record's
@@ -196,6 +155,8 @@ def _adjoints(graph: Graph, symbols: list[sp.Symbol]) -> list[sp.Expr | None]:
     from .traced import Traced
 
     nodes = graph.nodes
+    from .traced import formula_backward
+
     tape, traced, opaque = formula_backward(graph)
     adjoint_of: dict[int, int] = {}  # tape node -> the forward node it is the adjoint of
     for node in nodes:
@@ -428,10 +389,12 @@ class NamedResult:
 def build_named(graph: Graph) -> NamedResult:
     """Per-node symbolic output in linear time, for programs too big for sympy node by node.
 
-    Every adjoint is a sum over the node's consumers of adj_CONSUMER times the local
-    derivative, both from the registry's text templates (Op.text, Op.deriv_text): string
-    work per node, and sympy only for tensor-level ops (sum, mean, matmul, t).
+    Forms from the registry's text templates (Op.text; sympy only for tensor-level ops);
+    every adjoint as the sum of its consumers' contributions, each in terms of adj_CONSUMER:
+    the chain-rule text of formula_text.chain_steps, the rules' own reading.
     """
+    from .formula_text import chain_steps
+
     nodes = graph.nodes
     names = [n.name for n in nodes]
 
@@ -441,11 +404,9 @@ def build_named(graph: Graph) -> NamedResult:
         written = operand.expr.text if isinstance(operand.expr, Num) else repr(operand.value)
         return _slot_text(written)
 
-    operand_texts: list[list[str]] = [[] for _ in nodes]  # made once, used by both walks
-
     def form(node: Node, _: list) -> str:
-        args = operand_texts[node.index] = [operand_text(o) for o in node.operands]
-        if node.op.elementwise:
+        args = [operand_text(o) for o in node.operands]
+        if node.op.elementwise and node.op.text is not None:
             return node.op.text.format(*args)
         import sympy as sp
 
@@ -454,30 +415,5 @@ def build_named(graph: Graph) -> NamedResult:
         return sstr(_form(node.op, [sp.Symbol(a) for a in args], shapes, node.attrs))
 
     forms: list[str | None] = engine.forward(nodes, [None] * len(nodes), lambda node: None, form)
-
-    def pull(node: Node, adjoint: str, positions: list[int]) -> list[str]:
-        g = "1" if node.index == graph.output else f"adj_{node.name}"
-        args = operand_texts[node.index]
-
-        def edge(position: int, operand: int) -> str:
-            if node.op.elementwise:
-                local = node.op.deriv_text[position].format(*args)
-                if g == "1" or local == "1":
-                    term = local if g == "1" else g
-                else:
-                    term = f"{g}*{local}" if _is_atom(local) else f"{g}*({local})"
-                dims = broadcast_dims(nodes[operand].shape, node.shape)
-                if dims:
-                    term = f"{SUM}({term}, {', '.join(map(str, dims))})"
-                return term
-            import sympy as sp
-
-            shapes = tuple(graph.operand_shape(o) for o in node.operands)
-            rule = node.op.sym_vjp[position]
-            upstream = sp.Integer(1) if g == "1" else sp.Symbol(g)
-            return sstr(rule(sp, upstream, *map(sp.Symbol, args), shapes=shapes, **node.attrs))
-
-        return [edge(position, node.operands[position]) for position in positions]
-
-    adjoints: list[str | None] = engine.backward(nodes, [(graph.output, "1")], pull, combine=" + ".join)
+    adjoints = chain_steps(graph)
     return NamedResult(forms, adjoints, {leaf.name: None for leaf in graph.leaves})

@@ -415,3 +415,44 @@ def contract(tape: Tape, pairs: Sequence[tuple[Any, np.ndarray]]) -> Traced | No
             term = tape.apply("sum", tape.apply("mul", traced, tape.constant(vector)))
             total = term if total is None else tape.apply("add", total, term)
     return total
+
+
+def formula_backward(graph: Graph, on_edge: Any = None) -> tuple[Any, list, dict[int, tuple[Node, int, int]]]:
+    """backward(create_graph=True) on a tape of formulas: every node's adjoint as a traced
+    value whose gradient graph the VJP rules recorded (a Tape without numbers).
+
+    A rule that does not trace (a convolution's, written in NumPy) leaves its contribution
+    as a constant node standing for `op_backward(g, operands)`: the third item maps that
+    node to (the op's node, the operand's position, g's tape node). `on_edge` sees each
+    contribution as engine.backward sends it."""
+    from . import engine
+    from .autograd import pullback
+
+    dtype = np.dtype(np.float64)
+    wrapped = _wrapped(graph)
+    tape = Tape(graph, None, dtype)
+    values = [tape.traced(i) for i in range(len(graph.nodes))]
+    rules = pullback(values, dtype, wrapped.nodes)
+    opaque: dict[int, tuple[Node, int, int]] = {}
+
+    def pull(node: Node, g: Any, positions: list[int]) -> list:
+        try:
+            if REGISTRY.get(node.op.name) is not node.op:  # a script's own Function or write:
+                raise Untraceable(node.op.name)  # its backward runs only on numbers
+            return list(rules(node, g, positions))
+        except CANNOT_TRACE:
+            g = g if hasattr(g, "index") else tape.constant(g)
+            found = []
+            for position in positions:
+                operand = node.operands[position]
+                stand_in = tape.constant(
+                    np.zeros(graph.nodes[operand].shape), name=f"{node.op.name}_backward"
+                )
+                opaque[stand_in.index] = (node, position, g.index)
+                found.append(stand_in)
+            return found
+
+    output = graph.nodes[graph.output]
+    seed = tape.constant(np.ones(output.shape), "grad_output")
+    adjoints = engine.backward(wrapped.nodes, [(graph.output, seed)], pull, on_edge=on_edge)
+    return tape, adjoints, opaque

@@ -196,7 +196,7 @@ def test_json_has_every_spec_key_and_is_strict(run):
         "symbolic": "2*x",
         "adjoint": 48.0,
         "adjoint_symbolic": "3*y**2",
-        "adjoint_local": "adj_z * 3*y**2",
+        "adjoint_local": "adj_z*3*y**2",
         "is_leaf": False,
         "requires_grad": True,
     }

@@ -760,7 +760,6 @@ def test_the_cli_prints_the_table_and_json_of_a_cross_entropy(run):
 def test_table_steps_give_the_numeric_adjoint(program, at, const, monkeypatch):
     import test_local_steps
 
-    monkeypatch.setitem(test_local_steps.FUNCTIONS, "exp", np.exp)
     assert test_local_steps.check_steps(program, at, const) >= 2
 
 

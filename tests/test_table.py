@@ -114,11 +114,11 @@ def test_the_mlp_is_one_row_per_node_and_short_at_80_columns():
     ]
     assert rows == ["X", "W1", "t1", "b1", "t2", "h", "w2", "t3", "out", "t4", "t5", "loss"]
     assert (
-        "adj_t2 = adj_h * (t2 > 0)" in text
+        "adj_t2 = adj_h*(h > 0)" in text  # relu's rule reads its result, as torch's does
         and "h = relu(t2)" in text
         and "Max(0" not in text.split("Leaf")[0]
     )
-    assert "adj_t3 = adj_out * out*(1 - out)" in text and "adj_W1 = X.T @ adj_t1" in text
+    assert "adj_t3 = adj_out*out*(1 - out)" in text and "adj_W1 = X.T @ adj_t1" in text
 
 
 def test_columns_env_sets_the_width_and_the_option_beats_it():

@@ -14,6 +14,7 @@ therefore exactly the engine's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,9 +24,8 @@ from .graph import inline_value
 from .safe_text import one_line
 
 if TYPE_CHECKING:
-    import sympy
 
-    from ..graph import Graph, Node
+    from ..graph import Graph
     from ..results import GradResult, PassResult
 
 
@@ -43,51 +43,12 @@ class Step:
     contribution: np.ndarray | None  # the gradient this edge adds to the operand
 
 
-def _operand_forms(graph: Graph) -> dict[int, list[sympy.Expr]]:
-    import sympy as sp
-
-    from ..symbolic import literal_form
-
-    symbols = [sp.Symbol(n.name, real=True) for n in graph.nodes]
-    return {
-        node.index: [symbols[o] if isinstance(o, int) else literal_form(o) for o in node.operands]
-        for node in graph.nodes
-        if node.kind == "op"
-    }
-
-
-def _local_symbolic(node: Node, args: list, position: int) -> str:
-    """d(result)/d(operand at `position`), on placeholders so that x*x gives x, not 2*x."""
-    import sympy as sp
-
-    placeholders = [sp.Dummy(f"a{i}", real=True) for i in range(len(args))]
-    op = node.op
-    if op.sym_deriv is not None:
-        derivative = op.sym_deriv[position](sp, *placeholders)
-    else:
-        derivative = sp.diff(op.sympy(sp, *placeholders), placeholders[position])
-    return sp.sstr(derivative.xreplace(dict(zip(placeholders, args))))
-
-
 def _gradient_name(graph: Graph) -> str:
     """`g`, or a variant no node of the program is called."""
     taken = {n.name for n in graph.nodes}
     return next(
         name for name in ("g", "g_in", *(f"g{i}" for i in range(len(taken) + 1))) if name not in taken
     )
-
-
-def _rule_symbolic(
-    graph: Graph, node: Node, args: list, position: int, gradient: str | None
-) -> tuple[str, str | None]:
-    """A tensor op's VJP rule, with a symbol (or 1) for the gradient that reached the op."""
-    import sympy as sp
-
-    g = sp.Integer(1) if gradient is None else sp.Symbol(gradient, real=True)
-    shapes = tuple(graph.operand_shape(o) for o in node.operands)
-    rule = node.op.sym_vjp[position](sp, g, *args, shapes=shapes, **node.attrs)
-    used = gradient if gradient is not None and g in rule.free_symbols else None
-    return sp.sstr(rule), used
 
 
 def backward_steps(
@@ -104,8 +65,9 @@ def backward_steps(
     (symbolic only) the edges are the engine's, every op's that requires grad."""
     from .. import engine
     from ..autograd import local_derivative
+    from ..formula_text import EdgeReader, name, number
 
-    forms = _operand_forms(graph) if symbolic else {}
+    reader = EdgeReader(graph) if symbolic else None
     nodes = graph.nodes
     if adjoints is not None and edges is not None:
         walked = ((nodes[index], position, nodes[index].operands[position]) for index, position in edges)
@@ -119,14 +81,16 @@ def backward_steps(
                 local = local_derivative(node, values, position)
             contribution = edges.get((node.index, position))
         local_symbolic = rule_symbolic = gradient_symbol = None
-        if symbolic:
+        if reader is not None:  # the rule as it ran on the tape of formulas (formula_text)
             if node.op.elementwise:
-                local_symbolic = _local_symbolic(node, forms[node.index], position)
+                found = reader.edge(node.index, position, number(1))
+                local_symbolic = None if found is None else found.text
             else:
                 gradient = None if node.index == graph.output and unit_seed else _gradient_name(graph)
-                rule_symbolic, gradient_symbol = _rule_symbolic(
-                    graph, node, forms[node.index], position, gradient
-                )
+                found = reader.edge(node.index, position, number(1) if gradient is None else name(gradient))
+                rule_symbolic = None if found is None else found.text
+                used = gradient is not None and rule_symbolic is not None
+                gradient_symbol = gradient if used and re.search(rf"\b{gradient}\b", rule_symbolic) else None
         step = Step(
             node.index,
             operand,

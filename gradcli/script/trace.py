@@ -36,14 +36,12 @@ class BackwardCall:
         laid = self.traced.laid
         assert laid is not None
         graph = laid.graph
-        from ..local_steps import local_steps, written_forms
+        from ..formula_text import chain_steps
+        from ..local_steps import written_forms
 
         written = written_forms(graph)
         upstream = not bool(np.all(self.traced.seed == 1))
-        try:
-            steps = local_steps(graph, "gradient" if upstream else "1")
-        except IndexError:  # a backward kernel of create_graph (tanh_backward) has no written step
-            steps = [None] * len(graph.nodes)
+        steps = chain_steps(graph, "gradient" if upstream else "1")
         adjoints = self.traced.adjoints or [None] * len(graph.nodes)
         nodes = tuple(
             NodeResult(

@@ -1,0 +1,433 @@
+"""Formulas in the program's and PyTorch's vocabulary: the text reading of a gradient graph.
+
+The VJP rules run on a tape of formulas (symbolic.formula_backward) and record registry
+ops; this module writes each recorded op as a PyTorch user writes it: `adj_t3 * (t2 > 0)`,
+`X.T @ adj_t2`, `adj_t1.sum(0)`, `sigmoid(t3)`, with parentheses only where Python's
+precedence needs them. The chain-rule column is this reading of each edge's contribution,
+with every other adjoint by name; nothing here knows a derivative.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .local_steps import written_form
+from .ops import Op
+
+# Python's binding strengths, loosest first
+COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(6)
+
+
+@dataclass(frozen=True)
+class Text:
+    """A formula's text, how tightly it binds, and its value when it is a plain number."""
+
+    text: str
+    level: int = ATOM
+    number: float | None = None
+
+
+def number(value: float) -> Text:
+    """A number as a formula writes it: 2, 0.5, -1 (bound as a unary minus)."""
+    if math.isnan(value) or math.isinf(value):
+        text = "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    elif value == int(value) and abs(value) < 1e15:
+        text = str(int(value))
+    else:
+        text = repr(float(value))
+    return Text(text, UNARY if text.startswith("-") else ATOM, float(value))
+
+
+def name(text: str) -> Text:
+    return Text(text)
+
+
+def _wrapped(operand: Text, level: int) -> str:
+    """The operand as it may stand where `level` binds: in parentheses when looser."""
+    return operand.text if operand.level >= level else f"({operand.text})"
+
+
+def _infix(symbol: str, level: int, a: Text, b: Text) -> Text:
+    # the right side of - and / (and of every operator here) in parentheses at the same level
+    right = b.text if b.level > level or (b.level == level and symbol in ("+", "*")) else f"({b.text})"
+    spaced = f" {symbol} " if symbol in ("+", "-", "@") else symbol  # 2*x*(1 - x), as sympy writes
+    return Text(f"{_wrapped(a, level)}{spaced}{right}", level)
+
+
+def _dims(dims: Any) -> str:
+    if isinstance(dims, (tuple, list)):
+        return str(dims[0]) if len(dims) == 1 else "(" + ", ".join(map(str, dims)) + ")"
+    return str(dims)
+
+
+def _sizes(size: Any) -> str:
+    return ", ".join(map(str, size))
+
+
+_SHAPING = ("expand(", "sum(", "view(", "reshape(", "unsqueeze(", "squeeze(")
+
+
+def _method(receiver: Text, call: str) -> Text:
+    if receiver.number is not None and call.startswith(_SHAPING):
+        return receiver  # a number stands for every element (--explain's local derivative, g = 1)
+    return Text(f"{_wrapped(receiver, ATOM)}.{call}")
+
+
+def add(a: Text, b: Text) -> Text:
+    if a.number == 0:
+        return b
+    if b.number == 0:
+        return a
+    if b.number is not None and b.number < 0:
+        return _infix("-", SUM, a, number(-b.number))
+    if b.text.startswith("-") and b.level in (UNARY, PRODUCT):  # -u binds tighter than *
+        return _infix("-", SUM, a, Text(b.text[1:], PRODUCT))
+    return _infix("+", SUM, a, b)
+
+
+def sub(a: Text, b: Text) -> Text:
+    if b.number == 0:
+        return a
+    if a.number == 0:
+        return neg(b)
+    return _infix("-", SUM, a, b)
+
+
+def mul(a: Text, b: Text) -> Text:
+    if a.number == 0 or b.number == 0:  # a rule's mask folded to 0 (`2 ** b`: base == 0)
+        return number(0)
+    for one, other in ((a, b), (b, a)):
+        if one.number == 1:
+            return other
+        if one.number == -1:
+            return neg(other)
+    return _infix("*", PRODUCT, a, b)  # in the rule's order: the gradient, then the local factor
+
+
+def div(a: Text, b: Text) -> Text:
+    if b.number == 1:
+        return a
+    return _infix("/", PRODUCT, a, b)
+
+
+def neg(a: Text) -> Text:
+    if a.number is not None:
+        return number(-a.number)
+    if a.level == UNARY and a.text.startswith("-"):
+        return Text(a.text[1:], PRODUCT)
+    return Text(f"-{_wrapped(a, UNARY)}", UNARY)
+
+
+def power(a: Text, b: Text) -> Text:
+    if b.number == 1:
+        return a
+    if b.number == 0:
+        return number(1)
+    right = b.text if b.level == ATOM else f"({b.text})"
+    return Text(f"{_wrapped(a, POWER + 1)}**{right}", POWER)
+
+
+def _reduction(method: str) -> Callable[..., Text]:
+    def write(a: Text, dim: Any = None, keepdim: bool = False, **attrs: Any) -> Text:
+        if dim is None or dim == ():
+            return _method(a, f"{method}()")
+        return _method(a, f"{method}({_dims(dim)}{', keepdim=True' if keepdim else ''})")
+
+    return write
+
+
+def _sum_to(a: Text, size: Any = (), shapes: tuple = ((),)) -> Text:
+    dims = tuple(i for i, (n, m) in enumerate(zip(shapes[0], size)) if m == 1 and n != 1)
+    return _method(a, f"sum({_dims(dims)}, keepdim=True)")
+
+
+_COMPARISONS = {"gt": ">", "lt": "<", "ge": ">=", "le": "<=", "eq": "==", "ne": "!="}
+
+# How the ops a rule records most are written; any other op by its record's first spelling
+SPELLINGS: dict[str, Callable[..., Text]] = {
+    "add": lambda a, b, **_: add(a, b),
+    "sub": lambda a, b, **_: sub(a, b),
+    "mul": lambda a, b, **_: mul(a, b),
+    "div": lambda a, b, **_: div(a, b),
+    "neg": lambda a, **_: neg(a),
+    "pow": lambda a, b, **_: power(a, b),
+    "matmul": lambda a, b, **_: _infix("@", PRODUCT, a, b),
+    "sum": _reduction("sum"),
+    "mean": _reduction("mean"),
+    "sum_to": _sum_to,
+    "t": lambda a, **_: _method(a, "T"),
+    "T": lambda a, **_: _method(a, "T"),
+    "mT": lambda a, **_: _method(a, "mT"),
+    "transpose": lambda a, dim0=0, dim1=1, **_: _method(a, f"transpose({dim0}, {dim1})"),
+    "expand": lambda a, size=(), **_: _method(a, f"expand({_sizes(size)})"),
+    "unsqueeze": lambda a, dim=0, **_: _method(a, f"unsqueeze({dim})"),
+    "squeeze_dims": lambda a, dims=(0,), **_: _method(a, f"squeeze({_dims(dims)})"),
+    "view": lambda a, size=(), **_: _method(a, f"view({_sizes(size)})"),
+    "_unsafe_view": lambda a, size=(), **_: _method(a, f"view({_sizes(size)})"),
+    "reshape": lambda a, shape=(), **_: _method(a, f"reshape({_sizes(shape)})"),
+    "where": lambda c, a, b, **_: _where(c, a, b),
+    # the fused backward kernels, as the products they compute
+    "threshold_backward": lambda g, a, threshold=0.0, **_: mul(g, _compare(">", a, number(threshold))),
+    "tanh_backward": lambda g, out, **_: mul(g, sub(number(1), power(out, number(2)))),
+    "sigmoid_backward": lambda g, out, **_: mul(mul(g, out), sub(number(1), out)),
+    "log_sigmoid_backward": lambda g, a, **_: mul(g, sub(number(1), Text(f"sigmoid({a.text})"))),
+    "softplus_backward": lambda g, a, **_: mul(g, Text(f"sigmoid({a.text})")),
+    "sgn": lambda a, **_: Text(f"sign({a.text})"),
+    "elu_backward": lambda g, a, alpha=1.0, scale=1.0, **_: _where(
+        _compare(">", a, number(0)),
+        mul(number(scale), g),
+        mul(mul(number(alpha * scale), g), Text(f"exp({a.text})")),
+    ),
+    "leaky_relu_backward": lambda g, a, negative_slope=0.01, **_: _where(
+        _compare(">", a, number(0)), g, mul(number(negative_slope), g)
+    ),
+    "hardtanh_backward": lambda g, a, min_val=-1.0, max_val=1.0, **_: mul(
+        g,
+        Text(
+            f"({_compare('>', a, number(min_val)).text}) & ({_compare('<', a, number(max_val)).text})",
+            COMPARE,
+        ),
+    ),
+    "gelu_backward": lambda g, a, approximate="none", **_: (
+        mul(
+            g,
+            Text(
+                f"0.5 * (1 + erf({_wrapped(a, PRODUCT)} * {_SQRT1_2!r})) + {_wrapped(a, PRODUCT)} * "
+                f"exp(-0.5 * {_wrapped(a, POWER + 1)}**2) * {_PDF!r}",
+                SUM,
+            ),
+        )
+        if approximate == "none"
+        else mul(g, _gelu_tanh_slope(a))
+    ),
+    "permute": lambda a, dims=(), **_: _method(a, f"permute({_sizes(dims)})"),
+    # the nn kernels, as the sums and products they compute
+    "_softmax_backward_data": lambda g, out, dim=None, **_: mul(
+        out, sub(g, _method(Text(mul(g, out).text, PRODUCT), f"sum({dim}, keepdim=True)"))
+    ),
+    "_log_softmax_backward_data": lambda g, out, dim=None, **_: sub(
+        g, mul(Text(f"exp({out.text})"), _method(g, f"sum({dim}, keepdim=True)"))
+    ),
+    "nll_loss_backward": lambda g, x, t, reduction="mean", shapes=(), **_: _nll(g, t, reduction, shapes),
+    "mse_loss_backward": lambda g, a, b, reduction="mean", shapes=(), **_: _mse(g, a, b, reduction, shapes),
+}
+
+
+def _rows(shape: tuple) -> int:
+    return math.prod(shape[:1]) if len(shape) > 1 else 1
+
+
+def _nll(g: Text, t: Text, reduction: str, shapes: tuple) -> Text:
+    """nll_loss's gradient: -g at each row's target class (one_hot), over the rows for a mean."""
+    classes = shapes[1][-1] if len(shapes) > 1 and shapes[1] else 1
+    target = Text(f"one_hot({t.text}, {classes})")
+    if reduction == "none" and len(shapes[1]) > 1:
+        g = _method(g, "unsqueeze(1)")
+    found = neg(mul(g, target))
+    return div(found, number(_rows(shapes[1]))) if reduction == "mean" else found
+
+
+def _mse(g: Text, a: Text, b: Text, reduction: str, shapes: tuple) -> Text:
+    found = mul(mul(number(2), Text(sub(a, b).text, SUM)), g)
+    size = math.prod(shapes[1]) if len(shapes) > 1 else 1
+    return div(found, number(size)) if reduction == "mean" else found
+
+
+_SQRT1_2 = 0.7071067811865476
+_PDF = 0.3989422804014327  # 1/sqrt(2*pi)
+
+
+def _gelu_tanh_slope(a: Text) -> Text:
+    """d/dx of gelu's tanh form, as torch's gelu_backward computes it (k = sqrt(2/pi))."""
+    x = _wrapped(a, POWER + 1)
+    tanh = f"tanh({_GELU_K!r}*({a.text} + 0.044715*{x}**3))"
+    return Text(f"0.5*(1 + {tanh}) + 0.5*{x}*(1 - {tanh}**2)*{_GELU_K!r}*(1 + 0.134145*{x}**2)", SUM)
+
+
+_GELU_K = 0.7978845608028654
+
+
+def _where(condition: Text, a: Text, b: Text) -> Text:
+    if condition.number is not None:
+        return a if condition.number else b
+    return Text(f"where({condition.text}, {a.text}, {b.text})")
+
+
+def _compare(symbol: str, a: Text, b: Text) -> Text:
+    return Text(f"{_wrapped(a, SUM)} {symbol} {_wrapped(b, SUM)}", COMPARE)
+
+
+for _op, _symbol in _COMPARISONS.items():
+    SPELLINGS[_op] = lambda a, b, _symbol=_symbol, **_: _compare(_symbol, a, b)
+
+_SHAPED = ("sum_to", "nll_loss_backward", "mse_loss_backward")  # spellings that read the shapes
+_CALL = re.compile(r"^[\w.]+\(.*\)$|^[\w.]+$|^.*\]$")
+
+
+def _plain(value: Any) -> Any:
+    """An attribute as Python writes it: 1, not np.int64(1)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(v) for v in value)
+    if hasattr(value, "item") and not hasattr(value, "shape") or getattr(value, "shape", None) == ():
+        return value.item()
+    return value
+
+
+def spell(op: Op, args: list[Text], attrs: dict, shapes: tuple = ()) -> Text:
+    """The op applied to these operands, as a PyTorch user writes it."""
+    attrs = {key: _plain(value) for key, value in attrs.items()}
+    write = SPELLINGS.get(op.name)
+    if write is not None:
+        extra = {"shapes": shapes} if op.name in _SHAPED else {}
+        return write(*args, **attrs, **extra)
+    if op.syntax.startswith("(internal)"):  # a backward kernel: torch's own name for it
+        settings = "".join(f", {k}={v!r}" for k, v in attrs.items())
+        return Text(f"{op.name}({', '.join(a.text for a in args)}{settings})")
+    first = re.split(r", | or ", op.syntax)[0]
+    if re.match(r"^[\w.]+\(", first):  # a call: its arguments stand bare
+        texts = [a.text for a in args]
+    elif re.match(r"^[a-zA-Z]\.\w", first):  # a method: the receiver binds, the arguments bare
+        texts = [_wrapped(args[0], ATOM), *(a.text for a in args[1:])]
+    else:
+        texts = [_wrapped(a, ATOM) for a in args]
+    text = written_form(op, texts, attrs)
+    return Text(text, ATOM if _CALL.match(text) else PRODUCT)
+
+
+class EdgeReader:
+    """Every edge's contribution, as the consumer's VJP rule ran on the tape of formulas,
+    written with the gradient that reached the consumer under a name of the caller's choice
+    (`adj_t2` in the chain-rule column, `g` in --explain, 1 for a local derivative)."""
+
+    def __init__(self, graph: Any) -> None:
+        from .traced import formula_backward
+
+        self.nodes = graph.nodes
+        self.output = graph.output
+        self.edges: dict[tuple[int, int], tuple[int, Any]] = {}  # (consumer, position) -> operand, value
+
+        def on_edge(node: Any, position: int, operand: int, contribution: Any) -> None:
+            self.edges[(node.index, position)] = (operand, contribution)
+
+        self.tape, self.adjoints, self.opaque = formula_backward(graph, on_edge)
+
+    def edge(self, consumer: int, position: int, gradient: Text) -> Text | None:
+        """The contribution along one edge; None where the rule sent none."""
+        found = self.edges.get((consumer, position))
+        if found is None:
+            return None
+        return self._value(found[1], getattr(self.adjoints[consumer], "index", None), gradient)
+
+    def _value(self, value: Any, g: int | None, gradient: Text) -> Text:
+        import numpy as np
+
+        if value is None:
+            return number(0)
+        index = getattr(value, "index", None)
+        if index is None:  # a rule's plain array (zeros)
+            flat = np.asarray(value).reshape(-1)
+            return number(float(flat[0])) if flat.size and (flat == flat[0]).all() else Text("...")
+        return self._node(index, g, gradient)
+
+    def _node(self, index: int, g: int | None, gradient: Text) -> Text:
+        nodes, tape = self.nodes, self.tape
+        if index == g:
+            return gradient
+        if index < len(nodes):
+            return name(nodes[index].name)
+        if index in self.opaque:
+            op_node, position, g_index = self.opaque[index]
+            parts = [
+                self._node(g_index, g, gradient).text,
+                *(self._operand(o, g, gradient).text for o in op_node.operands),
+            ]
+            suffix = str(position) if op_node.op.arity > 1 else ""
+            return Text(f"{op_node.op.name}_backward{suffix}({', '.join(parts)})")
+        node = tape.nodes[index]
+        if node.op is None:  # a constant a rule made: its number when it holds one
+            return self._value(tape.values[index], None, gradient)
+        pair = _outer_pair(tape, node)
+        if pair is not None:  # the traced outer(a, b): a.unsqueeze(1) * b, as torch.outer
+            a, b = (self._operand(o, g, gradient).text for o in pair)
+            return Text(f"outer({a}, {b})")
+        summed = _dropped_sum(tape, node)
+        if summed is not None:  # at::sum_to's keepdim sum and view: one .sum(dims)
+            source, dims = summed
+            return _method(self._operand(source, g, gradient), f"sum({_dims(dims)})")
+        shapes = tuple(tape.nodes[o].shape if isinstance(o, int) else () for o in node.operands)
+        return spell(node.op, [self._operand(o, g, gradient) for o in node.operands], node.attrs, shapes)
+
+    def _operand(self, operand: Any, g: int | None, gradient: Text) -> Text:
+        if isinstance(operand, int):
+            return self._node(operand, g, gradient)
+        return number(operand.value)
+
+
+def chain_steps(graph: Any, seed: str = "1") -> list[str | None]:
+    """Each node's adjoint as the sum of its consumers' contributions in node names, each
+    consumer's adjoint by name: `adj_t1 * (t1 > 0) + adj_t2 * t1`. Terms in the order the
+    consumers were written; None where no gradient flows; `seed` for the output."""
+    from .engine import reaching
+
+    reader = EdgeReader(graph)
+    nodes = graph.nodes
+    terms: list[list[tuple[int, int]]] = [[] for _ in nodes]
+    for consumer, position in reader.edges:
+        terms[reader.edges[(consumer, position)][0]].append((consumer, position))
+    reached = reaching(nodes, [graph.output])
+    steps: list[str | None] = []
+    for node in nodes:
+        if node.index == graph.output:
+            steps.append(seed)
+            continue
+        if not reached[node.index] or not terms[node.index]:
+            steps.append(None)
+            continue
+        total: Text | None = None
+        for consumer, position in sorted(terms[node.index]):
+            term = reader.edge(consumer, position, name(f"adj_{nodes[consumer].name}"))
+            if term is not None:
+                total = term if total is None else add(total, term)
+        steps.append(total.text if total is not None else None)
+    return steps
+
+
+def _dropped_sum(tape: Any, node: Any) -> tuple[Any, tuple[int, ...]] | None:
+    """(operand, dims) when `node` views away the kept dims of a keepdim sum (at::sum_to's
+    record of a broadcast's adjoint), which a user writes as one .sum(dims)."""
+    if node.op.name not in ("view", "_unsafe_view", "reshape") or not isinstance(node.operands[0], int):
+        return None
+    summed = tape.nodes[node.operands[0]]
+    if (
+        summed.op is None
+        or summed.op.name not in ("sum", "sum_to")
+        or not isinstance(summed.operands[0], int)
+    ):
+        return None
+    source = summed.operands[0]
+    before = tape.nodes[source].shape
+    dims = tuple(i for i, (n, m) in enumerate(zip(before, summed.shape)) if m == 1 and n != 1)
+    if len(before) != len(summed.shape) or not dims:
+        return None
+    kept = tuple(n for i, n in enumerate(summed.shape) if i not in dims)
+    if kept != tuple(node.shape):
+        return None
+    return source, dims
+
+
+def _outer_pair(tape: Any, node: Any) -> tuple[Any, Any] | None:
+    """(a, b) when `node` is a.unsqueeze(1) * b of two vectors: outer(a, b), as MvBackward0's
+    rule (grad.ger(vec)) reads."""
+    if node.op.name != "mul" or not all(isinstance(o, int) for o in node.operands):
+        return None
+    first, second = (tape.nodes[o] for o in node.operands)
+    if first.op is None or first.op.name != "unsqueeze" or first.attrs.get("dim") != 1:
+        return None
+    inner = first.operands[0]
+    if not isinstance(inner, int) or len(tape.nodes[inner].shape) != 1 or len(second.shape) != 1:
+        return None
+    return inner, node.operands[1]
