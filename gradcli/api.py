@@ -413,7 +413,12 @@ class SymbolicText:
 def symbolic_key(graph: Graph) -> str:
     """What a program's symbolic text depends on: its source and its inputs' kinds and shapes."""
     inputs = [[n.name, n.kind, list(n.shape)] for n in graph.nodes if n.kind != OP]
-    return json.dumps([graph.program.source, inputs])
+    return json.dumps([SYMBOLIC_FORMAT, graph.program.source, inputs])
+
+
+# Bumped when the symbolic text changes shape, so a cache a former gradcli filled is a miss
+# (2: adjoints read off the VJP rules' tape of formulas)
+SYMBOLIC_FORMAT = 2
 
 
 def _symbolic_text(graph: Graph, cache: SymbolicCache | None) -> SymbolicText:
@@ -445,7 +450,12 @@ def _node_results(
         from .formula_text import chain_steps
         from .local_steps import written_forms
 
-        written, steps = written_forms(graph), chain_steps(graph, "gradient" if upstream else "1")
+        written = written_forms(graph)
+        if len(graph.nodes) > limits.SYMBOLIC_NODES:  # build_named's adjoints are these steps
+            steps = list(text.adjoints)
+            steps[graph.output] = "gradient" if upstream else "1"
+        else:
+            steps = chain_steps(graph, "gradient" if upstream else "1")
     results = []
     for node in graph.nodes:
         symbolic_form = adjoint_form = None

@@ -129,3 +129,9 @@ def test_order_n_prints_the_nth_derivative(run):
         r"\frac{\partial^{2} t_{1}}{\partial x^{2}} &= - \sin{\left(x \right)} = -0.479426" in result.stdout
     )
     assert derivative_latex("f", "x", "x", "y") == r"\frac{\partial^{3} f}{\partial x^{2} \partial y}"
+
+
+def test_a_word_is_upright_a_letter_italic_and_digits_a_subscript():
+    # `loss` set in italics reads as the product l*o*s*s; textbooks set named quantities upright
+    assert expression_latex("2*loss*W1 + alpha*t2") == r"2 W_{1} \mathrm{loss} + \alpha t_{2}"
+    assert derivative_latex("loss", "W1") == r"\frac{\partial \mathrm{loss}}{\partial W_{1}}"

@@ -203,6 +203,30 @@ def double_backward(found: Example) -> list[str] | str:
     return list(dict.fromkeys(recorded))
 
 
+def vjp_rule(name: str, found: Example) -> list[str]:
+    """The op's VJP on its example, as the rule ran on a tape of formulas (formula_text):
+    `x: g*cos(x)`, one line per operand that gets a gradient, `g` the gradient reaching it.
+    Generated, never stated: the same reading the chain-rule column shows."""
+    from ..api import _prepare
+    from ..formula_text import EdgeReader
+    from ..formula_text import name as named
+
+    graph = _prepare(found.program, found.at, found.const, "float64").graph
+    node = next((n for n in graph.nodes if n.op is not None and n.op.name == name), None)
+    if node is None:
+        return []
+    try:
+        reader = EdgeReader(graph)
+    except Exception:  # noqa: BLE001 - a page shows what it can
+        return []
+    rules = []
+    for position, operand in enumerate(node.operands):
+        found_text = reader.edge(node.index, position, named("g"))
+        if isinstance(operand, int) and found_text is not None:
+            rules.append(f"{graph.nodes[operand].name}: {found_text.text}")
+    return rules
+
+
 def lookup(written: str) -> str | None:
     """The registry name of what a user typed: `sigmoid`, `torch.sigmoid`, `F.relu`, `x.sum()`, `*`."""
     from ..ops import BINARY, COMPOSITES, OPERATOR_SYMBOLS, REGISTRY, TORCH_SPELLINGS
@@ -260,6 +284,7 @@ def op_page(name: str, record: dict[str, Any]) -> dict[str, Any]:
         nodes = "none: its result never requires grad, so backward never reaches it"
     return {
         **record,
+        "vjp": [] if found is None else vjp_rule(name, found),
         "spellings": spellings(name),
         "double_backward": nodes if isinstance(nodes, list) else [],
         "double_backward_note": None if isinstance(nodes, list) else nodes,
@@ -277,6 +302,7 @@ def page_text(page: dict[str, Any], width: int) -> str:
         ("syntax", page["syntax"]),
         ("grad_fn", ", ".join(page["grad_fns"]) or page["grad_fn"]),
         ("derivative", page["derivative"]),
+        ("vjp (example)", "; ".join(page["vjp"]) or "-"),
         ("domain", page["domain"]),
         ("double backward", ", ".join(nodes) if nodes else page["double_backward_note"]),
         ("example", page["example"] or "(none generated; gradcli ops --format json has the syntax)"),

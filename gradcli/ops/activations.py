@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .core import Composite, Op, Param, Shape, _unary, call, wide
-from .elementwise_math import _number, _text, erf
+from .elementwise_math import _number, erf
 from .kernels import kernel, number
 
 # SELU's constants, as torch.nn.functional.selu fixes them.
@@ -24,16 +24,6 @@ _TANH_KAPPA = 0.044715
 
 def _same_shape(a: Shape, **attrs) -> Shape:
     return tuple(a)
-
-
-def _sym_local(form):
-    """A tensor-level record's symbolic VJP: g times d(form)/dx, taken on a placeholder."""
-
-    def rule(sp, g, a, shapes=((),), **attrs):
-        x = sp.Dummy("x", real=True)
-        return g * sp.diff(form(sp, x, **attrs), x).xreplace({x: a})
-
-    return rule
 
 
 # ---------------------------------------------------------------- leaky_relu
@@ -54,10 +44,6 @@ def _leaky_relu_grad(g, out, a, negative_slope=0.01):
 
 def _leaky_relu_form(sp, a, shapes=((),), negative_slope=0.01):
     return sp.Max(0, a) + _number(sp, negative_slope) * sp.Min(0, a)
-
-
-def _leaky_relu_sym_vjp(sp, g, a, shapes=((),), negative_slope=0.01):
-    return g * (sp.Heaviside(a, 0) + _number(sp, negative_slope) * sp.Heaviside(-a, 1))
 
 
 # ---------------------------------------------------------------- elu and selu
@@ -102,10 +88,6 @@ def _elu_grad(g, out, a, alpha=1.0, scale=1.0):
 
 def _elu_form(sp, a, shapes=((),), alpha=1.0):
     return sp.Piecewise((a, a > 0), (_number(sp, alpha) * (sp.exp(a) - 1), True))
-
-
-def _elu_sym_vjp(sp, g, a, shapes=((),), alpha=1.0):
-    return g * sp.Piecewise((1, a > 0), (_number(sp, alpha) * sp.exp(a), True))
 
 
 # ---------------------------------------------------------------- gelu
@@ -164,13 +146,6 @@ def _gelu_backward_form(sp, g, a, approximate="none"):
     return g * ((1 + sp.erf(a / sp.sqrt(2))) / 2 + a * sp.exp(-(a**2) / 2) / sp.sqrt(2 * sp.pi))
 
 
-def _gelu_step(shapes, attrs) -> str:
-    if attrs.get("approximate") == "tanh":  # x*sigmoid(2u), u = sqrt(2/pi)*(x + 0.044715*x**3)
-        s = "sigmoid(2*sqrt(2/pi)*({0} + 0.044715*{0}**3))"
-        return f"{{g}} * ({s} + {{0}}*{s}*(1 - {s})*2*sqrt(2/pi)*(1 + 0.134145*{{0}}**2))"
-    return "{g} * ((1 + erf({0}/sqrt(2)))/2 + {0}*e**(-{0}**2/2)/sqrt(2*pi))"
-
-
 # ---------------------------------------------------------------- hardtanh
 
 
@@ -199,16 +174,6 @@ def _hardtanh_shape(a: Shape, min_val=-1.0, max_val=1.0) -> Shape:
 
 def _hardtanh_form(sp, a, shapes=((),), min_val=-1.0, max_val=1.0):
     return sp.Min(sp.Max(a, _number(sp, min_val)), _number(sp, max_val))
-
-
-def _hardtanh_sym_vjp(sp, g, a, shapes=((),), min_val=-1.0, max_val=1.0):
-    # Heaviside(0, 0) = 0: the bounds get no gradient, as hardtanh_backward.
-    return g * sp.Heaviside(a - _number(sp, min_val), 0) * sp.Heaviside(_number(sp, max_val) - a, 0)
-
-
-def _hardtanh_step(shapes, attrs) -> str:
-    low, high = _text(attrs.get("min_val", -1.0)), _text(attrs.get("max_val", 1.0))
-    return f"{{g}} * ({{0}} > {low}) * ({high} > {{0}})"
 
 
 # ---------------------------------------------------------------- logsigmoid, silu, mish
@@ -278,12 +243,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("negative_slope", 0.01, "number"),),
         infer_shape=_same_shape,
-        sym_vjp=(_leaky_relu_sym_vjp,),
-        step=(
-            lambda shapes, attrs: (
-                f"{{g}} * (({{0}} > 0) + {_text(attrs.get('negative_slope', 0.01))} * (1 - ({{0}} > 0)))"
-            ),
-        ),
     ),
     Op(
         "elu",
@@ -298,12 +257,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("alpha", 1.0, "number"),),
         infer_shape=_same_shape,
-        sym_vjp=(_elu_sym_vjp,),
-        step=(
-            lambda shapes, attrs: (
-                f"{{g}} * (({{0}} > 0) + {_text(attrs.get('alpha', 1.0))} * e**{{0}} * (1 - ({{0}} > 0)))"
-            ),
-        ),
     ),
     _unary(
         "selu",
@@ -318,8 +271,6 @@ OPS: tuple[Op, ...] = (
         torch="torch.nn.functional.selu",
         method=False,
         text="1.0507009873554805*Piecewise(({0}, {0} > 0), (1.6732632423543772*exp({0}) - 1.6732632423543772, True))",
-        deriv_text="1.0507009873554805*Piecewise((1, {0} > 0), (1.6732632423543772*exp({0}), True))",
-        step="{g} * 1.0507009873554805 * (({0} > 0) + 1.6732632423543772 * e**{0} * (1 - ({0} > 0)))",
     ),
     Op(
         "gelu",
@@ -339,8 +290,6 @@ OPS: tuple[Op, ...] = (
             ),
         ),
         infer_shape=_same_shape,
-        sym_vjp=(_sym_local(_gelu_form),),
-        step=(_gelu_step,),
     ),
     _unary(
         "silu",
@@ -352,8 +301,6 @@ OPS: tuple[Op, ...] = (
         torch="torch.nn.functional.silu",
         method=False,
         text="{0}/(1 + exp(-{0}))",
-        deriv_text="{0}*exp(-{0})/(1 + exp(-{0}))**2 + 1/(1 + exp(-{0}))",
-        step="{g} * sigmoid({0})*(1 + {0}*(1 - sigmoid({0})))",
     ),
     Op(
         "hardtanh",
@@ -368,8 +315,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("min_val", -1.0, "number"), Param("max_val", 1.0, "number")),
         infer_shape=_hardtanh_shape,
-        sym_vjp=(_hardtanh_sym_vjp,),
-        step=(_hardtanh_step,),
     ),
     _unary(
         "logsigmoid",
@@ -381,8 +326,6 @@ OPS: tuple[Op, ...] = (
         torch="torch.nn.functional.logsigmoid",
         method=False,
         text="-log(1 + exp(-{0}))",
-        deriv_text="exp(-{0})/(1 + exp(-{0}))",
-        step="{g} * (1 - sigmoid({0}))",
     ),
     _unary(
         "mish",
@@ -394,12 +337,6 @@ OPS: tuple[Op, ...] = (
         torch="torch.nn.functional.mish",
         method=False,
         text="{0}*tanh(log(exp({0}) + 1))",
-        deriv_text="{0}*(1 - tanh(log(exp({0}) + 1))**2)*exp({0})/(exp({0}) + 1) + tanh(log(exp({0}) + 1))",
-        # tanh(y) = 2*sigmoid(2*y) - 1: the steps use a small vocabulary of functions
-        step=(
-            "{g} * ((2*sigmoid(2*log(1 + e**{0})) - 1)"
-            " + {0}*sigmoid({0})*(1 - (2*sigmoid(2*log(1 + e**{0})) - 1)**2))"
-        ),
     ),
 )
 

@@ -16,8 +16,6 @@ from .core import (
     _matmul_grad_b,
     _matmul_grad_fn,
     _matmul_shape,
-    _matmul_step_a,
-    _matmul_step_b,
     _pow_grad_base,
     _power,
     _sym_matmul,
@@ -50,8 +48,6 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a, b: g, lambda g, out, a, b: g),
         sympy=lambda sp, a, b: a + b,
         text="{0} + {1}",
-        deriv_text=("1", "1"),
-        step=("{g}", "{g}"),
         grad_fn="AddBackward0",
         torch="torch.add",
         derivative="d(a+b) = da + db",
@@ -66,8 +62,6 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a, b: g, lambda g, out, a, b: -g),
         sympy=lambda sp, a, b: a - b,
         text="{0} - {1}",
-        deriv_text=("1", "-1"),
-        step=("{g}", "-{g}"),
         grad_fn="SubBackward0",
         torch="torch.sub",
         derivative="d(a-b) = da - db",
@@ -83,8 +77,6 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a, b: g * b, lambda g, out, a, b: g * a),
         sympy=lambda sp, a, b: a * b,
         text="{0}*{1}",
-        deriv_text=("{1}", "{0}"),
-        step=("{g} * {1}", "{g} * {0}"),
         grad_fn="MulBackward0",
         torch="torch.mul",
         derivative="d(a*b) = b*da + a*db",
@@ -98,8 +90,6 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a, b: g / b, lambda g, out, a, b: -g * ((a / b) / b)),
         sympy=lambda sp, a, b: a / b,
         text="{0}/{1}",
-        deriv_text=("1/{1}", "-{0}/{1}**2"),
-        step=("{g} / {1}", "-{g} * {0}/{1}**2"),
         grad_fn="DivBackward0",
         torch="torch.div",
         derivative="d(a/b) = da/b - a*db/b**2",
@@ -117,8 +107,6 @@ OPS: tuple[Op, ...] = (
         vjp=(_pow_grad_base, _pow_grad_exponent),
         sympy=lambda sp, a, b: a**b,
         text="{0}**{1}",
-        deriv_text=("{0}**{1}*{1}/{0}", "{0}**{1}*log({0})"),
-        step=("{g} * {1}*{0}**{1:-1}", "{g} * {out}*log({0})"),
         grad_fn="PowBackward0",
         torch="torch.pow",
         derivative="d(a**b) = b*a**(b-1)*da + a**b*log(a)*db",
@@ -136,8 +124,6 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a: -g,),
         sympy=lambda sp, a: -a,
         text="-{0}",
-        deriv_text=("-1",),
-        step=("-{g}",),
         grad_fn="NegBackward0",
         torch="torch.neg",
         derivative="d(-a) = -da",
@@ -158,27 +144,17 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         infer_shape=_matmul_shape,
         pick_grad_fn=_matmul_grad_fn,
-        step=(_matmul_step_a, _matmul_step_b),
-        sym_vjp=(
-            lambda sp, g, a, b, shapes: _fn(sp, "matmul")(g, _fn(sp, "t")(b)),
-            lambda sp, g, a, b, shapes: _fn(sp, "matmul")(_fn(sp, "t")(a), g),
-        ),
     ),
 )
 
 
-def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy, step: str, derivative: str) -> Op:
+def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy, derivative: str) -> Op:
     return Op(
         f"{name}_scalar",
         f"torch.ops.aten.{name}.Scalar(x, other): x {symbol} other, as torch's C++ calls it",
         forward=forward,
         vjp=(vjp,),
         sympy=lambda sp, a, shapes=((),), other=1.0: sympy(a, _sym_number(sp, other)),
-        sym_vjp=(
-            lambda sp, g, a, shapes=((),), other=1.0: (
-                sympy(g, _sym_number(sp, other)) if name != "add" else g
-            ),
-        ),
         grad_fn=grad_fn,
         torch=f"torch.ops.aten.{name}.Scalar",
         derivative=derivative,
@@ -188,7 +164,6 @@ def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy, step: str
         method=False,
         params=(OTHER,),
         infer_shape=lambda a, other=1.0: tuple(a),
-        step=(lambda shapes, attrs: step.replace("other", repr(attrs.get("other", 1.0))),),
         written=lambda operands, attrs: f"torch.ops.aten.{name}.Scalar({operands[0]}, {attrs['other']!r})",
     )
 
@@ -208,7 +183,6 @@ OPS += (
         lambda a, other=1.0: np.multiply(a, other),
         lambda g, out, a, other=1.0: g * other,
         lambda a, b: a * b,
-        "{g} * other",
         "grad is g * other",
     ),
     _scalar(
@@ -218,7 +192,6 @@ OPS += (
         lambda a, other=1.0: np.add(a, other),
         lambda g, out, a, other=1.0: g,
         lambda a, b: a + b,
-        "{g}",
         "grad is g",
     ),
     _scalar(
@@ -228,7 +201,6 @@ OPS += (
         lambda a, other=1.0: np.true_divide(a, other),
         lambda g, out, a, other=1.0: g / other,
         lambda a, b: a / b,
-        "{g} / other",
         "grad is g / other",
     ),
 )
@@ -301,12 +273,6 @@ DIV_ROUNDED = Op(
         ),
     ),
     sympy=lambda sp, a, b, shapes=(), rounding_mode="floor": _sym_rounded(sp, rounding_mode, a / b),
-    sym_vjp=(
-        lambda sp, g, a, b, shapes=(), rounding_mode="floor": g / b if rounding_mode == "none" else sp.Integer(0),
-        lambda sp, g, a, b, shapes=(), rounding_mode="floor": (
-            -g * a / b**2 if rounding_mode == "none" else sp.Integer(0)
-        ),
-    ),
     grad_fn="DivBackward2",
     torch="torch.div",
     derivative="zero: a rounded quotient is piecewise constant (rounding_mode=None: a / b's)",
@@ -317,10 +283,6 @@ DIV_ROUNDED = Op(
     # "none": rounding_mode=None written out, which torch records as this overload too
     params=(Param("rounding_mode", "floor", "choice", ("floor", "trunc", "none"), keyword_only=True),),
     infer_shape=lambda a, b, rounding_mode="floor": broadcast_shapes(a, b),
-    step=(
-        lambda shapes, attrs: "{g} / {1}" if attrs.get("rounding_mode") == "none" else "0",
-        lambda shapes, attrs: "-{g} * {0}/{1}**2" if attrs.get("rounding_mode") == "none" else "0",
-    ),
     written=lambda texts, attrs: f"torch.div({texts[0]}, {texts[1]}, rounding_mode="
     + {"none": "None"}.get(attrs.get("rounding_mode", "floor"), repr(attrs.get("rounding_mode", "floor")))
     + ")",
@@ -355,10 +317,7 @@ def _quotient_op(name: str, forward, rounded: str, description: str, derivative:
         forward=forward,
         vjp=(dividend_grad, divisor_grad),
         sympy=lambda sp, a, b: a - b * _sym_rounded(sp, rounded, a / b),
-        sym_deriv=(lambda sp, a, b: sp.Integer(1), lambda sp, a, b: -_sym_rounded(sp, rounded, a / b)),
         text="{0} - {1}*" + _ROUNDED_TEXT[rounded],
-        deriv_text=("1", "-" + _ROUNDED_TEXT[rounded]),
-        step=("{g}", f"-{{g}} * {rounded}({{0}}/{{1}})"),
         grad_fn=by_tensor,
         torch=f"torch.{name}",
         derivative=derivative,
@@ -392,15 +351,12 @@ OPS += (
         forward=_floor_divide,
         vjp=(_not_implemented("floor_divide"),) * 2,
         sympy=lambda sp, a, b: sp.floor(a / b),
-        sym_deriv=(lambda sp, a, b: sp.nan,) * 2,
         text="floor({0}/{1})",
-        deriv_text=("nan", "nan"),
         grad_fn="NotImplemented",
         torch="torch.floor_divide",
         derivative="none: backward raises torch's 'derivative for aten::floor_divide is not implemented'",
         saves_tensors=False,
         method=False,
-        step=("(no derivative)", "(no derivative)"),
     ),
 )
 
@@ -431,10 +387,6 @@ def _maybe_multiply(t, factor: float):
     return t if factor == 1 else t * factor
 
 
-def _times(factor: float) -> str:
-    return "" if factor == 1.0 else f" * {factor!r}"
-
-
 ADDMM = Op(
     "addmm",
     "torch.addmm(b, x, W) or b.addmm(x, W, beta=1, alpha=1)",
@@ -446,15 +398,6 @@ ADDMM = Op(
         lambda g, out, b, m1, m2, beta=1.0, alpha=1.0: _maybe_multiply(np.matmul(np.transpose(m1), g), alpha),
     ),
     sympy=lambda sp, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: _fn(sp, "addmm")(b, m1, m2),
-    sym_vjp=(
-        lambda sp, g, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: _sym_number(sp, beta) * g,
-        lambda sp, g, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: (
-            _sym_number(sp, alpha) * _fn(sp, "matmul")(g, _fn(sp, "t")(m2))
-        ),
-        lambda sp, g, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: (
-            _sym_number(sp, alpha) * _fn(sp, "matmul")(_fn(sp, "t")(m1), g)
-        ),
-    ),
     grad_fn="AddmmBackward0",
     torch="torch.addmm",
     derivative="beta * g for b (summed to its shape); alpha * g @ W.T for x; alpha * x.T @ g for W",
@@ -465,11 +408,6 @@ ADDMM = Op(
         Param("alpha", 1.0, "number", keyword_only=True),
     ),
     infer_shape=_addmm_shape,
-    step=(
-        lambda shapes, attrs: "{g}" + _times(attrs.get("beta", 1.0)),
-        lambda shapes, attrs: "{g} @ {2}.T" + _times(attrs.get("alpha", 1.0)),
-        lambda shapes, attrs: "{1}.T @ {g}" + _times(attrs.get("alpha", 1.0)),
-    ),
     written=lambda operands, attrs: (
         f"torch.addmm({', '.join(operands)})"
         + "".join(f", {k}={attrs[k]!r}" for k in ("beta", "alpha") if attrs.get(k, 1.0) != 1.0)

@@ -160,13 +160,6 @@ def update_running_stats(x: np.ndarray, rm: np.ndarray | None, rv: np.ndarray | 
     return new_mean, new_var
 
 
-def _sym_backward(position: int):
-    def form(sp, g, x, w, b, rm, rv, shapes=(), **attrs):
-        return _fn(sp, "batch_norm_backward")(g, x, w, position)
-
-    return form
-
-
 OPS: tuple[Op, ...] = ()  # batch_norm is reached through its composite, F.batch_norm
 INTERNAL: tuple[Op, ...] = (
     Op(
@@ -186,14 +179,6 @@ INTERNAL: tuple[Op, ...] = (
         method=False,
         params=(_TRAINING, _MOMENTUM, _EPS),
         infer_shape=_shape,
-        sym_vjp=tuple(_sym_backward(k) for k in range(5)),
-        step=(
-            "batch_norm_backward({g}, {0}, {1})",
-            "sum({g} * x_hat)",
-            "sum({g})",
-            "no gradient: a running stat",
-            "no gradient: a running stat",
-        ),
         written=lambda texts, attrs: f"F.batch_norm({texts[0]}, {texts[3]}, {texts[4]}, {texts[1]}, {texts[2]}, "
         f"training={attrs.get('training', False)}, eps={attrs.get('eps', 1e-5)!r})",
     ),

@@ -277,8 +277,6 @@ def _constructor(name: str, syntax: str, forward, params, infer_shape, new_dtype
         params=(*params, DTYPE, REQUIRES_GRAD),
         infer_shape=infer_shape,
         new_dtype=lambda attrs: attrs.get("dtype") or new_dtype(attrs),
-        sym_vjp=(),
-        step=(),
         written=written,
     )
 

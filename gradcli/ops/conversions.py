@@ -41,8 +41,6 @@ def _no_grad(name: str, syntax: str, forward, torch: str, derivative: str, arity
         elementwise=False,
         differentiable=False,
         infer_shape=lambda *shapes, **attrs: broadcast_shapes(*shapes),
-        sym_vjp=(lambda sp, g, *forms, shapes=(), **attrs: sp.S.Zero,) * arity,
-        step=("0",) * arity,
         written=extra.pop("written", None)
         or (
             lambda texts, attrs: f"torch.{name}({', '.join(texts)})" if arity > 1 else f"{texts[0]}.{name}()"
@@ -152,8 +150,6 @@ INTERNAL: tuple[Op, ...] = (
         function=False,
         method=False,
         infer_shape=lambda a, dtype="float64": tuple(a),
-        sym_vjp=(lambda sp, g, a, shapes=(), dtype="float64": g,),
-        step=("{g}",),
         written=lambda texts, attrs: f"{texts[0]}.{'double' if attrs.get('dtype') == 'float64' else 'float'}()",
     ),
     Op(
@@ -171,8 +167,6 @@ INTERNAL: tuple[Op, ...] = (
         method=False,
         differentiable=False,
         infer_shape=lambda a: tuple(a),
-        sym_vjp=(lambda sp, g, a, shapes=(): sp.S.Zero,),
-        step=("0",),
         written=lambda texts, attrs: f"{texts[0]}.float()",
     ),
     # a & b, a | b, a ^ b, ~a with an int64 operand: torch's bitwise ops on the integers

@@ -264,13 +264,6 @@ def _grad_bias(g, out, x, w, b, stride=1, padding=0, dilation=1, groups=1):
 # ---------------------------------------------------------------- symbolic forms and steps
 
 
-def _sym_backward(position: int):
-    def form(sp, g, x, w, b, shapes=(), **attrs):
-        return _fn(sp, "convolution_backward")(g, x, w, position)
-
-    return form
-
-
 def _attrs_text(attrs: dict) -> str:
     parts = []
     for name, default in (("stride", 1), ("padding", 0), ("dilation", 1), ("groups", 1)):
@@ -304,8 +297,6 @@ INTERNAL: tuple[Op, ...] = (
         params=(Param("stride", 1, "ints"), Param("padding", 0, "ints"), _DILATION, _GROUPS),
         infer_shape=_shape,
         work=lambda shapes, shape, attrs: math.prod(shape) * math.prod(shapes[1][1:]),
-        sym_vjp=tuple(_sym_backward(k) for k in range(3)),
-        step=("conv_transpose({g}, {1})", "correlate({0}, {g})", "{g}.sum((0, 2, ...))"),
         written=_written,
     ),
 )

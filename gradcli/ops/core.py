@@ -133,8 +133,6 @@ class Op:
     domain: str = ""  # where the op is defined (real inputs)
     infer_shape: Callable[..., Shape] | None = None  # non-elementwise ops
     pick_grad_fn: Callable[[Sequence[str], Sequence[Shape], dict], str] | None = None
-    sym_deriv: tuple[Callable[..., Any], ...] | None = None  # local d(form)/d(operand) override
-    sym_vjp: tuple[Callable[..., Any], ...] | None = None  # symbolic VJP of non-elementwise ops
     aliases: tuple[str, ...] = field(default=())
     # A size (x.shape[0], len(x)): a Python int in torch, folded from the operand's shape
     # when the graph is built, never a node. (shape, attrs) -> int.
@@ -153,17 +151,11 @@ class Op:
     # "reshape" is a view where the strides allow (ReshapeAliasBackward0 if the operand is
     # not contiguous), else a copy: CloneBackward0 then UnsafeViewBackward0. See strides.py.
     viewing: str = ""
-    # Elementwise ops only: the sympy form and each local derivative as sympy prints them,
-    # with {0}, {1} for the operands. Big programs write their per-node adjoints from these
-    # without importing sympy; a test checks each against what sympy prints.
+    # Elementwise ops only: the sympy form as sympy prints it, with {0}, {1} for the operands.
+    # Big programs write their per-node forms from it without importing sympy; a test checks
+    # it against what sympy prints. (No op states a derivative but its VJP: every symbolic
+    # and text reading of a gradient runs the VJP on a tape of formulas, traced.py.)
     text: str | None = None
-    deriv_text: tuple[str, ...] = ()
-    # One chain-rule step per operand as a learner writes it, in node names: {g} is the
-    # consumer's adjoint (adj_h), {out} the node itself, {0} {1} the operands; `{1:-1}` is
-    # operand 1 minus one. A callable gets (shapes, attrs) and returns the template, for ops
-    # whose step depends on ranks (matmul) or dim (sum). gradcli.local_steps renders these,
-    # and tests/test_local_steps.py evaluates each against the numeric VJP.
-    step: tuple[str | Callable[..., str], ...] = ()
     # A call that returns torch.return_types (values, indices): the records of its two parts
     # (torch.max(x, dim) is max_values and argmax), and whether it does so without a dim too.
     pair: tuple[str, str] = ()
@@ -518,46 +510,15 @@ def _sym_reduce(name):
     return form
 
 
-def _sym_mean_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
-    count = _reduced_count(shapes[0], dim)
-    return g / count if count else sp.nan  # the mean of no elements is nan, and so is its slope
-
-
 def _sym_transpose(sp, a, shapes=((),)):
     return _fn(sp, "t")(a) if len(shapes[0]) == 2 else a
-
-
-def _sym_transpose_vjp(sp, g, a, shapes=((),)):
-    return _fn(sp, "t")(g) if len(shapes[0]) == 2 else g
 
 
 def _sym_matmul(sp, a, b, shapes=((), ())):
     return _fn(sp, "matmul")(a, b)
 
 
-# ---------------------------------------------------------------- chain-rule step templates
-
-
-def _matmul_step_a(shapes, attrs) -> str:
-    ranks = (len(shapes[0]), len(shapes[1]))
-    return {(1, 1): "{g} * {1}", (2, 1): "outer({g}, {1})", (1, 2): "{1} @ {g}"}.get(ranks, "{g} @ {1}.T")
-
-
-def _matmul_step_b(shapes, attrs) -> str:
-    ranks = (len(shapes[0]), len(shapes[1]))
-    return {(1, 1): "{g} * {0}", (1, 2): "outer({0}, {g})"}.get(ranks, "{0}.T @ {g}")
-
-
-def _unsqueezed(g: str, shape: Shape, attrs: dict) -> str:
-    """A reduced adjoint broadcast back over the operand: a dropped dim comes back first."""
-    dim = _axes(attrs.get("dim"), len(shape))
-    if dim is None or attrs.get("keepdim") or not shape:
-        return g
-    return g + "".join(f".unsqueeze({d})" for d in (dim if isinstance(dim, tuple) else (dim,)))
-
-
-def _mean_step(shapes, attrs) -> str:
-    return _unsqueezed("{g}", shapes[0], attrs) + f" / {_reduced_count(shapes[0], attrs.get('dim'))}"
+# ---------------------------------------------------------------- one-operand elementwise records
 
 
 def _unary(
@@ -570,8 +531,6 @@ def _unary(
     domain: str = "all reals",
     *,
     text: str,
-    deriv_text: str,
-    step: str,
     **extra: Any,
 ) -> Op:
     extra.setdefault("torch", f"torch.{name}")
@@ -585,7 +544,5 @@ def _unary(
         derivative=derivative,
         domain=domain,
         text=text,
-        deriv_text=(deriv_text,),
-        step=(step,),
         **extra,
     )

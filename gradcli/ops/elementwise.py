@@ -24,8 +24,6 @@ OPS: tuple[Op, ...] = (
         "SinBackward0",
         "cos(x)",
         text="sin({0})",
-        deriv_text="cos({0})",
-        step="{g} * cos({0})",
     ),
     _unary(
         "cos",
@@ -35,8 +33,6 @@ OPS: tuple[Op, ...] = (
         "CosBackward0",
         "-sin(x)",
         text="cos({0})",
-        deriv_text="-sin({0})",
-        step="{g} * -sin({0})",
     ),
     _unary(
         "tan",
@@ -48,8 +44,6 @@ OPS: tuple[Op, ...] = (
         "1 + tan(x)**2",
         "x != pi/2 + k*pi",
         text="tan({0})",
-        deriv_text="tan({0})**2 + 1",
-        step="{g} * (1 + {out}**2)",
     ),
     _unary(
         "asin",
@@ -61,8 +55,6 @@ OPS: tuple[Op, ...] = (
         "1/sqrt(1 - x**2)",
         "-1 <= x <= 1",
         text="asin({0})",
-        deriv_text="1/sqrt(1 - {0}**2)",
-        step="{g} / sqrt(1 - {0}**2)",
     ),
     _unary(
         "acos",
@@ -74,8 +66,6 @@ OPS: tuple[Op, ...] = (
         "-1/sqrt(1 - x**2)",
         "-1 <= x <= 1",
         text="acos({0})",
-        deriv_text="-1/sqrt(1 - {0}**2)",
-        step="-{g} / sqrt(1 - {0}**2)",
     ),
     _unary(
         "atan",
@@ -85,8 +75,6 @@ OPS: tuple[Op, ...] = (
         "AtanBackward0",
         "1/(1 + x**2)",
         text="atan({0})",
-        deriv_text="1/({0}**2 + 1)",
-        step="{g} / (1 + {0}**2)",
     ),
     _unary(
         "sinh",
@@ -96,8 +84,6 @@ OPS: tuple[Op, ...] = (
         "SinhBackward0",
         "cosh(x)",
         text="sinh({0})",
-        deriv_text="cosh({0})",
-        step="{g} * cosh({0})",
     ),
     _unary(
         "cosh",
@@ -107,8 +93,6 @@ OPS: tuple[Op, ...] = (
         "CoshBackward0",
         "sinh(x)",
         text="cosh({0})",
-        deriv_text="sinh({0})",
-        step="{g} * sinh({0})",
     ),
     _unary(
         "tanh",
@@ -118,8 +102,6 @@ OPS: tuple[Op, ...] = (
         "TanhBackward0",
         "1 - tanh(x)**2",
         text="tanh({0})",
-        deriv_text="1 - tanh({0})**2",
-        step="{g} * (1 - {out}**2)",
     ),
     _unary(
         "exp",
@@ -129,8 +111,6 @@ OPS: tuple[Op, ...] = (
         "ExpBackward0",
         "exp(x)",
         text="exp({0})",
-        deriv_text="exp({0})",
-        step="{g} * {out}",
     ),
     _unary(
         "log",
@@ -141,8 +121,6 @@ OPS: tuple[Op, ...] = (
         "1/x",
         "x > 0 (log(0) = -inf)",
         text="log({0})",
-        deriv_text="1/{0}",
-        step="{g} / {0}",
     ),
     _unary(
         "log1p",
@@ -153,8 +131,6 @@ OPS: tuple[Op, ...] = (
         "1/(1 + x)",
         "x > -1",
         text="log({0} + 1)",
-        deriv_text="1/({0} + 1)",
-        step="{g} / (1 + {0})",
     ),
     _unary(
         "sqrt",
@@ -165,8 +141,6 @@ OPS: tuple[Op, ...] = (
         "1/(2*sqrt(x))",
         "x >= 0 (sqrt'(0) = inf)",
         text="sqrt({0})",
-        deriv_text="1/(2*sqrt({0}))",
-        step="{g} / (2*{out})",
     ),
     _unary(
         "abs",
@@ -176,8 +150,6 @@ OPS: tuple[Op, ...] = (
         "AbsBackward0",
         "sign(x) (abs'(0) = 0)",
         text="Abs({0})",
-        deriv_text="sign({0})",
-        step="{g} * sign({0})",
     ),
     _unary(
         "sigmoid",
@@ -187,8 +159,6 @@ OPS: tuple[Op, ...] = (
         "SigmoidBackward0",
         "sigmoid(x)*(1 - sigmoid(x))",
         text="1/(1 + exp(-{0}))",
-        deriv_text="exp(-{0})/(1 + exp(-{0}))**2",
-        step="{g} * {out}*(1 - {out})",
     ),
     _unary(
         "relu",
@@ -198,10 +168,7 @@ OPS: tuple[Op, ...] = (
         lambda sp, a: sp.Max(0, a),
         "ReluBackward0",
         "1 if x > 0 else 0 (relu'(0) = 0)",
-        sym_deriv=(lambda sp, a: sp.Heaviside(a, 0),),
         text="Max(0, {0})",
-        deriv_text="Heaviside({0}, 0)",
-        step="{g} * ({0} > 0)",
     ),
     _unary(
         "softplus",
@@ -213,8 +180,6 @@ OPS: tuple[Op, ...] = (
         "sigmoid(x) (linear above x = 20, as PyTorch)",
         torch="torch.nn.functional.softplus",
         text="log(exp({0}) + 1)",
-        deriv_text="exp({0})/(exp({0}) + 1)",
-        step="{g} * sigmoid({0})",
     ),
 )
 

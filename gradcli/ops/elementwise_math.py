@@ -72,10 +72,6 @@ def _zero_grad(g, out, a, **attrs):
     return np.zeros(np.shape(g))
 
 
-def _zero_sym(sp, a):
-    return sp.Integer(0)
-
-
 # ---------------------------------------------------------------- maximum / minimum
 
 
@@ -135,25 +131,6 @@ def _clamp_form(sp, a, shapes=((),), min=None, max=None):  # noqa: A002
     return form if max is None else sp.Min(form, _number(sp, max))
 
 
-def _clamp_sym_vjp(sp, g, a, shapes=((),), min=None, max=None):  # noqa: A002
-    # Heaviside(0, 1) = 1: the bounds themselves pass the gradient, as clamp_backward does.
-    local = sp.Integer(1)
-    if min is not None:
-        local *= sp.Heaviside(a - _number(sp, min), 1)
-    if max is not None:
-        local *= sp.Heaviside(_number(sp, max) - a, 1)
-    return g * local
-
-
-def _clamp_step(shapes, attrs) -> str:
-    conditions = []  # 1 - (min > x) is x >= min: the bounds pass the gradient
-    if attrs.get("min") is not None:
-        conditions.append(f"(1 - ({_text(attrs['min'])} > {{0}}))")
-    if attrs.get("max") is not None:
-        conditions.append(f"(1 - ({{0}} > {_text(attrs['max'])}))")
-    return " * ".join(["{g}", *conditions])
-
-
 # ---------------------------------------------------------------- clamp (tensor bounds)
 # torch.clamp(x, lo, hi) with tensor bounds is clamp.Tensor (ClampBackward0). A bound left out
 # is an infinite number here: the same values, and the same gradients as derivatives.yaml's
@@ -183,25 +160,8 @@ def _clamp_tensor_form(sp, a, lo, hi, shapes=()):
     return sp.Min(sp.Max(a, lo), hi)
 
 
-def _clamp_tensor_sym_vjp(position: int):
-    def rule(sp, g, a, lo, hi, shapes=()):
-        step = sp.Heaviside  # Heaviside(0, 1) = 1 where the comparison includes equality
-        local = (
-            step(a - lo, 1) * step(hi - a, 1),
-            step(lo - a, 0) * step(hi - lo, 0),
-            1 - step(hi - a, 1) * step(hi - lo, 1),
-        )[position]
-        return g * local
-
-    return rule
-
-
 def _number(sp, value: float):
     return sp.Integer(int(value)) if float(value).is_integer() and abs(value) < 1e15 else sp.Float(value)
-
-
-def _text(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
 
 
 # ---------------------------------------------------------------- round(decimals=)
@@ -241,8 +201,6 @@ OPS: tuple[Op, ...] = (
         "Exp2Backward0",
         "2**x * log(2)",
         text="2**{0}",
-        deriv_text="2**{0}*log(2)",
-        step="{g} * {out}*log(2)",
     ),
     _unary(
         "expm1",
@@ -252,8 +210,6 @@ OPS: tuple[Op, ...] = (
         "Expm1Backward0",
         "exp(x) = expm1(x) + 1",
         text="exp({0}) - 1",
-        deriv_text="exp({0})",
-        step="{g} * ({out} + 1)",
     ),
     _unary(
         "log2",
@@ -264,8 +220,6 @@ OPS: tuple[Op, ...] = (
         "1/(x*log(2))",
         "x > 0 (log2(0) = -inf)",
         text="log({0})/log(2)",
-        deriv_text="1/({0}*log(2))",
-        step="{g} / ({0}*log(2))",
     ),
     _unary(
         "log10",
@@ -276,8 +230,6 @@ OPS: tuple[Op, ...] = (
         "1/(x*log(10))",
         "x > 0 (log10(0) = -inf)",
         text="log({0})/log(10)",
-        deriv_text="1/({0}*log(10))",
-        step="{g} / ({0}*log(10))",
     ),
     _unary(
         "reciprocal",
@@ -288,8 +240,6 @@ OPS: tuple[Op, ...] = (
         "-1/x**2 = -reciprocal(x)**2",
         "x != 0 (1/0 = inf)",
         text="1/{0}",
-        deriv_text="-1/{0}**2",
-        step="-{g} * {out}**2",
     ),
     _unary(
         "rsqrt",
@@ -301,8 +251,6 @@ OPS: tuple[Op, ...] = (
         "-rsqrt(x)**3 / 2",
         "x > 0 (rsqrt(0) = inf)",
         text="1/sqrt({0})",
-        deriv_text="-1/(2*{0}**(3/2))",
-        step="-{g} * {out}**3 / 2",
     ),
     _unary(
         "erf",
@@ -313,9 +261,7 @@ OPS: tuple[Op, ...] = (
         "ErfBackward0",
         "2/sqrt(pi) * exp(-x**2)",
         text="erf({0})",
-        deriv_text="2*exp(-{0}**2)/sqrt(pi)",
         # exp written as e**: the steps use a small vocabulary of functions (tests evaluate them)
-        step="{g} * 2/sqrt(pi) * e**(-{0}**2)",
     ),
     _unary(
         "erfinv",
@@ -327,8 +273,6 @@ OPS: tuple[Op, ...] = (
         "sqrt(pi)/2 * exp(erfinv(x)**2)",
         "-1 < x < 1 (erfinv(+-1) = +-inf)",
         text="erfinv({0})",
-        deriv_text="sqrt(pi)*exp(erfinv({0})**2)/2",
-        step="{g} * sqrt(pi)/2 * e**(erfinv({0})**2)",
     ),
     _unary(
         "asinh",
@@ -339,8 +283,6 @@ OPS: tuple[Op, ...] = (
         "AsinhBackward0",
         "1/sqrt(x**2 + 1)",
         text="asinh({0})",
-        deriv_text="1/sqrt({0}**2 + 1)",
-        step="{g} / sqrt({0}**2 + 1)",
     ),
     _unary(
         "acosh",
@@ -352,8 +294,6 @@ OPS: tuple[Op, ...] = (
         "1/sqrt(x**2 - 1)",
         "x >= 1",
         text="acosh({0})",
-        deriv_text="1/(sqrt({0} - 1)*sqrt({0} + 1))",
-        step="{g} / sqrt({0}**2 - 1)",
     ),
     _unary(
         "atanh",
@@ -365,8 +305,6 @@ OPS: tuple[Op, ...] = (
         "1/(1 - x**2)",
         "-1 < x < 1",
         text="atanh({0})",
-        deriv_text="1/(1 - {0}**2)",
-        step="{g} / (1 - {0}**2)",
     ),
     _unary(
         "sign",
@@ -376,10 +314,7 @@ OPS: tuple[Op, ...] = (
         "SignBackward0",
         "0 (piecewise constant)",
         saves_tensors=False,
-        sym_deriv=(_zero_sym,),
         text="sign({0})",
-        deriv_text="0",
-        step="{g} * 0",
     ),
     _unary(
         "floor",
@@ -389,10 +324,7 @@ OPS: tuple[Op, ...] = (
         "FloorBackward0",
         "0 (piecewise constant)",
         saves_tensors=False,
-        sym_deriv=(_zero_sym,),
         text="floor({0})",
-        deriv_text="0",
-        step="{g} * 0",
     ),
     _unary(
         "ceil",
@@ -402,10 +334,7 @@ OPS: tuple[Op, ...] = (
         "CeilBackward0",
         "0 (piecewise constant)",
         saves_tensors=False,
-        sym_deriv=(_zero_sym,),
         text="ceiling({0})",
-        deriv_text="0",
-        step="{g} * 0",
     ),
     _unary(
         "trunc",
@@ -415,10 +344,7 @@ OPS: tuple[Op, ...] = (
         "TruncBackward0",
         "0 (piecewise constant)",
         saves_tensors=False,
-        sym_deriv=(_zero_sym,),
         text="trunc({0})",
-        deriv_text="0",
-        step="{g} * 0",
     ),
     Op(
         "round",
@@ -437,8 +363,6 @@ OPS: tuple[Op, ...] = (
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "RoundBackward0" if attrs.get("decimals") is None else "RoundBackward1"
         ),
-        sym_vjp=(lambda sp, g, a, shapes, decimals=None: sp.Integer(0),),
-        step=("{g} * 0",),
         batching=Batching("elementwise"),
     ),
     Op(
@@ -448,8 +372,6 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a, b: _atan2_grads(g, a, b)[0], lambda g, out, a, b: _atan2_grads(g, a, b)[1]),
         sympy=lambda sp, a, b: sp.atan2(a, b),
         text="atan2({0}, {1})",
-        deriv_text=("{1}/({0}**2 + {1}**2)", "-{0}/({0}**2 + {1}**2)"),
-        step=("{g} * {1}/({0}**2 + {1}**2)", "-{g} * {0}/({0}**2 + {1}**2)"),
         grad_fn="Atan2Backward0",
         torch="torch.atan2",
         derivative="d atan2(a, b) = (b*da - a*db)/(a**2 + b**2); 0 at a = b = 0",
@@ -464,8 +386,6 @@ OPS: tuple[Op, ...] = (
         ),
         sympy=lambda sp, a, b: sp.Max(a, b),
         text="Max({0}, {1})",
-        deriv_text=("Heaviside({0} - {1})", "Heaviside(-{0} + {1})"),
-        step=("{g} * (1 + sign({0} - {1}))/2", "{g} * (1 - sign({0} - {1}))/2"),
         grad_fn="MaximumBackward0",
         torch="torch.maximum",
         derivative="g to the larger operand; a tie splits it, g/2 each",
@@ -480,8 +400,6 @@ OPS: tuple[Op, ...] = (
         ),
         sympy=lambda sp, a, b: sp.Min(a, b),
         text="Min({0}, {1})",
-        deriv_text=("Heaviside(-{0} + {1})", "Heaviside({0} - {1})"),
-        step=("{g} * (1 - sign({0} - {1}))/2", "{g} * (1 + sign({0} - {1}))/2"),
         grad_fn="MinimumBackward0",
         torch="torch.minimum",
         derivative="g to the smaller operand; a tie splits it, g/2 each",
@@ -500,8 +418,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("min", None, "number"), Param("max", None, "number")),
         infer_shape=_clamp_shape,
-        sym_vjp=(_clamp_sym_vjp,),
-        step=(_clamp_step,),
         batching=Batching("elementwise"),
     ),
     Op(
@@ -516,8 +432,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("nan", None, "number"), Param("posinf", None, "number"), Param("neginf", None, "number")),
         infer_shape=lambda a, **attrs: tuple(a),
-        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: g,),
-        step=("{g}",),  # at a finite x; 0 at nan and +-inf
         batching=Batching("elementwise"),
     ),
     Op(
@@ -537,12 +451,6 @@ OPS: tuple[Op, ...] = (
         function=False,
         method=False,
         infer_shape=lambda a, lo, hi: broadcast_shapes(a, lo, hi),
-        sym_vjp=tuple(_clamp_tensor_sym_vjp(k) for k in range(3)),
-        step=(
-            "{g} * ({0} >= {1}) * ({0} <= {2})",
-            "{g} * ({0} < {1}) * ({1} < {2})",
-            "{g} * max({0} > {2}, {2} < {1})",
-        ),
         written=lambda texts, attrs: "torch.clamp("
         + ", ".join(
             [texts[0]]

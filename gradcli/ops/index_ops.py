@@ -312,14 +312,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM, Param("alpha", 1, "number", keyword_only=True)),
         infer_shape=_add_shape,
-        sym_vjp=(
-            lambda sp, g, a, index, source, shapes=(), **attrs: g,
-            lambda sp, g, a, index, source, shapes=(), **attrs: sp.S.Zero,
-            lambda sp, g, a, index, source, shapes=(), dim=0, alpha=1: (
-                alpha * _fn(sp, "index_select")(g, dim, index)
-            ),
-        ),
-        step=("{g}", "0", "alpha * {g}.index_select(dim, {1})"),
         written=_written("index_add"),
     ),
     Op(
@@ -342,12 +334,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM,),
         infer_shape=_copy_shape,
-        sym_vjp=(
-            lambda sp, g, a, index, source, shapes=(), dim=0: _fn(sp, "index_fill")(g, dim, index, 0),
-            lambda sp, g, a, index, source, shapes=(), **attrs: sp.S.Zero,
-            lambda sp, g, a, index, source, shapes=(), dim=0: _fn(sp, "index_select")(g, dim, index),
-        ),
-        step=("{g}.index_fill(dim, {1}, 0)", "0", "{g}.index_select(dim, {1})"),
         written=_written("index_copy"),
     ),
     Op(
@@ -365,14 +351,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM,),
         infer_shape=_fill_shape,
-        sym_vjp=(
-            lambda sp, g, a, index, value, shapes=(), dim=0: _fn(sp, "index_fill")(g, dim, index, 0),
-            lambda sp, g, a, index, value, shapes=(), **attrs: sp.S.Zero,
-            lambda sp, g, a, index, value, shapes=(), dim=0: _fn(sp, "sum_over")(  # symbolic.SUM
-                _fn(sp, "index_select")(g, dim, index)
-            ),
-        ),
-        step=("{g}.index_fill(dim, {1}, 0)", "0", "{g}.index_select(dim, {1}).sum()"),
         written=_written("index_fill"),
     ),
     Op(
@@ -389,11 +367,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(DIM,),
         infer_shape=_select_shape,
-        sym_vjp=(
-            lambda sp, g, a, index, shapes=(), dim=0: _fn(sp, "index_select_backward")(g, dim, index),
-            lambda sp, g, a, index, shapes=(), **attrs: sp.S.Zero,
-        ),
-        step=("zeros.index_add(dim, {1}, {g})", "0"),
         written=_written("index_select"),
     ),
 )

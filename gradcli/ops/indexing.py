@@ -275,9 +275,6 @@ def _make_index(count: int) -> Op:
         params=(Param("key", (), "key"),),
         refuses_masks=True,
         infer_shape=_index_shape,
-        sym_vjp=(lambda sp, g, a, *tensors, shapes=(), key=(): _fn(sp, "index_backward")(g, *tensors),)
-        + (lambda sp, g, a, *tensors, shapes=(), key=(): sp.S.Zero,) * count,
-        step=(lambda shapes, attrs: "index_backward({g})",) + ("0",) * count,
         written=lambda operands, attrs: f"{operands[0]}[{_key_text(attrs['key'], operands)}]",
         batching=Batching("index"),
     )
@@ -351,8 +348,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("dim", 0, "int"), Param("index", 0, "int")),
         infer_shape=_select_shape,
-        sym_vjp=(lambda sp, g, a, shapes=(), dim=0, index=0: _fn(sp, "select_backward")(g, dim, index),),
-        step=(lambda shapes, attrs: f"select_backward({{g}}, {attrs['dim']}, {attrs['index']})",),
         written=lambda operands, attrs: f"{operands[0]}.select({attrs['dim']}, {attrs['index']})",
         batching=Batching("along", dims=(("dim", 0),)),
     ),
@@ -376,12 +371,6 @@ OPS: tuple[Op, ...] = (
             Param("step", 1, "int"),
         ),
         infer_shape=_slice_shape,
-        sym_vjp=(
-            lambda sp, g, a, shapes=(), dim=0, start=None, end=None, step=1: _fn(sp, "slice_backward")(
-                g, dim
-            ),
-        ),
-        step=(lambda shapes, attrs: f"slice_backward({{g}}, {attrs['dim']})",),
         written=lambda operands, attrs: (
             f"{operands[0]}[{':, ' * (attrs['dim'] if attrs['dim'] >= 0 else 0)}"
             f"{'..., ' if attrs['dim'] < 0 else ''}{_slice_text(attrs['start'], attrs['end'], attrs['step'])}"

@@ -100,35 +100,6 @@ def _stack_grad(position: int) -> Callable[..., np.ndarray]:
 # operand's adjoint is the part of g it became: narrow(g, dim, start, length), select(g, dim, i).
 
 
-def _sym_cat_vjp(position: int) -> Callable[..., Any]:
-    def rule(sp, g, *tensors, shapes=(), dim=0):
-        return _fn(sp, "narrow")(g, *_span(tuple(shapes), position, dim))
-
-    return rule
-
-
-def _sym_stack_vjp(position: int) -> Callable[..., Any]:
-    def rule(sp, g, *tensors, shapes=(), dim=0):
-        return _fn(sp, "select")(g, _normalise_dim(dim, len(shapes[0]) + 1), position)
-
-    return rule
-
-
-def _cat_step(position: int) -> Callable[..., str]:
-    def step(shapes, attrs) -> str:
-        d, start, length = _span(tuple(shapes), position, attrs.get("dim", 0))
-        return f"{{g}}.narrow({d}, {start}, {length})"
-
-    return step
-
-
-def _stack_step(position: int) -> Callable[..., str]:
-    def step(shapes, attrs) -> str:
-        return f"{{g}}.select({_normalise_dim(attrs.get('dim', 0), len(shapes[0]) + 1)}, {position})"
-
-    return step
-
-
 def _written(function: str) -> Callable[[list[str], dict], str]:
     def written(operands: list[str], attrs: dict) -> str:
         dim = attrs.get("dim", 0)
@@ -148,7 +119,6 @@ def _make(function: str, count: int) -> Op:
         forward=_cat if cat else _stack,
         vjp=tuple((_cat_grad if cat else _stack_grad)(i) for i in range(count)),
         sympy=lambda sp, *tensors, shapes=(), dim=0: _fn(sp, function)(*tensors, dim),
-        sym_vjp=tuple((_sym_cat_vjp if cat else _sym_stack_vjp)(i) for i in range(count)),
         grad_fn="CatBackward0" if cat else "StackBackward0",
         torch=f"torch.{function}",
         derivative=(
@@ -168,7 +138,6 @@ def _make(function: str, count: int) -> Op:
         params=(DIM0,),
         batching=Batching("along", dims=(("dim", 0),)),
         infer_shape=_cat_shape if cat else _stack_shape,
-        step=tuple((_cat_step if cat else _stack_step)(i) for i in range(count)),
         written=_written(function),
     )
 

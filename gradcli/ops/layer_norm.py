@@ -106,13 +106,6 @@ def _grad_bias(g, out, x, w, b, normalized_shape=None, eps: float = 1e-5):
     return _rows(np.asarray(g), ns).sum(axis=0).reshape(ns)
 
 
-def _sym_backward(position: int):
-    def form(sp, g, x, w, b, shapes=(), **attrs):
-        return _fn(sp, "layer_norm_backward")(g, x, w, position)
-
-    return form
-
-
 OPS: tuple[Op, ...] = ()  # layer_norm is reached through its composite, F.layer_norm
 INTERNAL: tuple[Op, ...] = (
     Op(
@@ -129,8 +122,6 @@ INTERNAL: tuple[Op, ...] = (
         method=False,
         params=(_SHAPE, _EPS),
         infer_shape=_shape,
-        sym_vjp=tuple(_sym_backward(k) for k in range(3)),
-        step=("layer_norm_backward({g}, {0}, {1})", "sum({g} * x_hat)", "sum({g})"),
         written=lambda texts, attrs: f"F.layer_norm({texts[0]}, {tuple(attrs.get('normalized_shape') or ())}, "
         f"{texts[1]}, {texts[2]}, eps={attrs.get('eps', 1e-5)!r})",
     ),

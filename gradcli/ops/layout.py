@@ -7,7 +7,6 @@ import numpy as np
 from .core import (
     Op,
     _sym_transpose,
-    _sym_transpose_vjp,
     _transpose_shape,
     call,
 )
@@ -26,8 +25,6 @@ OPS: tuple[Op, ...] = (
         saves_tensors=False,
         elementwise=False,
         infer_shape=_transpose_shape,
-        sym_vjp=(_sym_transpose_vjp,),
-        step=(lambda shapes, attrs: "{g}.T" if len(shapes[0]) == 2 else "{g}",),
     ),
     Op(
         "T",
@@ -44,7 +41,5 @@ OPS: tuple[Op, ...] = (
         function=False,
         method=False,
         infer_shape=_transpose_shape,
-        sym_vjp=(_sym_transpose_vjp,),
-        step=(lambda shapes, attrs: "{g}.T" if len(shapes[0]) == 2 else "{g}",),
     ),
 )

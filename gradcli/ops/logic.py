@@ -42,8 +42,6 @@ def _comparison(name: str, symbol: str, ufunc: np.ufunc) -> Op:
         differentiable=False,
         gives_mask=True,
         infer_shape=lambda a, b: broadcast_shapes(a, b),
-        sym_vjp=(lambda sp, g, a, b, shapes=(): sp.S.Zero,) * 2,
-        step=("0", "0"),
     )
 
 
@@ -107,8 +105,6 @@ def _like(name: str, fill: float | None) -> Op:
         differentiable=False,
         params=(Param("fill_value", 0.0, "number"),) if fill is None else (),
         infer_shape=lambda a, fill_value=0.0: tuple(a),
-        sym_vjp=(lambda sp, g, a, shapes=(), fill_value=0.0: sp.S.Zero,),
-        step=("0",),
     )
 
 
@@ -135,8 +131,6 @@ def _truth(name: str, reduce) -> Op:
         reduction=True,
         params=(DIM_OR_DIMS, KEEPDIM),
         infer_shape=_reduce_shape,
-        sym_vjp=(lambda sp, g, a, shapes=(), dim=None, keepdim=False: sp.S.Zero,),
-        step=("0",),
         batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     )
 
@@ -167,12 +161,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         method=False,
         infer_shape=lambda c, a, b: broadcast_shapes(c, a, b),
-        sym_vjp=(
-            lambda sp, g, c, a, b, shapes=(): sp.S.Zero,
-            lambda sp, g, c, a, b, shapes=(): _fn(sp, "where")(c, g, 0),
-            lambda sp, g, c, a, b, shapes=(): _fn(sp, "where")(c, 0, g),
-        ),
-        step=("0", "{g} * {0}", "{g} * (1 - {0})"),
         written=lambda operands, attrs: f"torch.where({', '.join(operands)})",
         batching=Batching("elementwise"),
     ),
@@ -189,8 +177,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         differentiable=False,
         infer_shape=lambda a: tuple(a),
-        sym_vjp=(lambda sp, g, a, shapes=(): sp.S.Zero,),
-        step=("0",),
         batching=Batching("copy"),
     ),
     Op(
@@ -209,11 +195,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("value", None, "number"),),
         infer_shape=lambda a, mask, value=None: _masked_fill_shape(a, mask, value),
-        sym_vjp=(
-            lambda sp, g, a, mask, shapes=(), value=0.0: _fn(sp, "where")(mask, 0, g),
-            lambda sp, g, a, mask, shapes=(), value=0.0: sp.S.Zero,
-        ),
-        step=("{g} * (1 - {1})", "0"),
         written=lambda operands, attrs: f"{operands[0]}.masked_fill({operands[1]}, {attrs['value']!r})",
         batching=Batching("elementwise"),
     ),
@@ -232,11 +213,6 @@ OPS: tuple[Op, ...] = (
         params=(Param("count", -1, "int"),),
         infer_shape=_masked_select_shape,
         from_values=_masked_select_count,
-        sym_vjp=(
-            lambda sp, g, a, mask, shapes=(), count=-1: _fn(sp, "masked_scatter")(mask, g),
-            lambda sp, g, a, mask, shapes=(), count=-1: sp.S.Zero,
-        ),
-        step=("masked_scatter({1}, {g})", "0"),
         written=lambda operands, attrs: f"{operands[0]}.masked_select({operands[1]})",
     ),
     _truth("any", np.any),

@@ -53,8 +53,6 @@ def _triangle_op(name: str, lower: bool, description: str) -> Op:
         elementwise=False,
         params=(_DIAGONAL,),
         infer_shape=_triangle_shape(name),
-        sym_vjp=(lambda sp, g, a, shapes=((),), diagonal=0: _fn(sp, name)(g, diagonal),),
-        step=(lambda shapes, attrs: f"{{g}}.{name}({attrs.get('diagonal', 0)})",),
         written=lambda texts, attrs: f"{texts[0]}.{name}({attrs.get('diagonal', 0) or ''})",
         batching=Batching("along"),
     )
@@ -206,8 +204,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("offset", 0, "int"), Param("dim1", 0, "int"), Param("dim2", 1, "int")),
         infer_shape=_diagonal_shape,
-        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: _fn(sp, "diagonal_backward")(g, attrs.get("offset", 0)),),
-        step=(lambda shapes, attrs: f"diagonal_backward({{g}}, {attrs.get('offset', 0)})",),
         written=lambda texts, attrs: f"{texts[0]}.diagonal({attrs.get('offset', 0)}, {attrs.get('dim1', 0)}, {attrs.get('dim2', 1)})",
     ),
     Op(
@@ -222,8 +218,6 @@ OPS: tuple[Op, ...] = (
         saves_tensors=False,
         elementwise=False,
         infer_shape=_trace_shape,
-        sym_vjp=(lambda sp, g, a, shapes=((),): _fn(sp, "trace_backward")(g),),
-        step=("trace_backward({g})",),
         written=lambda texts, attrs: f"torch.trace({texts[0]})",
     ),
     Op(
@@ -240,8 +234,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(_DIAGONAL,),
         infer_shape=_diag_shape,
-        sym_vjp=(lambda sp, g, a, shapes=((),), diagonal=0: _fn(sp, "diag_backward")(g, diagonal),),
-        step=(lambda shapes, attrs: f"diag_backward({{g}}, {attrs.get('diagonal', 0)})",),
         written=lambda texts, attrs: f"torch.diag({texts[0]}, {attrs.get('diagonal', 0)})",
     ),
     Op(
@@ -257,8 +249,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(_FLIP_DIMS,),
         infer_shape=_flip_shape,
-        sym_vjp=(lambda sp, g, a, shapes=((),), dims=None: _fn(sp, "flip")(g, *(dims or ())),),
-        step=(lambda shapes, attrs: f"{{g}}.flip({_dims_text(attrs)})",),
         written=lambda texts, attrs: f"{texts[0]}.flip({_dims_text(attrs)})",
         batching=Batching("along", dims=(("dims", None),)),
     ),
@@ -275,8 +265,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(_SHIFTS, _ROLL_DIMS),
         infer_shape=_roll_shape,
-        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: _fn(sp, "roll_backward")(g),),
-        step=(lambda shapes, attrs: f"{{g}}.roll({_roll_text(attrs, -1)})",),
         written=lambda texts, attrs: f"{texts[0]}.roll({_roll_text(attrs)})",
         batching=Batching("roll"),
     ),

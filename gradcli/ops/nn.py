@@ -175,10 +175,6 @@ def _log_softmax_backward_data(g, out, dim=None):
     return g - np.exp(out) * np.sum(g, axis=axis, keepdims=True)
 
 
-def _dim_text(shapes, attrs) -> str:
-    return str(_normalise_dim(attrs.get("dim"), len(shapes[0])) if shapes[0] else None)
-
-
 # ---------------------------------------------------------------- pointwise losses
 
 
@@ -642,11 +638,9 @@ def _loss(
     *,
     params: tuple[Param, ...] = (REDUCTION,),
     infer_shape: Callable[..., Shape] = _loss_shape,
-    step: tuple[Any, ...],
     **extra: Any,
 ) -> Op:
     """A loss of (input, target): one node, a choice of reduction, opaque symbolic form."""
-    extra.setdefault("sym_vjp", tuple(_sym_backward(name, i) for i in range(len(vjp))))
     return Op(
         name,
         f"{name}(a,b) or F.{name}(x, y, reduction='sum')",
@@ -660,34 +654,8 @@ def _loss(
         method=False,
         params=params,
         infer_shape=infer_shape,
-        step=step,
         **extra,
     )
-
-
-def _sym_backward(name: str, position: int) -> Callable[..., Any]:
-    """An opaque symbolic VJP, named after the op and the operand: mse_loss_backward_input(g, x, y)."""
-    which = ("input", "target")[position]
-
-    def rule(sp, g, *args, shapes=(), **attrs):
-        return _fn(sp, f"{name}_backward_{which}")(g, *args)
-
-    return rule
-
-
-def _mean_text(shapes, attrs) -> str:
-    if attrs.get("reduction", "mean") != "mean":
-        return ""
-    return f" / {math.prod(broadcast_shapes(tuple(shapes[0]), tuple(shapes[1])))}"
-
-
-def _sym_mse(sign: int) -> Callable[..., Any]:
-    def rule(sp, g, a, b, shapes=((), ()), reduction="mean"):
-        count = math.prod(broadcast_shapes(tuple(shapes[0]), tuple(shapes[1])))
-        norm = sp.Integer(2) / count if reduction == "mean" else sp.Integer(2)
-        return sign * norm * (a - b) * g
-
-    return rule
 
 
 OPS: tuple[Op, ...] = (
@@ -703,12 +671,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(SOFTMAX_DIM,),
         infer_shape=_softmax_shape("softmax"),
-        sym_vjp=(lambda sp, g, a, shapes=((),), dim=None: _fn(sp, "softmax_backward")(g, a, dim),),
-        step=(
-            lambda shapes, attrs: (
-                f"{{out}} * ({{g}} - sum({{g}} * {{out}}, {_dim_text(shapes, attrs)}, keepdim=True))"
-            ),
-        ),
         batching=Batching("along", dims=(("dim", None),)),
     ),
     Op(
@@ -723,12 +685,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(SOFTMAX_DIM,),
         infer_shape=_softmax_shape("log_softmax"),
-        sym_vjp=(lambda sp, g, a, shapes=((),), dim=None: _fn(sp, "log_softmax_backward")(g, a, dim),),
-        step=(
-            lambda shapes, attrs: (
-                f"{{g}} - exp({{out}}) * sum({{g}}, {_dim_text(shapes, attrs)}, keepdim=True)"
-            ),
-        ),
         batching=Batching("along", dims=(("dim", None),)),
     ),
     _loss(
@@ -740,11 +696,6 @@ OPS: tuple[Op, ...] = (
         ),
         "MseLossBackward0",
         "2 * (x - y) * g (/ numel for 'mean'); the target gets the negative",
-        step=(
-            lambda shapes, attrs: "{g} * 2*({0} - {1})" + _mean_text(shapes, attrs),
-            lambda shapes, attrs: "{g} * 2*({1} - {0})" + _mean_text(shapes, attrs),
-        ),
-        sym_vjp=(_sym_mse(1), _sym_mse(-1)),
     ),
     _loss(
         "smooth_l1_loss",
@@ -759,10 +710,6 @@ OPS: tuple[Op, ...] = (
         infer_shape=_smooth_l1_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: (
             _l1_names(kinds, shapes, attrs) if attrs.get("beta", 1.0) == 0 else "SmoothL1LossBackward0"
-        ),
-        step=(
-            lambda shapes, attrs: "{g} * clamp(({0} - {1}) / beta, -1, 1)" + _mean_text(shapes, attrs),
-            lambda shapes, attrs: "{g} * clamp(({1} - {0}) / beta, -1, 1)" + _mean_text(shapes, attrs),
         ),
     ),
     _loss(
@@ -781,10 +728,6 @@ OPS: tuple[Op, ...] = (
         # huber_loss is the one loss whose reduction and delta come right after the target
         params=(replace(REDUCTION, keyword_only=False), Param("delta", 1.0, "number")),
         infer_shape=_huber_shape,
-        step=(
-            lambda shapes, attrs: "{g} * clamp({0} - {1}, -delta, delta)" + _mean_text(shapes, attrs),
-            lambda shapes, attrs: "{g} * clamp({1} - {0}, -delta, delta)" + _mean_text(shapes, attrs),
-        ),
     ),
     _loss(
         "binary_cross_entropy",
@@ -804,10 +747,6 @@ OPS: tuple[Op, ...] = (
             )
         ),
         domain="0 <= input <= 1 and 0 <= target <= 1 (logs clamped at -100)",
-        step=(
-            lambda shapes, attrs: "{g} * ({0} - {1}) / ({0}*(1 - {0}))" + _mean_text(shapes, attrs),
-            lambda shapes, attrs: "-{g} * log({0}/(1 - {0}))" + _mean_text(shapes, attrs),
-        ),
     ),
     _loss(
         "binary_cross_entropy_with_logits",
@@ -817,10 +756,6 @@ OPS: tuple[Op, ...] = (
         "g * (sigmoid(x) - y) for x; -g * x for y (/ numel for 'mean')",
         infer_shape=_same_size(
             lambda a, b: f"Target size ({_torch_size(b)}) must be the same as input size ({_torch_size(a)})"
-        ),
-        step=(
-            lambda shapes, attrs: "{g} * (sigmoid({0}) - {1})" + _mean_text(shapes, attrs),
-            lambda shapes, attrs: "-{g} * {0}" + _mean_text(shapes, attrs),
         ),
     ),
     _loss(
@@ -837,12 +772,6 @@ OPS: tuple[Op, ...] = (
         params=(IGNORE_INDEX, REDUCTION),
         infer_shape=_nll_shape,
         domain="target: class indices 0 <= y < C (or ignore_index), given with --const",
-        step=(
-            lambda shapes, attrs: (
-                "-{g} * one_hot({1})" + (" / rows" if attrs.get("reduction", "mean") == "mean" else "")
-            ),
-            "no gradient: class indices",
-        ),
         batching=Batching("nll_loss"),
     ),
 )
@@ -1217,7 +1146,6 @@ _WEIGHT_FLAGS = (Param("weighted", True, "bool"), Param("pos_weighted", False, "
 
 def _weighted_loss(name: str, call_name: str, operands: str, **extra: Any) -> Op:
     """A weighted loss: internal (reached through F.<call_name>(..., weight=w)), opaque symbolic form."""
-    count = len(extra["vjp"])
     return Op(
         name,
         f"(internal) F.{call_name}({operands})",
@@ -1226,7 +1154,6 @@ def _weighted_loss(name: str, call_name: str, operands: str, **extra: Any) -> Op
         elementwise=False,
         function=False,
         method=False,
-        sym_vjp=tuple(_sym_backward(call_name, min(i, 1)) for i in range(count)),
         **extra,
     )
 
@@ -1248,14 +1175,6 @@ INTERNAL: tuple[Op, ...] = (
         derivative="-g * w[y] at each row's target class (/ the counted rows' weights for 'mean')",
         params=(IGNORE_INDEX, REDUCTION),
         infer_shape=_nll_weighted_shape,
-        step=(
-            lambda shapes, attrs: (
-                "-{g} * {2}[{1}] * one_hot({1})"
-                + (" / sum({2}[{1}])" if attrs.get("reduction", "mean") == "mean" else "")
-            ),
-            "no gradient: class indices",
-            "no gradient: the weight",
-        ),
     ),
     _weighted_loss(
         "binary_cross_entropy_weighted",
@@ -1274,11 +1193,6 @@ INTERNAL: tuple[Op, ...] = (
         params=(REDUCTION,),
         infer_shape=_bce_weighted_shape,
         domain="0 <= input <= 1 and 0 <= target <= 1 (logs clamped at -100)",
-        step=(
-            lambda shapes, attrs: "{g} * {2} * ({0} - {1}) / ({0}*(1 - {0}))" + _mean_text(shapes, attrs),
-            lambda shapes, attrs: "-{g} * {2} * log({0}/(1 - {0}))" + _mean_text(shapes, attrs),
-            "no gradient: the weight",
-        ),
     ),
     _weighted_loss(
         "binary_cross_entropy_with_logits_weighted",
@@ -1298,16 +1212,6 @@ INTERNAL: tuple[Op, ...] = (
         ),
         params=(REDUCTION, *_WEIGHT_FLAGS),
         infer_shape=_bce_logits_weighted_shape,
-        step=(
-            lambda shapes, attrs: (
-                "{g} * {2} * (({3}*{1} + 1 - {1}) * sigmoid({0}) - {3}*{1})" + _mean_text(shapes, attrs)
-            ),
-            lambda shapes, attrs: (
-                "{g} * {2} * (log_sigmoid(-{0}) - {3} * log_sigmoid({0}))" + _mean_text(shapes, attrs)
-            ),
-            "no gradient: the weight",
-            "no gradient: pos_weight",
-        ),
     ),
     Op(
         "_class_weight_sum",

@@ -19,7 +19,6 @@ import numpy as np
 
 from ..errors import ShapeError
 from .core import NUMBER, Composite, Op, Param, Shape, broadcast_shapes
-from .elementwise_math import _text
 
 
 def _bound_shape(a: Shape, bound: float | None = None) -> Shape:
@@ -40,10 +39,6 @@ def _one_sided(name: str, keep, ufunc, symbol: str, grad_fn: str) -> Op:
     def form(sp, a, shapes=((),), **attrs):
         return (sp.Max if param == "min" else sp.Min)(a, sp.Float(attrs[param]))
 
-    def sym_vjp(sp, g, a, shapes=((),), **attrs):
-        bound = sp.Float(attrs[param])
-        return g * sp.Heaviside(a - bound if param == "min" else bound - a, 1)
-
     return Op(
         name,
         f"x.{name}({param}) or torch.{name}(x, {param})",
@@ -57,8 +52,6 @@ def _one_sided(name: str, keep, ufunc, symbol: str, grad_fn: str) -> Op:
         elementwise=False,
         params=(Param(param, None, "number"),),
         infer_shape=lambda a, **attrs: _bound_shape(a, attrs.get(param)),
-        sym_vjp=(sym_vjp,),
-        step=(lambda shapes, attrs: f"{{g}} * ({{0}} {symbol} {_text(attrs.get(param) or 0.0)})",),
         written=lambda texts, attrs: f"{texts[0]}.{name}({attrs[param]!r})",
     )
 
@@ -85,8 +78,6 @@ INTERNAL: tuple[Op, ...] = (
         method=False,
         params=(Param("min", 0.0, "number"),),
         infer_shape=lambda a, **attrs: tuple(a),
-        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: g,),
-        step=("{g}",),
         written=lambda texts, attrs: f"{texts[0]}.clone().clamp_min_({attrs.get('min', 0.0)!r})",
     ),
 )

@@ -153,11 +153,6 @@ OPS: tuple[Op, ...] = (
         method=False,
         params=(Param("padding_idx", None, "int"),),
         infer_shape=_embedding_shape,
-        sym_vjp=(
-            lambda sp, g, indices, weight, shapes=(), padding_idx=None: sp.S.Zero,
-            lambda sp, g, indices, weight, shapes=(), padding_idx=None: _fn(sp, "embedding_backward")(g, indices),
-        ),
-        step=("0", "embedding_backward({g}, {0})"),
         written=lambda texts, attrs: f"F.embedding({texts[0]}, {texts[1]}"
         + ("" if attrs.get("padding_idx") is None else f", padding_idx={attrs['padding_idx']}")
         + ")",
@@ -175,11 +170,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("dim", None, "dim"),),
         infer_shape=_gather_shape,
-        sym_vjp=(
-            lambda sp, g, a, index, shapes=(), dim=0: _fn(sp, "gather_backward")(g, dim, index),
-            lambda sp, g, a, index, shapes=(), dim=0: sp.S.Zero,
-        ),
-        step=("gather_backward({g})", "0"),
         written=lambda texts, attrs: f"{texts[0]}.gather({attrs['dim']}, {texts[1]})",
         batching=Batching("along", dims=(("dim", 0),)),
     ),
@@ -205,8 +195,6 @@ INTERNAL: tuple[Op, ...] = (
         params=(Param("num_classes", -1, "int"),),
         infer_shape=_one_hot_shape,
         from_values=_one_hot_classes,
-        sym_vjp=(lambda sp, g, a, shapes=(), num_classes=-1: sp.S.Zero,),
-        step=("0",),
         written=lambda texts, attrs: f"F.one_hot({texts[0]}, num_classes={attrs['num_classes']})",
     ),
 )

@@ -332,8 +332,6 @@ INTERNAL: tuple[Op, ...] = (
         params=_MAX_PARAMS,
         infer_shape=_max_shape,
         work=_window_steps,
-        sym_vjp=(lambda sp, g, x, shapes=(), **attrs: _fn(sp, "max_pool2d_backward")(g, x),),
-        step=("max_pool2d_backward({g}, {0})",),
         written=_pool_text(
             "max_pool2d", (("stride", None), ("padding", 0), ("dilation", 1), ("ceil_mode", False))
         ),
@@ -353,8 +351,6 @@ INTERNAL: tuple[Op, ...] = (
         params=_AVG_PARAMS,
         infer_shape=_avg_shape,
         work=_window_steps,
-        sym_vjp=(lambda sp, g, x, shapes=(), **attrs: _fn(sp, "avg_pool2d_backward")(g, x),),
-        step=("avg_pool2d_backward({g}, {0})",),
         written=_pool_text(
             "avg_pool2d",
             (

@@ -142,11 +142,6 @@ OPS: tuple[Op, ...] = (
         derivative="batched (a@b): grads g@b^T and a^T@g, batch by batch",
         elementwise=False,
         infer_shape=_bmm_shape,
-        sym_vjp=(
-            lambda sp, g, a, b, shapes=(): sp.Function("bmm")(g, sp.Function("mT")(b)),
-            lambda sp, g, a, b, shapes=(): sp.Function("bmm")(sp.Function("mT")(a), g),
-        ),
-        step=("bmm({g}, {1}.transpose(1, 2))", "bmm({0}.transpose(1, 2), {g})"),
         written=lambda texts, attrs: f"torch.bmm({texts[0]}, {texts[1]})",
         batching=Batching("bmm"),
     ),
@@ -175,8 +170,6 @@ INTERNAL: tuple[Op, ...] = (
         function=False,
         method=False,
         infer_shape=_squeeze_shape,
-        sym_vjp=(lambda sp, g, a, shapes=(), dims=(0,): g,),  # shapes are symbolic scalars there
-        step=(lambda shapes, attrs: f"{{g}}.unsqueeze({attrs.get('dims', (0,))[0]})",),
         written=lambda texts, attrs: f"{texts[0]}.squeeze({attrs['dims'][0]})",
     ),
 )

@@ -445,119 +445,9 @@ def _sym_form(name: str, same_for_0d: bool = True):
     return form
 
 
-def _sym_backward(name: str):
-    """The VJP as PyTorch's backward function, opaque: amax_backward(g, x, 1)."""
-
-    def vjp(sp, g, a, shapes=((),), dim=None, **attrs):
-        return _fn(sp, name)(g, a, *_dim_args(shapes[0], dim))
-
-    return vjp
-
-
-def _sym_var_vjp(sp, g, a, shapes=((),), dim=None, unbiased=None, keepdim=False, correction=None):
-    dims = _dim_args(shapes[0], dim)
-    n = _count(shapes[0], _dims(dim, len(shapes[0])))
-    dof = sp.nsimplify(n - _correction(unbiased, correction))
-    return 2 * g * (a - _fn(sp, "mean")(a, *dims)) / dof if dof else sp.nan
-
-
-def _sym_std_vjp(sp, g, a, shapes=((),), dim=None, unbiased=None, keepdim=False, correction=None):
-    std = _fn(sp, "std_over")(a, *_dim_args(shapes[0], dim))
-    return _sym_var_vjp(sp, g / (2 * std), a, shapes, dim, unbiased, keepdim, correction)
-
-
-def _sym_logsumexp_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
-    return g * sp.exp(a - _sym_form("logsumexp")(sp, a, shapes, dim))
-
-
-def _sym_prod_vjp(sp, g, a, shapes=((),), dim=None, keepdim=False):
-    if not shapes[0]:
-        return g
-    return g * _sym_form("prod_over")(sp, a, shapes, dim) / a
-
-
 def _sym_norm(sp, a, shapes=((),), p=2.0, dim=None, keepdim=False):
     order = sp.oo if p == INF else -sp.oo if p == -INF else sp.nsimplify(p)
     return _fn(sp, "norm")(a, order, *_dim_args(shapes[0], dim))
-
-
-def _sym_norm_vjp(sp, g, a, shapes=((),), p=2.0, dim=None, keepdim=False):
-    if p == 2:
-        return g * a / _sym_norm(sp, a, shapes, p, dim)
-    if p == 1:
-        return g * sp.sign(a)
-    order = sp.oo if p == INF else -sp.oo if p == -INF else sp.nsimplify(p)
-    return _fn(sp, "norm_backward")(g, a, order, *_dim_args(shapes[0], dim))
-
-
-def _unsqueezed(text: str, shape: Shape, dims: tuple[int, ...], keepdim: bool) -> str:
-    if keepdim or not shape or not dims:
-        return text
-    return text + "".join(f".unsqueeze({d})" for d in dims)
-
-
-def _dims_text(dims: tuple[int, ...]) -> str:
-    return str(dims[0]) if len(dims) == 1 else "(" + ", ".join(map(str, dims)) + ")"
-
-
-def _restored_pair(shapes, attrs) -> tuple[str, str, tuple[int, ...]]:
-    shape = shapes[0]
-    dim = attrs.get("dim")
-    dims = _dims(dim, len(shape)) if _dims_given(dim) else ()
-    keepdim = bool(attrs.get("keepdim"))
-    return _unsqueezed("{g}", shape, dims, keepdim), _unsqueezed("{out}", shape, dims, keepdim), dims
-
-
-def _extremum_step(shapes, attrs) -> str:
-    g, out, dims = _restored_pair(shapes, attrs)
-    where = f", {_dims_text(dims)}, keepdim=True" if dims else ""
-    return f"{g} * ({{0}} == {out}) / sum({{0}} == {out}{where})"
-
-
-def _prod_step(shapes, attrs) -> str:
-    g, out, _ = _restored_pair(shapes, attrs)
-    return "{g}" if not shapes[0] else f"{g} * {out} / {{0}}"
-
-
-def _logsumexp_step(shapes, attrs) -> str:
-    g, out, _ = _restored_pair(shapes, attrs)
-    return f"{g} * exp({{0}} - {out})"
-
-
-def _var_step(shapes, attrs, std: bool = False) -> str:
-    shape = shapes[0]
-    dim = attrs.get("dim")
-    dims = _dims(dim, len(shape)) if _dims_given(dim) else ()
-    g = _unsqueezed("{g}", shape, dims, bool(attrs.get("keepdim")))
-    out = _unsqueezed("{out}", shape, dims, bool(attrs.get("keepdim")))
-    n = _count(shape, _dims(dim, len(shape)))
-    c = _correction(attrs.get("unbiased"), attrs.get("correction"))
-    mean = f"mean({{0}}, {_dims_text(dims)}, keepdim=True)" if dims else "mean({0})"
-    dof = format(n - c, "g")
-    if std:
-        return f"{g} * ({{0}} - {mean}) / ({dof} * {out})"
-    return f"{g} * 2 * ({{0}} - {mean}) / {dof}"
-
-
-def _norm_step(shapes, attrs) -> str:
-    g, out, dims = _restored_pair(shapes, attrs)
-    p = attrs.get("p", 2.0)
-    if p == 2:
-        return f"{g} * {{0}} / {out}"
-    if p == 1:
-        return f"{g} * sign({{0}})"
-    if p == 0:
-        return "0"
-    if abs(p) == INF:
-        where = f", {_dims_text(dims)}, keepdim=True" if dims else ""
-        return f"{g} * sign({{0}}) * (abs({{0}}) == {out}) / sum(abs({{0}}) == {out}{where})"
-    q = format(p - 1, "g")
-    return f"{g} * sign({{0}}) * abs({{0}})**{q} / {out}**{q}"
-
-
-def _cumsum_step(shapes, attrs) -> str:
-    d = _normalise_dim(attrs.get("dim"), len(shapes[0]))
-    return "{g}" if not shapes[0] else f"flip(cumsum(flip({{g}}, {d}), {d}), {d})"
 
 
 # ---------------------------------------------------------------- the records
@@ -576,8 +466,6 @@ def _extremum(name: str, forward, grad_fn: str, pick: str) -> Op:
         elementwise=False,
         params=(DIMS, KEEPDIM),
         infer_shape=_extremum_shape(name),
-        sym_vjp=(_sym_backward(f"{name}_backward"),),
-        step=(_extremum_step,),
         batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     )
 
@@ -595,8 +483,6 @@ def _whole(name: str, forward, grad_fn: str, pick: str) -> Op:
         elementwise=False,
         params=(ONE_DIM, KEEPDIM),  # only to say that the (values, indices) form is missing
         infer_shape=_max_shape(name),
-        sym_vjp=(_sym_backward(f"{name}_backward"),),
-        step=(_extremum_step,),
         pair=(f"{name}_values", f"arg{name}"),  # torch.max(x, dim): (values, indices)
         batching=Batching("over_samples"),
     )
@@ -690,10 +576,6 @@ def _picked(pick: str) -> tuple[Op, Op]:
         method=False,
         params=(Param("dim", 0, "int"), KEEPDIM),
         infer_shape=_pick_shape(pick),
-        sym_vjp=(
-            lambda sp, g, a, shapes=((),), dim=0, keepdim=False: _fn(sp, f"{pick}_backward")(g, a, dim),
-        ),
-        step=(lambda shapes, attrs, pick=pick: f"{pick}_backward({{g}}, {attrs.get('dim', 0)})",),
         written=lambda operands, attrs, pick=pick: (
             f"{operands[0]}.{pick}({attrs['dim']}"
             + (", keepdim=True" if attrs.get("keepdim") else "")
@@ -715,8 +597,6 @@ def _picked(pick: str) -> tuple[Op, Op]:
         differentiable=False,
         params=(ONE_DIM, KEEPDIM),
         infer_shape=_arg_shape(f"arg{pick}"),
-        sym_vjp=(lambda sp, g, a, shapes=((),), dim=None, keepdim=False: sp.S.Zero,),
-        step=("0",),
         written=lambda operands, attrs, pick=pick: (
             f"torch.arg{pick}({operands[0]}"
             + ("" if attrs.get("dim") is None else f", {attrs['dim']}")
@@ -753,8 +633,6 @@ OPS: tuple[Op, ...] = (
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "ProdBackward1" if attrs.get("dim") is not None else "ProdBackward0"
         ),
-        sym_vjp=(_sym_prod_vjp,),
-        step=(_prod_step,),
         batching=Batching("over_samples"),
     ),
     Op(
@@ -770,8 +648,6 @@ OPS: tuple[Op, ...] = (
         reduction=True,
         params=(ONE_DIM, KEEPDIM),
         infer_shape=_logsumexp_shape,
-        sym_vjp=(_sym_logsumexp_vjp,),
-        step=(_logsumexp_step,),
         batching=Batching("along", dims=(("dim", None),)),
     ),
     Op(
@@ -786,8 +662,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=_VAR_PARAMS,
         infer_shape=_var_shape,
-        sym_vjp=(_sym_var_vjp,),
-        step=(_var_step,),
         batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     ),
     Op(
@@ -802,8 +676,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=_VAR_PARAMS,
         infer_shape=_var_shape,
-        sym_vjp=(_sym_std_vjp,),
-        step=(lambda shapes, attrs: _var_step(shapes, attrs, std=True),),
         batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     ),
     Op(
@@ -818,8 +690,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(Param("p", 2.0, "number"), DIMS, KEEPDIM),
         infer_shape=_norm_shape,
-        sym_vjp=(_sym_norm_vjp,),
-        step=(_norm_step,),
         batching=Batching("along", dims=(("dim", ALL_DIMS),)),
     ),
     Op(
@@ -835,8 +705,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(ONE_DIM,),
         infer_shape=_cumsum_shape,
-        sym_vjp=(_sym_backward("reversed_cumsum"),),
-        step=(_cumsum_step,),
         batching=Batching("along", dims=(("dim", None),)),
     ),
     Op(
@@ -851,8 +719,6 @@ OPS: tuple[Op, ...] = (
         elementwise=False,
         params=(ONE_DIM,),
         infer_shape=_cumprod_shape,
-        sym_vjp=(_sym_backward("cumprod_backward"),),
-        step=(lambda shapes, attrs: f"cumprod_backward({{g}}, {{0}}, {attrs.get('dim')})",),
         batching=Batching("along", dims=(("dim", None),)),
     ),
 )

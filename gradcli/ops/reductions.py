@@ -10,12 +10,9 @@ from .core import (
     _expand_reduced,
     _mean,
     _mean_grad,
-    _mean_step,
     _reduce_shape,
     _sum,
-    _sym_mean_vjp,
     _sym_reduce,
-    _unsqueezed,
 )
 
 OPS: tuple[Op, ...] = (
@@ -34,8 +31,6 @@ OPS: tuple[Op, ...] = (
         params=(DIM_OR_DIMS, KEEPDIM),
         infer_shape=_reduce_shape,
         pick_grad_fn=lambda kinds, shapes, attrs: "SumBackward1" if _dim_overload(attrs) else "SumBackward0",
-        step=(lambda shapes, attrs: _unsqueezed("{g}", shapes[0], attrs),),
-        sym_vjp=(lambda sp, g, a, shapes, dim=None, keepdim=False: g,),
     ),
     Op(
         "mean",
@@ -54,7 +49,5 @@ OPS: tuple[Op, ...] = (
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "MeanBackward1" if _dim_overload(attrs) else "MeanBackward0"
         ),
-        sym_vjp=(_sym_mean_vjp,),
-        step=(_mean_step,),
     ),
 )

@@ -380,18 +380,8 @@ def _same(sp, a, shapes=((),), **attrs):
     return a
 
 
-def _same_vjp(sp, g, a, shapes=((),), **attrs):
-    return g
-
-
 def _sym_permute(sp, a, shapes=((),), dims=None):
     return sp.Function("permute")(a, *_permutation(len(shapes[0]), dims)) if shapes[0] else a
-
-
-def _sym_permute_vjp(sp, g, a, shapes=((),), dims=None):
-    ndim = len(shapes[0])
-    inverse = [int(i) for i in np.argsort(_permutation(ndim, dims))]
-    return sp.Function("permute")(g, *inverse) if ndim and not g.is_number else g
 
 
 def _sym_transpose(sp, a, shapes=((),), dim0=None, dim1=None):
@@ -400,77 +390,7 @@ def _sym_transpose(sp, a, shapes=((),), dim0=None, dim1=None):
     return sp.Function("transpose")(a, *_transpose_dims(len(shapes[0]), dim0, dim1))
 
 
-def _sym_transpose_vjp(sp, g, a, shapes=((),), dim0=None, dim1=None):
-    return g if g.is_number else _sym_transpose(sp, g, shapes, dim0, dim1)
-
-
-def _copied_dims(operand: Shape, result: Shape) -> tuple[int, ...]:
-    """Dims of the result along which the operand's elements were copied (expand, repeat)."""
-    extra = len(result) - len(operand)
-    padded = (1,) * extra + tuple(operand)
-    return tuple(i for i, (n, m) in enumerate(zip(padded, result)) if i < extra or n != m)
-
-
-def _sym_sum_copies(shape_of):
-    def rule(sp, g, a, shapes=((),), **attrs):
-        dims = _copied_dims(shapes[0], shape_of(shapes[0], **attrs))
-        return sp.Function("sum_over")(g, *dims) if dims else g  # symbolic.SUM
-
-    return rule
-
-
-# ---------------------------------------------------------------- chain-rule steps
-
-
-def _dims_text(values: Sequence[int]) -> str:
-    return ", ".join(str(v) for v in values)
-
-
-def _reshape_step(shapes, attrs) -> str:
-    return f"{{g}}.reshape({_listed(shapes[0])})"
-
-
-def _unsqueeze_step(shapes, attrs) -> str:
-    return f"{{g}}.squeeze({_unsqueeze_dim(len(shapes[0]), attrs.get('dim'))})"
-
-
-def _permute_step(shapes, attrs) -> str:
-    ndim = len(shapes[0])
-    if not ndim:
-        return "{g}"
-    inverse = np.argsort(_permutation(ndim, attrs.get("dims")))
-    return f"{{g}}.permute({_dims_text(int(i) for i in inverse)})"
-
-
-def _transpose_step(shapes, attrs) -> str:
-    if not shapes[0]:
-        return "{g}"
-    d0, d1 = _transpose_dims(len(shapes[0]), attrs.get("dim0"), attrs.get("dim1"))
-    return f"{{g}}.transpose({d0}, {d1})"
-
-
-def _repeat_step(shapes, attrs) -> str:
-    """The copies made by repeat, each on a dim of its own, summed away."""
-    shape, repeats = shapes[0], attrs.get("repeats") or ()
-    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
-    if all(r == 1 for r in repeats) and len(padded) == len(shape):
-        return "{g}"
-    split = [n for pair in zip(repeats, padded) for n in pair]
-    copies = _dims_text(range(0, 2 * len(padded), 2))
-    return f"{{g}}.reshape({_listed(split)}).sum(({copies},)).reshape({_listed(shape)})"
-
-
-def _expand_step(shapes, attrs) -> str:
-    result = _expand_shape(shapes[0], attrs.get("size"))
-    extra = len(result) - len(shapes[0])
-    added = list(range(extra))
-    stretched = [i - extra for i in _copied_dims(shapes[0], result) if i >= extra]
-    term = "{g}"
-    if added:
-        term = f"sum({term}, ({_dims_text(added)},))" if len(added) > 1 else f"sum({term}, {added[0]})"
-    if stretched:
-        term = f"sum({term}, ({_dims_text(stretched)},), keepdim=True)"
-    return term
+# ---------------------------------------------------------------- written forms
 
 
 SHAPE_PARAM = Param("shape", None, "ints")
@@ -527,10 +447,6 @@ def _pad_grad(g, out, a, pad=None, mode: str = "constant", value=None):
     return call("pad", g, pad=tuple(-p for p in pad or ()))
 
 
-def _pad_step(shapes, attrs) -> str:
-    return f"F.pad({{g}}, {tuple(-p for p in attrs.get('pad') or ())})"
-
-
 OPS: tuple[Op, ...] = (
     Op(
         "reshape",
@@ -538,14 +454,12 @@ OPS: tuple[Op, ...] = (
         forward=_reshape,
         vjp=(_back_to_operand,),
         sympy=_same,
-        sym_vjp=(_same_vjp,),
         grad_fn="ViewBackward0",
         torch="torch.reshape",
         derivative="grad is g reshaped to x's shape",
         domain="a shape with as many elements (one -1 is inferred)",
         params=(SHAPE_PARAM,),
         infer_shape=_reshape_shape,
-        step=(_reshape_step,),
         viewing="reshape",
         **_COMMON,
         batching=Batching("relabel"),
@@ -556,7 +470,6 @@ OPS: tuple[Op, ...] = (
         forward=_view,
         vjp=(_back_to_operand,),
         sympy=_same,
-        sym_vjp=(_same_vjp,),
         grad_fn="ViewBackward0",
         torch="torch.Tensor.view",
         derivative="grad is g reshaped to x's shape",
@@ -564,7 +477,6 @@ OPS: tuple[Op, ...] = (
         function=False,
         params=(SIZE_PARAM,),
         infer_shape=_view_shape,
-        step=(_reshape_step,),
         viewing="view",
         **_COMMON,
         batching=Batching("relabel"),
@@ -575,13 +487,11 @@ OPS: tuple[Op, ...] = (
         forward=_flatten,
         vjp=(_back_to_operand,),
         sympy=_same,
-        sym_vjp=(_same_vjp,),
         grad_fn="ViewBackward0",  # torch.flatten is a reshape
         torch="torch.flatten",
         derivative="grad is g reshaped to x's shape",
         params=(Param("start_dim", 0, "int"), Param("end_dim", -1, "int")),
         infer_shape=_flatten_shape,
-        step=(_reshape_step,),
         viewing="reshape",
         **_COMMON,
         batching=Batching("relabel"),
@@ -592,14 +502,12 @@ OPS: tuple[Op, ...] = (
         forward=_squeeze,
         vjp=(_squeeze_grad,),
         sympy=_same,
-        sym_vjp=(_same_vjp,),
         grad_fn="SqueezeBackward0",
         torch="torch.squeeze",
         derivative="grad is g with the squeezed size-1 dims put back",
         params=(Param("dim", None, "dim"),),
         infer_shape=_squeeze_shape,
         pick_grad_fn=_squeeze_grad_fn,
-        step=(_reshape_step,),
         **_COMMON,
         batching=Batching("relabel"),
     ),
@@ -609,13 +517,11 @@ OPS: tuple[Op, ...] = (
         forward=_unsqueeze,
         vjp=(_unsqueeze_grad,),
         sympy=_same,
-        sym_vjp=(_same_vjp,),
         grad_fn="UnsqueezeBackward0",
         torch="torch.unsqueeze",
         derivative="grad is g.squeeze(dim)",
         params=(Param("dim", None, "dim"),),
         infer_shape=_unsqueeze_shape,
-        step=(_unsqueeze_step,),
         **_COMMON,
         batching=Batching("relabel"),
     ),
@@ -625,13 +531,11 @@ OPS: tuple[Op, ...] = (
         forward=_permute,
         vjp=(_permute_grad,),
         sympy=_sym_permute,
-        sym_vjp=(_sym_permute_vjp,),
         grad_fn="PermuteBackward0",
         torch="torch.permute",
         derivative="grad is g permuted back (the inverse permutation)",
         params=(Param("dims", None, "ints"),),
         infer_shape=_permute_shape,
-        step=(_permute_step,),
         **_COMMON,
         batching=Batching("permute"),
     ),
@@ -641,13 +545,11 @@ OPS: tuple[Op, ...] = (
         forward=_transpose,
         vjp=(_transpose_grad,),
         sympy=_sym_transpose,
-        sym_vjp=(_sym_transpose_vjp,),
         grad_fn="TransposeBackward0",
         torch="torch.transpose",
         derivative="grad is g.transpose(dim0, dim1)",
         params=(Param("dim0", None, "dim"), Param("dim1", None, "dim")),
         infer_shape=_transpose_shape,
-        step=(_transpose_step,),
         **_COMMON,
         batching=Batching("along", dims=(("dim0", None), ("dim1", None))),
     ),
@@ -657,7 +559,6 @@ OPS: tuple[Op, ...] = (
         forward=_expand,
         vjp=(_expand_grad,),
         sympy=_same,
-        sym_vjp=(_sym_sum_copies(_expand_shape),),
         grad_fn="ExpandBackward0",
         torch="torch.Tensor.expand",
         derivative="grad is g summed over the expanded dims (sum_to x's shape)",
@@ -665,7 +566,6 @@ OPS: tuple[Op, ...] = (
         function=False,
         params=(SIZE_PARAM,),
         infer_shape=_expand_shape,
-        step=(_expand_step,),
         **_COMMON,
         batching=Batching("expand"),
     ),
@@ -675,7 +575,6 @@ OPS: tuple[Op, ...] = (
         forward=_repeat,
         vjp=(_repeat_grad,),
         sympy=_same,
-        sym_vjp=(_sym_sum_copies(_repeat_shape),),
         grad_fn="RepeatBackward0",
         torch="torch.Tensor.repeat",
         derivative="grad is g summed over the copies",
@@ -683,7 +582,6 @@ OPS: tuple[Op, ...] = (
         function=False,
         params=(Param("repeats", None, "ints"),),
         infer_shape=_repeat_shape,
-        step=(_repeat_step,),
         **_COMMON,
         batching=Batching("repeat"),
     ),
@@ -693,7 +591,6 @@ OPS: tuple[Op, ...] = (
         forward=_pad,
         vjp=(_pad_grad,),
         sympy=lambda sp, a, shapes=((),), **attrs: _fn(sp, "pad")(a),
-        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: _fn(sp, "constant_pad_nd_backward")(g),),
         grad_fn="ConstantPadNdBackward0",
         torch="torch.nn.functional.pad",
         derivative="grad is g cut back to x's place (F.pad of g with the pads negated)",
@@ -708,7 +605,6 @@ OPS: tuple[Op, ...] = (
             Param("value", None, "number"),
         ),
         infer_shape=_pad_shape,
-        step=(_pad_step,),
         aliases=("constant_pad_nd",),
         written=lambda texts, attrs: f"F.pad({texts[0]}"
         + ("" if attrs.get("pad") is None else f", {tuple(attrs['pad'])}")
@@ -723,7 +619,6 @@ OPS: tuple[Op, ...] = (
         forward=lambda a: np.swapaxes(a, -2, -1).copy(),
         vjp=(lambda g, out, a: call("transpose", g, dim0=-2, dim1=-1),),
         sympy=lambda sp, a, shapes=((),): _sym_transpose(sp, a, shapes, -2, -1),
-        sym_vjp=(lambda sp, g, a, shapes=((),): _sym_transpose_vjp(sp, g, a, shapes, -2, -1),),
         grad_fn="TransposeBackward0",  # x.mT is x.transpose(-2, -1)
         torch="Tensor.mT",
         derivative="grad is g.mT",
@@ -731,7 +626,6 @@ OPS: tuple[Op, ...] = (
         function=False,
         method=False,
         infer_shape=_mT_shape,
-        step=("{g}.mT",),
         written=lambda operands, attrs: f"{operands[0]}.mT",
         **_COMMON,
         batching=Batching("along"),
@@ -742,7 +636,6 @@ OPS: tuple[Op, ...] = (
         forward=_view,
         vjp=(_back_to_operand,),
         sympy=_same,
-        sym_vjp=(_same_vjp,),
         grad_fn="UnsafeViewBackward0",
         torch="torch.ops.aten._unsafe_view",
         derivative="grad is g reshaped to x's shape",
@@ -751,7 +644,6 @@ OPS: tuple[Op, ...] = (
         method=False,
         params=(SIZE_PARAM,),
         infer_shape=_view_shape,
-        step=(_reshape_step,),
         written=lambda operands, attrs: (
             f"torch.ops.aten._unsafe_view({operands[0]}"
             + ("" if attrs.get("size") is None else f", {_listed(attrs['size'])}")
@@ -767,8 +659,6 @@ OPS: tuple[Op, ...] = (
         vjp=(lambda g, out, a: g,),
         sympy=lambda sp, a: a,
         text="{0}",
-        deriv_text=("1",),
-        step=("{g}",),
         grad_fn="CloneBackward0",
         torch="torch.clone",
         derivative="grad is g",

@@ -51,8 +51,6 @@ def _record(name: str, syntax: str, size_of: Callable[..., int], torch: str, **e
         differentiable=False,
         infer_shape=lambda a, **attrs: (),
         size_of=lambda shape, attrs: size_of(shape, **attrs),
-        sym_vjp=(lambda sp, g, a, shapes=((),), **attrs: sp.S.Zero,),
-        step=("0",),
         **extra,
     )
 

@@ -163,6 +163,22 @@ def _printer() -> Any:
                 return super()._print_Function(expr, exp)
             return rf"\left({text}\right)^{{{exp}}}" if exp else text
 
+        def _print_Symbol(self, expr: Any, style: str = "plain") -> str:
+            r"""A word is upright (`\mathrm{loss}`), as a textbook sets a named quantity; one
+            letter (or a Greek one) is italic; digits stay a subscript (`W_{1}`, `t_{2}`)."""
+            from sympy.printing.conventions import split_super_sub
+            from sympy.printing.latex import greek_letters_set
+
+            name, supers, subs = split_super_sub(expr.name)
+            if len(name) <= 1 or name.lower() in greek_letters_set or not name.isalpha():
+                return super()._print_Symbol(expr, style)
+            text = rf"\mathrm{{{name}}}"
+            if supers:
+                text += "^{" + " ".join(supers) + "}"
+            if subs:
+                text += "_{" + " ".join(subs) + "}"
+            return text
+
         def _operand(self, arg: Any) -> str:
             """Symbols, numbers and calls stand alone; sums and products get parentheses."""
             printed = self._print(arg)

@@ -518,10 +518,6 @@ class Classes:
             saves_tensors=bool(ctx.saved),
             torch=f"{cls.name}.apply",
             text=None,
-            deriv_text=(),
-            step=(),
-            sym_vjp=None,
-            sym_deriv=None,
             batching=None,
         )
         recorded = tuple(t.snapshot() for t in tensors)

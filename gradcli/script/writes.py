@@ -80,7 +80,6 @@ COPY_SLICES = Op(
     method=False,
     infer_shape=lambda base, src, **attrs: base,
     written=lambda operands, attrs: f"{operands[0]} with its region written from {operands[1]}",
-    step=("{g} with the region zeroed", "{g} at the region"),
 )
 
 VIEW_AFTER_WRITE = Op(
@@ -97,7 +96,6 @@ VIEW_AFTER_WRITE = Op(
     method=False,
     infer_shape=lambda base, *, shape, **attrs: shape,
     written=lambda operands, attrs: f"a view of {operands[0]}",
-    step=("{g} placed in the view's region",),
 )
 
 
@@ -173,8 +171,6 @@ def through_view(inner: Op) -> Op:
             written=lambda operands, attrs: (
                 f"{operands[0]} with {attrs['inner'].name}_ applied to a view of it"
             ),
-            step=("{g} with the op's rule on the region",)
-            + ("the op's rule on {g}'s region",) * (inner.arity - 1),
         )
     return _THROUGH_VIEW[inner.name]
 
