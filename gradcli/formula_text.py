@@ -1,7 +1,7 @@
 """Formulas in the program's and PyTorch's vocabulary: the text reading of a gradient graph.
 
-The VJP rules run on a tape of formulas (symbolic.formula_backward) and record registry
-ops; this module writes each recorded op as a PyTorch user writes it: `adj_t3 * (t2 > 0)`,
+The VJP rules run on a tape of formulas (traced.formula_backward) and record registry
+ops; this module writes each recorded op as a PyTorch user writes it: `adj_h*(h > 0)`,
 `X.T @ adj_t2`, `adj_t1.sum(0)`, `sigmoid(t3)`, with parentheses only where Python's
 precedence needs them. The chain-rule column is this reading of each edge's contribution,
 with every other adjoint by name; nothing here knows a derivative.
@@ -29,6 +29,7 @@ class Text:
     text: str
     level: int = ATOM
     number: float | None = None
+    operator: str = ""  # the outermost infix operator, for the parentheses around a right side
 
 
 def number(value: float) -> Text:
@@ -53,9 +54,11 @@ def _wrapped(operand: Text, level: int) -> str:
 
 def _infix(symbol: str, level: int, a: Text, b: Text) -> Text:
     # the right side of - and / (and of every operator here) in parentheses at the same level
-    right = b.text if b.level > level or (b.level == level and symbol in ("+", "*")) else f"({b.text})"
+    # a + (b - c) is a + b - c and a*(b/c) is a*b/c; a*(b @ c) and a - (b + c) keep theirs
+    same = (symbol == "+" and b.operator in ("+", "-")) or (symbol == "*" and b.operator in ("*", "/"))
+    right = b.text if b.level > level or (b.level == level and same) else f"({b.text})"
     spaced = f" {symbol} " if symbol in ("+", "-", "@") else symbol  # 2*x*(1 - x), as sympy writes
-    return Text(f"{_wrapped(a, level)}{spaced}{right}", level)
+    return Text(f"{_wrapped(a, level)}{spaced}{right}", level, operator=symbol)
 
 
 def _dims(dims: Any) -> str:
@@ -433,7 +436,7 @@ def _edge_text(graph: Any, node: Any, position: int) -> Text | None:
     for i, operand in enumerate(operands):
         if hasattr(operand, "kind"):
             text = text.replace(f"{_PLACE}{i}{_PLACE}", operand.name)
-    return Text(text, template.level, template.number)
+    return Text(text, template.level, template.number, template.operator)
 
 
 _TEMPLATES: dict[tuple, Text | None] = {}
