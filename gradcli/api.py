@@ -303,13 +303,12 @@ def _higher_orders(
 def _symbolic_order(graph: Graph, arrays, order: int, dtype: np.dtype) -> dict[str, str | None]:
     """Each leaf's N-th derivative as a formula: the rules' gradient graph, read (higher.py)."""
     from .autograd import forward
-    from .higher import symbolic_derivative
+    from .higher import symbolic_derivatives
     from .symbolic import to_text
 
     values = forward(graph, arrays, dtype)
-    return {
-        leaf.name: to_text(symbolic_derivative(graph, values, [leaf] * order, dtype)) for leaf in graph.leaves
-    }
+    found = {leaf.name: symbolic_derivatives(graph, values, [leaf] * (order - 1), [leaf], dtype) for leaf in graph.leaves}
+    return {name: to_text(forms[name]) for name, forms in found.items()}
 
 
 def _output_node(prepared: _Prepared, values: list[np.ndarray]) -> NodeResult:
@@ -351,13 +350,14 @@ def hessian(
     blocks = compute(graph, prepared.arrays, prepared.dtype)
     pairs: dict[str, dict[str, str | None]] = {}
     if symbolic and len(graph.nodes) <= limits.SYMBOLIC_NODES:
-        from .higher import symbolic_derivative
+        from .higher import symbolic_derivatives
         from .symbolic import to_text
 
         scalar = [leaf for leaf in graph.leaves if leaf.shape == ()]
         pairs = {
             a.name: {
-                b.name: to_text(symbolic_derivative(graph, values, [a, b], prepared.dtype)) for b in scalar
+                b: to_text(form)
+                for b, form in symbolic_derivatives(graph, values, [a], scalar, prepared.dtype).items()
             }
             for a in scalar
         }

@@ -374,9 +374,12 @@ def _value(x: Any) -> Any:
     return x.value if isinstance(x, Traced) else x
 
 
-def symbolic_derivative(graph: Graph, values: list[Any], path: Sequence[Node], dtype: np.dtype) -> Any:
-    """d/d path[-1] ... d/d path[0] of the output as a sympy formula, or None past the size
-    limit: x's N-th derivative is path [x] * N, a Hessian entry [a, b].
+def symbolic_derivatives(
+    graph: Graph, values: list[Any], path: Sequence[Node], wrt: Sequence[Node], dtype: np.dtype
+) -> dict[str, Any]:
+    """d/d b d/d path[-1] ... d/d path[0] of the output as a sympy formula for each b in `wrt`
+    (None past the size limit): x's N-th derivative is path [x] * (N - 1), wrt [x]; a Hessian
+    row a is path [a], wrt every leaf, one gradient graph for the whole row.
 
     The formula is read off the gradient graph the rules record (traced.py), differentiated
     again by the rules for each further step (the sum of the gradient in between, as
@@ -385,25 +388,30 @@ def symbolic_derivative(graph: Graph, values: list[Any], path: Sequence[Node], d
     """
     from .symbolic import read
 
+    zeros = {b.name: read_constant(0.0) for b in wrt}  # a constant's derivatives
     current, current_values = graph, values
-    for step, leaf in enumerate(path):
+    for leaf in path:
         try:
             tape, adjoints = trace_backward(current, current_values, dtype)
         except CANNOT_TRACE:
-            return None
+            return {b.name: None for b in wrt}
         gradient = adjoints[leaf.index]
-        last = step == len(path) - 1
-        if not isinstance(gradient, Traced):  # None or a rule's plain array: no graph
-            if not last:
-                return read_constant(0.0)  # a constant's derivative
-            return read_constant(0.0 if gradient is None else gradient)
-        if last:
-            return read(tape.graph(gradient), tape.values, len(graph.nodes))
-        if not gradient.requires_grad:
-            return read_constant(0.0)
+        if not isinstance(gradient, Traced) or not gradient.requires_grad:
+            return zeros
         current = tape.graph(tape.apply("sum", gradient))
         current_values = tape.values
-    return None
+    try:
+        tape, adjoints = trace_backward(current, current_values, dtype)
+    except CANNOT_TRACE:
+        return {b.name: None for b in wrt}
+    found = {}
+    for b in wrt:
+        gradient = adjoints[b.index]
+        if isinstance(gradient, Traced):
+            found[b.name] = read(tape.graph(gradient), tape.values, len(graph.nodes))
+        else:  # None or a rule's plain array: no graph
+            found[b.name] = read_constant(0.0 if gradient is None else gradient)
+    return found
 
 
 def read_constant(value: Any) -> Any:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from oracle import torch_stdouts
+from oracle import assert_prints_as_torch, torch_stdouts
 from saved_probe import probe
 
 from gradcli.script import saved_table
@@ -179,16 +179,7 @@ _ADDRESS = re.compile(r"0x[0-9a-f]+")
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=list(CASES))
 def test_saved_tensors_print_and_fail_as_torchs(index, torch_outputs):
-    script, theirs = _scripts()[index], torch_outputs[index]
-    ours = run_script(script)
-    if "!" in theirs and not theirs.endswith("\n"):  # torch raised: its type and message
-        printed, error = theirs.rsplit("!", 1)
-        assert ours.error is not None, f"{script}\nexpected {error}"
-        assert ours.error.split(": ", 1)[1] == error, script
-        assert ours.stdout == printed, script
-        return
-    assert ours.error is None, f"{script}\n{ours.error}"
-    assert _ADDRESS.sub("…", ours.stdout) == _ADDRESS.sub("…", theirs), script
+    assert_prints_as_torch(_scripts()[index], torch_outputs[index], lambda text: _ADDRESS.sub("…", text))
 
 
 def test_saved_values_torch_makes_inside_an_op_are_refused_by_name():
