@@ -260,6 +260,7 @@ def grad(
         passes=tuple(pass_results),
         grads=grads,
         grad_symbolic=grad_symbolic,
+        grad_readable=_readable_of(text, graph, order),
         order=order,
         derivatives=derivatives,
         derivative_kinds=derivative_kinds,
@@ -388,26 +389,32 @@ class SymbolicText:
     forms: list[str | None]  # None for inputs
     adjoints: list[str | None]
     leaf_grads: dict[str, str | None]
+    readable: dict[str, list[str] | None]  # per leaf: `x.grad = ...` and the names it uses
 
     def to_json(self) -> str:
-        return json.dumps([self.forms, self.adjoints, self.leaf_grads])
+        return json.dumps([self.forms, self.adjoints, self.leaf_grads, self.readable])
 
     @classmethod
     def from_json(cls, text: str, graph: Graph) -> SymbolicText | None:
         """The cached text if it fits this graph; None for anything else (a miss)."""
         try:
-            forms, adjoints, leaf_grads = json.loads(text)
+            forms, adjoints, leaf_grads, readable = json.loads(text)
         except (ValueError, TypeError, RecursionError):
             return None
         size, names = len(graph.nodes), [leaf.name for leaf in graph.leaves]
-        if not (isinstance(forms, list) and isinstance(adjoints, list) and isinstance(leaf_grads, dict)):
+        if not all(isinstance(x, list) for x in (forms, adjoints)) or not isinstance(leaf_grads, dict):
+            return None
+        if not isinstance(readable, dict) or list(readable) != names:
             return None
         if len(forms) != size or len(adjoints) != size or list(leaf_grads) != names:
             return None
-        texts = [*forms, *adjoints, *leaf_grads.values()]
+        lines = [line for found in readable.values() if found is not None for line in found]
+        if not all(isinstance(found, list) or found is None for found in readable.values()):
+            return None
+        texts = [*forms, *adjoints, *leaf_grads.values(), *lines]
         if not all(t is None or (isinstance(t, str) and t.isprintable()) for t in texts):
             return None  # sympy prints no control characters: this text was not ours
-        return cls(forms, adjoints, leaf_grads)
+        return cls(forms, adjoints, leaf_grads, readable)
 
 
 def symbolic_key(graph: Graph) -> str:
@@ -417,8 +424,8 @@ def symbolic_key(graph: Graph) -> str:
 
 
 # Bumped when the symbolic text changes shape, so a cache a former gradcli filled is a miss
-# (2: adjoints read off the VJP rules' tape of formulas)
-SYMBOLIC_FORMAT = 2
+# (2: adjoints read off the VJP rules' tape of formulas; 3: the readable leaf formulas)
+SYMBOLIC_FORMAT = 3
 
 
 def _symbolic_text(graph: Graph, cache: SymbolicCache | None) -> SymbolicText:
@@ -439,7 +446,35 @@ def _as_text(graph: Graph, sym) -> SymbolicText:
 
     forms = [None if f is None else to_text(f) for f in sym.forms]
     adjoints = [to_text(a) for a in sym.adjoints]
-    return SymbolicText(forms, adjoints, {name: to_text(e) for name, e in sym.leaf_grads.items()})
+    return SymbolicText(
+        forms,
+        adjoints,
+        {name: to_text(e) for name, e in sym.leaf_grads.items()},
+        _readable(graph, sym),
+    )
+
+
+def _readable_of(text: SymbolicText | None, graph: Graph, order: int) -> dict[str, tuple[str, ...] | None]:
+    """The readable formulas of a first-order gradient (higher orders have only grad_symbolic)."""
+    if text is None or order > 1:
+        return {leaf.name: None for leaf in graph.leaves}
+    return {name: None if lines is None else tuple(lines) for name, lines in text.readable.items()}
+
+
+def _readable(graph: Graph, sym) -> dict[str, list[str] | None]:
+    """Each leaf's formula as a person writes it (readable.py), sympy's shorter forms where
+    the program is small enough for sympy node by node."""
+    from .readable import leaf_formulas, simpler
+    from .symbolic import SymbolicResult
+
+    found = leaf_formulas(graph)
+    result: dict[str, list[str] | None] = {}
+    for leaf in graph.leaves:
+        lines = found.get(leaf.name)
+        if isinstance(sym, SymbolicResult):
+            lines = simpler(graph, lines, sym.forms, sym.adjoints)
+        result[leaf.name] = None if lines is None else list(lines)
+    return result
 
 
 def _node_results(

@@ -12,8 +12,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from .local_steps import written_form
 from .ops import REGISTRY, Op
@@ -30,6 +33,11 @@ class Text:
     level: int = ATOM
     number: float | None = None
     operator: str = ""  # the outermost infix operator, for the parentheses around a right side
+    # text == coefficient*rest (`2*t4/3` is 2/3 and t4): products fold their numbers into one
+    coefficient: Fraction | None = None
+    rest: Text | None = None
+    parts: tuple[Text, Text] | None = None  # the outermost infix operator's two sides
+    each: bool = False  # a number meaning each element's derivative (--explain): sums keep it
 
 
 def number(value: float) -> Text:
@@ -58,7 +66,7 @@ def _infix(symbol: str, level: int, a: Text, b: Text) -> Text:
     same = (symbol == "+" and b.operator in ("+", "-")) or (symbol == "*" and b.operator in ("*", "/"))
     right = b.text if b.level > level or (b.level == level and same) else f"({b.text})"
     spaced = f" {symbol} " if symbol in ("+", "-", "@") else symbol  # 2*x*(1 - x), as sympy writes
-    return Text(f"{_wrapped(a, level)}{spaced}{right}", level, operator=symbol)
+    return Text(f"{_wrapped(a, level)}{spaced}{right}", level, operator=symbol, parts=(a, b))
 
 
 def _dims(dims: Any) -> str:
@@ -71,13 +79,35 @@ def _sizes(size: Any) -> str:
     return ", ".join(map(str, size))
 
 
-_SHAPING = ("expand(", "sum(", "view(", "reshape(", "unsqueeze(", "squeeze(")
+# calls that move a tensor's elements without changing them: a number stays that number
+_SHAPING = ("expand(", "view(", "reshape(", "unsqueeze(", "squeeze(", "permute(", "transpose(", "flip(")
 
 
-def _method(receiver: Text, call: str) -> Text:
-    if receiver.number is not None and call.startswith(_SHAPING):
-        return receiver  # a number stands for every element (--explain's local derivative, g = 1)
+def _method(receiver: Text, call: str, summed: int | None = None) -> Text:
+    """receiver.call; a number receiver stands for a tensor of that number throughout (the
+    upstream gradient's ones, --explain's g = 1): moved it is the number, summed over
+    `summed` elements it is their total."""
+    if receiver.number is not None:
+        if call.startswith(_SHAPING) or call in ("T", "mT", "mean()") or call.startswith("mean("):
+            return receiver
+        if receiver.each and call.startswith("sum("):
+            return receiver
+        if call.startswith("sum(") and summed is not None:
+            return number(receiver.number * summed)
     return Text(f"{_wrapped(receiver, ATOM)}.{call}")
+
+
+def _count(shape: Any, dims: Any) -> int | None:
+    """How many elements a sum over `dims` of a tensor of `shape` adds up (None: unknown)."""
+    if shape is None:
+        return None
+    shape = tuple(shape)
+    if dims is None or dims == ():
+        return math.prod(shape)
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    if any(not -len(shape) <= d < max(len(shape), 1) for d in dims):
+        return None
+    return math.prod(shape[d] for d in dims) if shape else 1
 
 
 def add(a: Text, b: Text) -> Text:
@@ -95,33 +125,106 @@ def add(a: Text, b: Text) -> Text:
 def sub(a: Text, b: Text) -> Text:
     if b.number == 0:
         return a
+    if (b.coefficient or 0) < 0:  # a - (-2*y) is a + 2*y
+        return add(a, neg(b))
     if a.number == 0:
         return neg(b)
     return _infix("-", SUM, a, b)
 
 
+def _exact(value: float) -> Fraction | None:
+    """A number as a small fraction (2, 1/3, 0.5), or None for one that is not (0.1234567)."""
+    if math.isnan(value) or math.isinf(value):
+        return None
+    found = Fraction(value).limit_denominator(1000)
+    return found if float(found) == value and abs(found.numerator) < 10**9 else None
+
+
+def _split(a: Text) -> tuple[Fraction, Text | None] | None:
+    """(coefficient, rest) of a product with a number in front; a plain number has no rest."""
+    if a.number is not None:
+        exact = _exact(a.number)
+        return None if exact is None else (exact, None)
+    if a.coefficient is not None:
+        return a.coefficient, a.rest
+    return Fraction(1), a
+
+
+def scaled(coefficient: Fraction, rest: Text | None) -> Text:
+    """coefficient*rest as a person writes it: 2*t4, t4/3, 2*t4/3, -t4, 2/3."""
+    if rest is None:
+        if coefficient.denominator == 1:
+            return number(float(coefficient))
+        p, q = abs(coefficient.numerator), coefficient.denominator
+        sign = "-" if coefficient < 0 else ""
+        return Text(f"{sign}{p}/{q}", UNARY if sign else PRODUCT, float(coefficient), "/")
+    if coefficient == 0:
+        return number(0)
+    if coefficient == 1:
+        return rest
+    p, q = coefficient.numerator, coefficient.denominator
+    if q != 1 and rest.operator == "/" and rest.parts:  # 2*y/(3*p), not 2*y/p/3
+        top, bottom = rest.parts
+        body = _infix("/", PRODUCT, mul(number(p), top), mul(number(q), bottom))
+        return replace(body, coefficient=coefficient, rest=rest)
+    if p == 1:
+        body = rest
+    elif p == -1:
+        body = _negated(rest)
+    else:
+        body = _infix("*", PRODUCT, number(p), rest)
+    if q != 1:
+        body = _infix("/", PRODUCT, body, number(q))
+    return replace(body, coefficient=coefficient, rest=rest)
+
+
 def mul(a: Text, b: Text) -> Text:
     if a.number == 0 or b.number == 0:  # a rule's mask folded to 0 (`2 ** b`: base == 0)
         return number(0)
-    for one, other in ((a, b), (b, a)):
-        if one.number == 1:
-            return other
-        if one.number == -1:
-            return neg(other)
-    return _infix("*", PRODUCT, a, b)  # in the rule's order: the gradient, then the local factor
+    left, right = _split(a), _split(b)
+    if left is None or right is None:  # a number that is no small fraction stays where it is
+        for one, other in ((a, b), (b, a)):
+            if one.number == 1:
+                return other
+        return _infix("*", PRODUCT, a, b)
+    (c, x), (d, y) = left, right
+    if x is None and y is None:
+        return replace(scaled(c * d, None), each=a.each or b.each)
+    if x is None or y is None:
+        return scaled(c * d, x if y is None else y)
+    return scaled(
+        c * d, _infix("*", PRODUCT, x, y)
+    )  # in the rule's order: the gradient, then the local factor
 
 
 def div(a: Text, b: Text) -> Text:
-    if b.number == 1:
-        return a
+    split = _split(a)
+    if b.number is not None:
+        exact = _exact(b.number)
+        if exact and split is not None:
+            return scaled(split[0] / exact, split[1])
+        if b.number == 1:
+            return a
+    elif split is not None and split[0] != 1:  # 2*y/(3*p): the number stays in front
+        return scaled(split[0], div(split[1] or number(1), b))
+    if a.operator == "/" and a.parts and a.parts[1].text == b.text:  # x/y/y is x/y**2
+        return _infix("/", PRODUCT, a.parts[0], power(b, number(2)))
     return _infix("/", PRODUCT, a, b)
 
 
 def neg(a: Text) -> Text:
     if a.number is not None:
         return number(-a.number)
+    if a.coefficient is not None:
+        return scaled(-a.coefficient, a.rest)
+    return _negated(a)
+
+
+def _negated(a: Text) -> Text:
     if a.level == UNARY and a.text.startswith("-"):
         return Text(a.text[1:], PRODUCT)
+    if a.level == PRODUCT and not a.text.startswith("-"):  # -(x/y) is -x/y: the sign commutes
+        return Text(f"-{a.text}", PRODUCT)
     return Text(f"-{_wrapped(a, UNARY)}", UNARY)
 
 
@@ -135,17 +238,18 @@ def power(a: Text, b: Text) -> Text:
 
 
 def _reduction(method: str) -> Callable[..., Text]:
-    def write(a: Text, dim: Any = None, keepdim: bool = False, **attrs: Any) -> Text:
+    def write(a: Text, dim: Any = None, keepdim: bool = False, shapes: tuple = (), **attrs: Any) -> Text:
+        summed = _count(shapes[0], dim) if shapes else None
         if dim is None or dim == ():
-            return _method(a, f"{method}()")
-        return _method(a, f"{method}({_dims(dim)}{', keepdim=True' if keepdim else ''})")
+            return _method(a, f"{method}()", summed)
+        return _method(a, f"{method}({_dims(dim)}{', keepdim=True' if keepdim else ''})", summed)
 
     return write
 
 
 def _sum_to(a: Text, size: Any = (), shapes: tuple = ((),)) -> Text:
     dims = tuple(i for i, (n, m) in enumerate(zip(shapes[0], size)) if m == 1 and n != 1)
-    return _method(a, f"sum({_dims(dims)}, keepdim=True)")
+    return _method(a, f"sum({_dims(dims)}, keepdim=True)", _count(shapes[0], dims))
 
 
 _COMPARISONS = {"gt": ">", "lt": "<", "ge": ">=", "le": "<=", "eq": "==", "ne": "!="}
@@ -174,7 +278,9 @@ SPELLINGS: dict[str, Callable[..., Text]] = {
     "reshape": lambda a, shape=(), **_: _method(a, f"reshape({_sizes(shape)})"),
     "where": lambda c, a, b, **_: _where(c, a, b),
     # the fused backward kernels, as the products they compute
-    "threshold_backward": lambda g, a, threshold=0.0, **_: mul(g, _compare(">", a, number(threshold))),
+    "threshold_backward": lambda g, a, threshold=0.0, **_: mul(
+        g, _compare(">", _inside_relu(a) if threshold == 0 else a, number(threshold))
+    ),
     "tanh_backward": lambda g, out, **_: mul(g, sub(number(1), power(out, number(2)))),
     "sigmoid_backward": lambda g, out, **_: mul(mul(g, out), sub(number(1), out)),
     "log_sigmoid_backward": lambda g, a, **_: mul(g, sub(number(1), Text(f"sigmoid({a.text})"))),
@@ -208,16 +314,77 @@ SPELLINGS: dict[str, Callable[..., Text]] = {
         else mul(g, _gelu_tanh_slope(a))
     ),
     "permute": lambda a, dims=(), **_: _method(a, f"permute({_sizes(dims)})"),
+    # the placing kernels, as torch's functions that place a gradient into zeros
+    "select_backward": lambda g, shape=(), dim=0, index=0, **_: _zeros_then(
+        shape, f"select_scatter({g.text}, {dim}, {index})"
+    ),
+    "slice_backward": lambda g, shape=(), dim=0, start=None, end=None, step=1, **_: _zeros_then(
+        shape, f"slice_scatter({g.text}, {dim}, {start}, {end}{f', {step}' if step != 1 else ''})"
+    ),
+    "scatter": lambda g, index, dim=0, shape=(), **_: _zeros_then(
+        shape, f"scatter({dim}, {index.text}, {g.text})"
+    ),
+    "scatter_add": lambda g, index, dim=0, shape=(), **_: _zeros_then(
+        shape, f"scatter_add({dim}, {index.text}, {g.text})"
+    ),
+    "masked_fill_tensor": lambda mask, value, shape=(), **_: _zeros_then(
+        shape, f"masked_fill({mask.text}, {value.text})"
+    ),
+    "topk_indices": lambda a, k=1, dim=-1, largest=True, **_: Text(
+        f"{_wrapped(a, ATOM)}.topk({k}, {dim}{'' if largest else ', largest=False'}).indices"
+    ),
     # the nn kernels, as the sums and products they compute
     "_softmax_backward_data": lambda g, out, dim=None, **_: mul(
         out, sub(g, _method(Text(mul(g, out).text, PRODUCT), f"sum({dim}, keepdim=True)"))
     ),
-    "_log_softmax_backward_data": lambda g, out, dim=None, **_: sub(
-        g, mul(Text(f"exp({out.text})"), _method(g, f"sum({dim}, keepdim=True)"))
+    "_log_softmax_backward_data": lambda g, out, dim=None, shapes=((),), **_: sub(
+        g, mul(_exp_of_log_softmax(out), _method(g, f"sum({dim}, keepdim=True)", _count(shapes[0], dim)))
     ),
     "nll_loss_backward": lambda g, x, t, reduction="mean", shapes=(), **_: _nll(g, t, reduction, shapes),
     "mse_loss_backward": lambda g, a, b, reduction="mean", shapes=(), **_: _mse(g, a, b, reduction, shapes),
 }
+
+
+def _inside_relu(out: Text) -> Text:
+    """z where `out` is written relu(z): relu(z) > 0 exactly where z > 0 (nan in neither)."""
+    inner = out.text[5:-1]
+    if out.text.startswith("relu(") and _balanced(inner) and not any(c in inner for c in "<>=!&|,"):
+        return Text(out.text[5:-1], COMPARE + 1)
+    return out
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _exp_of_log_softmax(out: Text) -> Text:
+    """exp(out); softmax(z, dim) where `out` is written log_softmax(z, dim)."""
+    if out.text.startswith("log_softmax(") and _CALL.match(out.text):
+        return Text(out.text[len("log_") :])
+    return Text(f"exp({out.text})")
+
+
+def _zeros_then(shape: Any, call: str) -> Text:
+    return Text(f"zeros({_sizes(shape) if shape else '()'}).{call}")
+
+
+def _index_put(g: Text, *tensors: Text, shape: Any = (), key: tuple = (), **_: Any) -> Text:
+    """zeros with g added at the indexed elements, as index_put(..., accumulate=True) does."""
+    parts = []
+    for entry in key:
+        if entry[0] == "list":
+            parts.append(f"tensor({np.asarray(entry[1]).tolist()})")
+        elif entry[0] == "tensor":
+            parts.append(tensors[entry[1]].text)
+        else:  # a slice or a mask: the kernel by torch's name
+            return Text(f"index_put_backward({g.text}, shape={tuple(shape)}, key={key!r})")
+    indices = f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+    return _zeros_then(shape, f"index_put({indices}, {g.text}, accumulate=True)")
 
 
 def _rows(shape: tuple) -> int:
@@ -264,10 +431,18 @@ def _compare(symbol: str, a: Text, b: Text) -> Text:
     return Text(f"{_wrapped(a, SUM)} {symbol} {_wrapped(b, SUM)}", COMPARE)
 
 
+SPELLINGS["index_put"] = SPELLINGS["index_put1"] = SPELLINGS["index_put2"] = _index_put
 for _op, _symbol in _COMPARISONS.items():
     SPELLINGS[_op] = lambda a, b, _symbol=_symbol, **_: _compare(_symbol, a, b)
 
-_SHAPED = ("sum_to", "nll_loss_backward", "mse_loss_backward")  # spellings that read the shapes
+_SHAPED = (
+    "sum",
+    "mean",
+    "sum_to",
+    "nll_loss_backward",
+    "mse_loss_backward",
+    "_log_softmax_backward_data",
+)  # spellings that read the shapes
 _CALL = re.compile(r"^[\w.]+\(.*\)$|^[\w.]+$|^.*\]$")
 
 
@@ -317,6 +492,8 @@ class EdgeReader:
             self.edges[(node.index, position)] = (operand, contribution)
 
         self.tape, self.adjoints, self.opaque = formula_backward(graph, on_edge)
+        # how a program node is written: by name here; readable.py writes unnamed ones' forms
+        self.forward: Callable[[int], Text] = lambda index: name(self.nodes[index].name)
 
     def edge(self, consumer: int, position: int, gradient: Text) -> Text | None:
         """The contribution along one edge; None where the rule sent none."""
@@ -326,14 +503,19 @@ class EdgeReader:
         return self._value(found[1], getattr(self.adjoints[consumer], "index", None), gradient)
 
     def _value(self, value: Any, g: int | None, gradient: Text) -> Text:
-        import numpy as np
-
         if value is None:
             return number(0)
         index = getattr(value, "index", None)
         if index is None:  # a rule's plain array (zeros)
             flat = np.asarray(value).reshape(-1)
-            return number(float(flat[0])) if flat.size and (flat == flat[0]).all() else Text("...")
+            if flat.size and (flat == flat[0]).all():
+                return number(float(flat[0]))
+            if flat.size > 8 or not np.all(np.isfinite(flat)):  # big, or computed from values
+                return Text("...")
+            array = np.asarray(value)
+            if array.dtype.kind == "f" and np.all(np.isfinite(array)) and np.all(array == np.round(array)):
+                array = array.astype(np.int64)  # index constants: tensor([0, 2]), as torch wants them
+            return Text(f"tensor({array.tolist()})")
         return self._node(index, g, gradient)
 
     def _node(self, index: int, g: int | None, gradient: Text) -> Text:
@@ -341,7 +523,7 @@ class EdgeReader:
         if index == g:
             return gradient
         if index < len(nodes):
-            return name(nodes[index].name)
+            return self.forward(index)
         if index in self.opaque:
             op_node, position, g_index = self.opaque[index]
             parts = [
@@ -355,14 +537,18 @@ class EdgeReader:
             return self._value(tape.values[index], None, gradient)
         pair = _outer_pair(tape, node)
         if pair is not None:  # the traced outer(a, b): a.unsqueeze(1) * b, as torch.outer
-            a, b = (self._operand(o, g, gradient).text for o in pair)
+            a, b = (_filled(self._operand(o, g, gradient), tape.nodes[o].shape).text for o in pair)
             return Text(f"outer({a}, {b})")
         summed = _dropped_sum(tape, node)
         if summed is not None:  # at::sum_to's keepdim sum and view: one .sum(dims)
             source, dims = summed
-            return _method(self._operand(source, g, gradient), f"sum({_dims(dims)})")
+            summed = _count(tape.nodes[source].shape, dims)
+            return _method(self._operand(source, g, gradient), f"sum({_dims(dims)})", summed)
         shapes = tuple(tape.nodes[o].shape if isinstance(o, int) else () for o in node.operands)
-        return spell(node.op, [self._operand(o, g, gradient) for o in node.operands], node.attrs, shapes)
+        args = [self._operand(o, g, gradient) for o in node.operands]
+        if not (node.op.elementwise or node.op.name in SPELLINGS) or node.op.name in _TENSORS_ONLY:
+            args = [_filled(a, shape) for a, shape in zip(args, shapes)]  # ones(3) @ w, not 1 @ w
+        return spell(node.op, args, node.attrs, shapes)
 
     def _operand(self, operand: Any, g: int | None, gradient: Text) -> Text:
         if isinstance(operand, int):
@@ -471,6 +657,23 @@ def _template(graph: Any, node: Any, position: int) -> Text | None:
     op_node = replace(node, index=len(inputs), name=f"{_PLACE}out{_PLACE}", operands=tuple(remapped))
     small = Graph(graph.program, (*inputs, op_node), op_node.index)
     return EdgeReader(small).edge(op_node.index, position, name(f"{_PLACE}g{_PLACE}"))
+
+
+# spelled ops whose operands must be tensors: a number there is written as one (ones(3) @ w)
+_TENSORS_ONLY = frozenset(
+    {"matmul", "select_backward", "slice_backward", "scatter", "scatter_add", "masked_fill_tensor"}
+    | {"index_put", "index_put1"}
+)
+
+
+def _filled(text: Text, shape: Any) -> Text:
+    """A number standing for a tensor, as that tensor where an op needs one: ones(3, 2)."""
+    if text.number is None or not shape:
+        return text
+    sizes = _sizes(shape)
+    if text.number in (0, 1):
+        return Text(f"{'ones' if text.number else 'zeros'}({sizes})")
+    return Text(f"full(({sizes},), {text.text})")
 
 
 def _dropped_sum(tape: Any, node: Any) -> tuple[Any, tuple[int, ...]] | None:

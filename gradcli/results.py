@@ -70,6 +70,8 @@ class GradResult:
     grads: dict[str, np.ndarray | None]  # each leaf's .grad after the last pass
     grad_symbolic: dict[str, str | None]  # each leaf's gradient formula, if computed
     order: int = 1
+    # each leaf's formula as a person writes it: `W1.grad = X.T @ adj_t2`, then the names it uses
+    grad_readable: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     derivatives: dict[str, tuple[np.ndarray, ...]] = field(default_factory=dict)  # orders 1..N
     # what --order N means for each leaf: "pure", "elementwise" or "hessian_row_sums"
     derivative_kinds: dict[str, str] = field(default_factory=dict)
@@ -262,6 +264,7 @@ def _leaf_document(result: GradResult, leaf: NodeResult) -> dict[str, Any]:
         "requires_grad": True,
         "grad": encode(result.grads.get(leaf.name)),
         "grad_symbolic": result.grad_symbolic.get(leaf.name),
+        "grad_readable": _lines(result.grad_readable.get(leaf.name)),
     }
     if result.order > 1:
         document["derivatives"] = [encode(d) for d in result.derivatives.get(leaf.name, ())]
@@ -269,6 +272,10 @@ def _leaf_document(result: GradResult, leaf: NodeResult) -> dict[str, Any]:
         # k-th derivatives, or in general "hessian_row_sums" (and their higher analogues)
         document["derivative_kind"] = result.derivative_kinds.get(leaf.name, "pure")
     return document
+
+
+def _lines(found: tuple[str, ...] | None) -> list[str] | None:
+    return None if found is None else list(found)
 
 
 def result_document(result: GradResult) -> dict[str, Any]:

@@ -185,6 +185,7 @@ def test_json_has_every_spec_key_and_is_strict(run):
     assert set(doc) >= {"expression", "dtype", "output", "leaves", "consts", "nodes", "passes"}
     assert set(doc["output"]) >= {"name", "shape", "value", "grad_fn"}
     assert set(doc["leaves"]["x"]) >= {"shape", "value", "requires_grad", "grad", "grad_symbolic"}
+    assert doc["leaves"]["x"]["grad_readable"] == ["x.grad = 6*y**2"]  # in the program's own name y
     y = doc["nodes"][1]
     assert y == {
         "name": "y",
@@ -196,7 +197,7 @@ def test_json_has_every_spec_key_and_is_strict(run):
         "symbolic": "2*x",
         "adjoint": 48.0,
         "adjoint_symbolic": "3*y**2",
-        "adjoint_local": "adj_z*3*y**2",
+        "adjoint_local": "3*adj_z*y**2",
         "is_leaf": False,
         "requires_grad": True,
     }

@@ -96,7 +96,7 @@ def test_the_steps_read_as_a_learner_writes_them():
     assert nodes["W1"].adjoint_local == "X.T @ adj_t1"
     assert nodes["t3"].adjoint_local == "adj_out*out*(1 - out)"
     assert nodes["b1"].adjoint_local == "adj_t2.sum(0)"
-    assert nodes["t4"].adjoint_local == "adj_t5*2*t4"
+    assert nodes["t4"].adjoint_local == "2*adj_t5*t4"
     assert nodes["loss"].adjoint_local == "1"
     assert nodes["X"].adjoint_local is None
     assert [nodes[n].written for n in ("h", "t1", "t5", "loss")] == [

@@ -27,7 +27,24 @@ MLP = (
     "X=[[1.0,2],[3,4],[5,6]]",
 )
 VECTOR = ("y = w * x + 1; loss = sum(tanh(y))", "--at", "w=[0.5,-1,2,0.25,1.5]", "--const", "x=[1,2,3,4,5]")
-PROGRAMS = {"scalar": CUBE, "vector": VECTOR, "matrix": LINEAR, "network": MLP}
+LOGISTIC = (
+    "p = sigmoid(X @ w + b); loss = -mean(y*log(p) + (1 - y)*log(1 - p))",
+    *("--at", "w=[0.5,-1]", "--at", "b=0.1"),
+    *("--const", "X=[[1.0,2],[3,4],[5,6]]", "--const", "y=[1.0,0,1]"),
+)
+SOFTMAX_CE = (
+    "logits = X @ W + b; loss = cross_entropy(logits, t)",
+    *("--at", "W=[[0.5,-1,0.2],[0.1,0.2,0.3]]", "--at", "b=[0.1,0.2,0.3]"),
+    *("--const", "X=[[1.0,2],[3,4],[5,6]]", "--const", "t=[0,2,1]"),
+)
+PROGRAMS = {
+    "scalar": CUBE,
+    "vector": VECTOR,
+    "matrix": LINEAR,
+    "network": MLP,
+    "logistic": LOGISTIC,
+    "softmax_ce": SOFTMAX_CE,
+}
 WIDTHS = (60, 80, 120)
 
 

@@ -63,6 +63,8 @@ def backward_steps(
     what the engine's backward sent along each, recorded by its edge callback as the walk ran
     (see _pass_adjoints), so a numeric story is told in the walk's own order; without a pass
     (symbolic only) the edges are the engine's, every op's that requires grad."""
+    from dataclasses import replace
+
     from .. import engine
     from ..autograd import local_derivative
     from ..formula_text import EdgeReader, name, number
@@ -82,8 +84,8 @@ def backward_steps(
             contribution = edges.get((node.index, position))
         local_symbolic = rule_symbolic = gradient_symbol = None
         if reader is not None:  # the rule as it ran on the tape of formulas (formula_text)
-            if node.op.elementwise:
-                found = reader.edge(node.index, position, number(1))
+            if node.op.elementwise:  # each element's derivative: a broadcast's sum is told apart
+                found = reader.edge(node.index, position, replace(number(1), each=True))
                 local_symbolic = None if found is None else found.text
             else:
                 gradient = None if node.index == graph.output and unit_seed else _gradient_name(graph)

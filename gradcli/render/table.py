@@ -191,18 +191,47 @@ def _grad_table(result: GradResult, width: int) -> list[Text]:
         columns.append(
             Column("grad", [result.grads.get(leaf.name) for leaf in leaves], kind=NUMBER, right=True)
         )
-    symbolic = [result.grad_symbolic.get(leaf.name) or "-" for leaf in leaves]
+    readable = [result.grad_readable.get(leaf.name) for leaf in leaves]
+    symbolic = [
+        found[0].split(" = ", 1)[1] if found else result.grad_symbolic.get(leaf.name) or "-"
+        for leaf, found in zip(leaves, readable)
+    ]
     header = "symbolic" if result.order == 1 else f"symbolic (order {result.order})"
     if len(result.passes) > 1:  # .grad has accumulated; the formula is one backward()'s
         header = "symbolic (one pass)"
-    widths = fit([*columns, Column(header, symbolic, kind=TEXT)], width)
     lines = [Text(title), Text("")]
+    if any(found is not None and len(found) > 1 for found in readable):
+        # named subexpressions: each leaf's formula under its row, each name defined once
+        widths = fit(columns, width) or [c.measure()[0] for c in columns]
+        return (
+            lines
+            + draw(columns, widths, _formula_lines(leaves, readable, symbolic), sub_width=width)
+            + _cut_blocks(columns, widths, leaves, width)
+        )
+    widths = fit([*columns, Column(header, symbolic, kind=TEXT)], width)
     if widths is not None:
         columns.append(Column(header, symbolic, kind=TEXT))
         lines += draw(columns, widths)
     else:  # a formula too long for the row goes under it, wrapped
         widths = fit(columns, width) or [c.measure()[0] for c in columns]
         lines += draw(columns, widths, [[f"{header}: {s}"] for s in symbolic])
+    return lines + _cut_blocks(columns, widths, leaves, width)
+
+
+def _formula_lines(leaves, readable, symbolic) -> list[list[str]]:
+    shown: set[str] = set()
+    result = []
+    for leaf, found, fallback in zip(leaves, readable, symbolic):
+        if found is None:
+            result.append([f"{leaf.name}.grad = {fallback}"])
+            continue
+        result.append([found[0], *(line for line in found[1:] if line not in shown)])
+        shown.update(found[1:])
+    return result
+
+
+def _cut_blocks(columns, widths, leaves, width) -> list[Text]:
+    lines: list[Text] = []
     cut = [
         (leaf.name, value)
         for column, w in zip(columns, widths)

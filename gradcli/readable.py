@@ -1,0 +1,232 @@
+"""Each leaf's gradient as a teacher writes it on a board, in the program's and PyTorch's words.
+
+    W1.grad = X.T @ (outer(2*(out - 1)*out*(1 - out)/3, w2)*(h > 0))
+
+The formula is the chain-rule column's reading of the VJP rules (formula_text.EdgeReader),
+composed along every path from the output to the leaf: an adjoint used once is written in
+place, one used more than once or too long to read in place keeps its name (`adj_t3`) and
+gets a line of its own below, as matrixcalculus.org names common subexpressions. Names
+the program gave (`h`, `out`) stay; the ones gradcli made up (`t4`) are written as their
+forms (`out - 1`) while short. Where every piece is elementwise, sympy's factor and cancel
+may find a shorter form (`2*x*(y + 1)**2`); that form wins only when it is clearly shorter
+and uses no sympy-only names. Nothing here knows a derivative: the rules ran on formulas.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .formula_text import EdgeReader, Text, add, name, number, spell
+from .graph import OP, Graph
+
+READABLE_NODES = 200  # past this many nodes a program's leaf formulas are not composed
+LINE_BUDGET = 66  # characters of a right-hand side before a piece of it gets a name
+IN_PLACE = 40  # an adjoint used once is written in place up to this many characters
+SHARED = 12  # an adjoint used more than once, up to this many
+FORM = 30  # an unnamed node (t4) is written as its form up to this many
+
+
+def leaf_formulas(graph: Graph) -> dict[str, tuple[str, ...] | None]:
+    """Per leaf: `LEAF.grad = ...` and the lines defining the names it uses; None where no
+    gradient reaches the leaf or the program is too big to compose."""
+    leaves = graph.leaves
+    if len(graph.nodes) > READABLE_NODES:
+        return {leaf.name: None for leaf in leaves}
+    reader = _Composer(graph)
+    return {leaf.name: reader.leaf(leaf.index) for leaf in leaves}
+
+
+class _Composer:
+    def __init__(self, graph: Graph) -> None:
+        from .engine import reaching
+
+        self.graph, self.nodes = graph, graph.nodes
+        given = {s.target for s in graph.program.statements if s.target} | set(graph.program.inputs)
+        self.made_up = [n.kind == OP and n.name not in given for n in self.nodes]
+        self.forms: dict[int, Text] = {}
+        self.reader = EdgeReader(graph)
+        self.reader.forward = self._forward
+        self.reached = reaching(self.nodes, [graph.output])
+        self.by_name = {f"adj_{n.name}": n.index for n in self.nodes}
+
+    # ------------------------------------------------------------ the program's own nodes
+
+    def _forward(self, index: int) -> Text:
+        """A node as a formula refers to it: its name, or a made-up name's short form."""
+        if not self.made_up[index]:
+            return name(self.nodes[index].name)
+        form = self._form(index)
+        return form if len(form.text) <= FORM else name(self.nodes[index].name)
+
+    def _form(self, index: int) -> Text:
+        found = self.forms.get(index)
+        if found is None:
+            node = self.nodes[index]
+            args = [self._forward(o) if isinstance(o, int) else _literal(o) for o in node.operands]
+            shapes = tuple(self.graph.operand_shape(o) for o in node.operands)
+            found = self.forms[index] = spell(node.op, args, node.attrs, shapes)
+        return found
+
+    # ------------------------------------------------------------ one leaf
+
+    def leaf(self, leaf: int) -> tuple[str, ...] | None:
+        nodes = self.nodes
+        below = [False] * len(nodes)  # nodes the leaf flows into
+        below[leaf] = True
+        for node in nodes[leaf + 1 :]:
+            below[node.index] = any(below[o] for o in node.inputs())
+        on_path = [r and b for r, b in zip(self.reached, below)]
+        if not on_path[self.graph.output]:
+            return None
+        into: dict[int, list[tuple[int, int]]] = {}  # operand -> (consumer, position), as written
+        for node in nodes:
+            if not on_path[node.index]:
+                continue
+            for position, operand in enumerate(node.operands):
+                if isinstance(operand, int) and on_path[operand]:
+                    into.setdefault(operand, []).append((node.index, position))
+        uses = dict.fromkeys(range(len(nodes)), 0)  # how often each adjoint is read
+        for edges in into.values():
+            for consumer, _ in edges:
+                uses[consumer] += 1
+        named: set[int] = set()
+        for _ in range(len(nodes)):
+            texts, inside = self._compose(leaf, on_path, into, uses, named)
+            if texts.get(leaf) is None:
+                return None
+            lines = self._lines(leaf, texts)
+            longest = max(lines, key=lambda pair: len(pair[1].text))
+            pieces = [c for c in inside[longest[0]] if c not in named and not _plain(texts[c])]
+            if len(longest[1].text) <= LINE_BUDGET or not pieces:
+                break
+            named.add(max(pieces, key=lambda c: (len(texts[c].text), c)))
+        result = [
+            f"{nodes[i].name}.grad = {t.text}" if i == leaf else f"adj_{nodes[i].name} = {t.text}"
+            for i, t in lines
+        ]
+        return (*result, *self._form_lines(result))
+
+    def _compose(
+        self, leaf: int, on_path: list[bool], into: dict, uses: dict[int, int], named: set[int]
+    ) -> tuple[dict[int, Text], dict[int, set[int]]]:
+        """Each path node's adjoint, consumers written in place or by name; and which
+        adjoints each one holds in place."""
+        output = self.graph.output
+        texts: dict[int, Text] = {output: number(1)}
+        refer: dict[int, Text] = {output: number(1)}
+        inside: dict[int, set[int]] = {output: set()}
+        for index in range(output - 1, leaf - 1, -1):
+            if not on_path[index]:
+                continue
+            total: Text | None = None
+            held: set[int] = set()
+            for consumer, position in into.get(index, ()):
+                term = self.reader.edge(consumer, position, refer[consumer])
+                if term is None:
+                    continue
+                total = term if total is None else add(total, term)
+                if refer[consumer] is texts[consumer]:
+                    held |= inside[consumer] | {consumer}
+            if total is None:
+                total = number(0)
+            texts[index], inside[index] = total, held
+            by_name = index in named or (
+                not _plain(total) and (len(total.text) > (SHARED if uses[index] > 1 else IN_PLACE))
+            )
+            refer[index] = name(f"adj_{self.nodes[index].name}") if by_name else total
+        return texts, inside
+
+    def _lines(self, leaf: int, texts: dict[int, Text]) -> list[tuple[int, Text]]:
+        """The leaf's line, then each named adjoint it needs, nearest the leaf first."""
+        wanted, queue = {leaf}, [leaf]
+        while queue:
+            for found in re.findall(r"\badj_\w+", texts[queue.pop()].text):
+                index = self.by_name.get(found)
+                if index is not None and index in texts and index not in wanted:
+                    wanted.add(index)
+                    queue.append(index)
+        return [(i, texts[i]) for i in sorted(wanted)]
+
+    def _form_lines(self, lines: list[str]) -> list[str]:
+        """`t3 = h @ w2` for each made-up name the lines still use."""
+        made_up = {self.nodes[i].name: i for i, flag in enumerate(self.made_up) if flag}
+        wanted: list[int] = []
+        queue = list(lines)
+        while queue:
+            for word in re.findall(r"(?<![.\w])[A-Za-z_]\w*", queue.pop()):
+                index = made_up.get(word)
+                if index is not None and index not in wanted:
+                    wanted.append(index)
+                    queue.append(self._form(index).text)
+        return [f"{self.nodes[i].name} = {self._form(i).text}" for i in sorted(wanted)]
+
+
+def _plain(text: Text) -> bool:
+    """A number or a bare name: always written in place."""
+    return text.number is not None or text.text.isidentifier()
+
+
+def _literal(operand: Any) -> Text:
+    from .program import Num
+
+    expr = operand.expr
+    if isinstance(expr, Num) and not expr.text.replace(".", "", 1).lstrip("-").isdigit():
+        return name(expr.text)  # pi, e: as written
+    return number(operand.value)
+
+
+# ---------------------------------------------------------------- sympy's shorter forms
+
+# functions a sympy form may call and still read as PyTorch: torch.NAME of the same meaning
+_TORCH_NAMES = frozenset(
+    {"exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan"}
+    | {"asinh", "acosh", "atanh", "erf", "sign", "pi"}
+)
+SIMPLIFY_SIZE = 80  # sympy tree size past which no rewrite is tried (factor's cost grows fast)
+SHORTER = 0.8  # a rewrite must be this much shorter than the rules' own reading to win
+
+
+def simpler(
+    graph: Graph, lines: tuple[str, ...] | None, forms: list, adjoints: list
+) -> tuple[str, ...] | None:
+    """The lines with each gradient replaced by sympy's factored or cancelled form where that
+    is clearly shorter and reads as PyTorch: `2*x*(y + 1)**2`, `(p - y)/3`. `forms` and
+    `adjoints` are symbolic.build's, in node names; made-up names are written out first."""
+    if lines is None:
+        return None
+    import sympy as sp
+
+    from .symbolic import _tree_size, sstr
+
+    nodes = graph.nodes
+    given = {s.target for s in graph.program.statements if s.target} | set(graph.program.inputs)
+    words = {n.name for n in nodes if n.name in given} | _TORCH_NAMES
+    written: dict[Any, Any] = {}  # a made-up node's symbol -> its form in given names
+    for node in nodes:
+        if node.kind == OP and node.name not in given and forms[node.index] is not None:
+            form = forms[node.index].xreplace(written)
+            if _tree_size(form) <= SIMPLIFY_SIZE:
+                written[sp.Symbol(node.name, real=True)] = form
+    index = {f"adj_{n.name}": n.index for n in nodes} | {f"{n.name}.grad": n.index for n in graph.leaves}
+    result = list(lines)
+    for i, line in enumerate(lines):
+        target, text = line.split(" = ", 1)
+        found = adjoints[index[target]] if target in index else None
+        if found is None or _tree_size(found) > SIMPLIFY_SIZE:
+            continue
+        expr = found.xreplace(written)
+        names = {s.name for s in expr.free_symbols} | {type(f).__name__ for f in expr.atoms(sp.Function)}
+        if not names <= words or _tree_size(expr) > SIMPLIFY_SIZE:
+            continue  # a tensor function, a named adjoint or a sympy-only name: no rewrite reads better
+        best = text
+        for rewrite in (lambda e: e, lambda e: sp.factor_terms(sp.cancel(e)), sp.factor, sp.cancel):
+            try:
+                candidate = sstr(rewrite(expr))
+            except (TypeError, ValueError, NotImplementedError, RecursionError, sp.PolynomialError):
+                continue
+            readable = set(re.findall(r"[A-Za-z_]\w*", candidate)) <= words
+            if readable and len(candidate) < SHORTER * len(text) and len(candidate) < len(best):
+                best = candidate
+        result[i] = f"{target} = {best}"
+    return tuple(result)
