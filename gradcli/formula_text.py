@@ -476,6 +476,12 @@ def spell(op: Op, args: list[Text], attrs: dict, shapes: tuple = ()) -> Text:
     return Text(text, ATOM if _CALL.match(text) else PRODUCT)
 
 
+def as_written(op: Op, args: list[Text], attrs: dict) -> Text:
+    """The op as the table's form column writes it (written_form), operands bound tight."""
+    text = written_form(op, [_wrapped(a, ATOM) for a in args], attrs)
+    return Text(text, ATOM if _CALL.match(text) else PRODUCT)
+
+
 class EdgeReader:
     """Every edge's contribution, as the consumer's VJP rule ran on the tape of formulas,
     written with the gradient that reached the consumer under a name of the caller's choice

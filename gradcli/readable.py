@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .formula_text import EdgeReader, Text, add, name, number, spell
+from .formula_text import EdgeReader, Text, add, as_written, name, number, spell
 from .graph import OP, Graph
 
 READABLE_NODES = 200  # past this many nodes a program's leaf formulas are not composed
@@ -33,11 +33,13 @@ def leaf_formulas(graph: Graph) -> dict[str, tuple[str, ...] | None]:
     leaves = graph.leaves
     if len(graph.nodes) > READABLE_NODES:
         return {leaf.name: None for leaf in leaves}
-    reader = _Composer(graph)
-    return {leaf.name: reader.leaf(leaf.index) for leaf in leaves}
+    reader = Composer(graph)
+    return {leaf.name: reader.formula(leaf.index) for leaf in leaves}
 
 
-class _Composer:
+class Composer:
+    """Any node's adjoint composed from the output down (--explain reads intermediate nodes')."""
+
     def __init__(self, graph: Graph) -> None:
         from .engine import reaching
 
@@ -65,12 +67,17 @@ class _Composer:
             node = self.nodes[index]
             args = [self._forward(o) if isinstance(o, int) else _literal(o) for o in node.operands]
             shapes = tuple(self.graph.operand_shape(o) for o in node.operands)
-            found = self.forms[index] = spell(node.op, args, node.attrs, shapes)
+            try:
+                found = spell(node.op, args, node.attrs, shapes)
+            except (TypeError, ValueError, KeyError, IndexError):  # a program's own attrs (dims=None)
+                found = as_written(node.op, args, node.attrs)
+            self.forms[index] = found
         return found
 
     # ------------------------------------------------------------ one leaf
 
-    def leaf(self, leaf: int) -> tuple[str, ...] | None:
+    def formula(self, leaf: int, label: str | None = None) -> tuple[str, ...] | None:
+        """`LABEL = ...` (NAME.grad by default) and the lines defining the names it uses."""
         nodes = self.nodes
         below = [False] * len(nodes)  # nodes the leaf flows into
         below[leaf] = True
@@ -101,10 +108,8 @@ class _Composer:
             if len(longest[1].text) <= LINE_BUDGET or not pieces:
                 break
             named.add(max(pieces, key=lambda c: (len(texts[c].text), c)))
-        result = [
-            f"{nodes[i].name}.grad = {t.text}" if i == leaf else f"adj_{nodes[i].name} = {t.text}"
-            for i, t in lines
-        ]
+        label = label or f"{nodes[leaf].name}.grad"
+        result = [f"{label} = {t.text}" if i == leaf else f"adj_{nodes[i].name} = {t.text}" for i, t in lines]
         return (*result, *self._form_lines(result))
 
     def _compose(
@@ -152,7 +157,7 @@ class _Composer:
         """`t3 = h @ w2` for each made-up name the lines still use."""
         made_up = {self.nodes[i].name: i for i, flag in enumerate(self.made_up) if flag}
         wanted: list[int] = []
-        queue = list(lines)
+        queue = [line.split(" = ", 1)[1] for line in lines]
         while queue:
             for word in re.findall(r"(?<![.\w])[A-Za-z_]\w*", queue.pop()):
                 index = made_up.get(word)

@@ -9,6 +9,7 @@ import sympy as sp
 from golden import assert_golden
 from op_cases import example
 from seed_programs import LINEAR
+from test_table import LOGISTIC, MLP, SOFTMAX_CE
 
 from gradcli import grad
 from gradcli.errors import GradcliError
@@ -57,6 +58,34 @@ def test_linear_layer_is_pinned(run):
     assert result.exit_code == 0, result.stderr
     assert_balanced(result.stdout)
     assert_golden("latex_linear.tex", result.stdout)
+
+
+TEACHING = {"network": MLP, "logistic": LOGISTIC, "softmax_ce": SOFTMAX_CE}
+
+
+@pytest.mark.parametrize("name", sorted(TEACHING))
+def test_teaching_programs_read_in_the_tables_words(run, name):
+    result = run("grad", *TEACHING[name], "--format", "latex")
+    assert result.exit_code == 0, result.stderr
+    assert_balanced(result.stdout)
+    assert not re.search(r"Piecewise|Heaviside|\\max|sum_over|matmul", result.stdout)
+    assert_golden(f"latex_{name}.tex", result.stdout)
+
+
+def test_the_network_reads_as_the_table_does(run):
+    out = run("grad", *MLP, "--format", "latex").stdout
+    assert r"h &= \operatorname{relu}\left(t_{2}\right)" in out
+    assert r"\frac{\partial \mathrm{loss}}{\partial W_{1}} &= X^\top \mathrm{adj}_{t2}" in out
+    assert r"\left[h > 0\right]" in out  # relu's rule as an indicator
+
+
+def test_a_standalone_document_compiles_as_it_stands(run):
+    block = run("grad", *MLP, "--format", "latex").stdout
+    whole = run("grad", *MLP, "--format", "latex-document").stdout
+    assert whole.startswith("\\documentclass{article}\n")
+    assert block.strip() in whole
+    assert whole.rstrip().endswith("\\end{document}")
+    assert_balanced(whole)
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)

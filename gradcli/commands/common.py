@@ -104,10 +104,12 @@ def emit(result: Any, fmt: str, width: int | None = None, nodes: tuple[str, ...]
         from ..render.plain import render
 
         click.echo(render(result))
-    elif fmt == "latex":
+    elif fmt in ("latex", "latex-document"):
+        from ..render.latex import document
         from ..render.latex import render as render_latex
 
-        click.echo(render_latex(result))
+        block = render_latex(result)
+        click.echo(document(block) if fmt == "latex-document" else block)
     else:
         from ..render.table import render
         from .width import table_console

@@ -87,11 +87,12 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "plain", "latex"]),
+    type=click.Choice(["table", "json", "plain", "latex", "latex-document"]),
     default="table",
     show_default=True,
     help="table (rich), json (strict JSON), plain (NAME<TAB>GRAD lines, GRAD compact JSON but "
-    "nan/inf bare) or latex (symbolic results).",
+    "nan/inf bare), latex (an align* block to paste) or latex-document (the same in a whole "
+    "document: pdflatex FILE.tex).",
 )
 @click.option(
     "--order",
@@ -223,8 +224,9 @@ def _partial_or(function, *args, **kwargs):
 def _show(result, fmt: str, width: int | None, nodes: tuple[str, ...], explain: bool) -> None:
     if explain:
         from ..render.explain import render as render_explain
+        from .width import table_width
 
-        click.echo(render_explain(result))
+        click.echo(render_explain(result, width=table_width(width)))
         return
     emit(result, fmt, width, nodes)
     if fmt == "plain":  # the table shows warnings, JSON lists them; plain keeps stdout to NAME<TAB>GRAD

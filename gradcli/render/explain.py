@@ -24,7 +24,6 @@ from .graph import inline_value
 from .safe_text import one_line
 
 if TYPE_CHECKING:
-
     from ..graph import Graph
     from ..results import GradResult, PassResult
 
@@ -141,28 +140,44 @@ def _equation(*parts: str | None) -> list[str]:
     return kept
 
 
-def wrap_equation(indent: str, pieces: list[str], suffix: str = "") -> list[str]:
-    """Lines of `a = b = c` within WIDTH columns; continuation lines start with `= `."""
+def wrap_equation(indent: str, pieces: list[str], suffix: str = "", width: int = WIDTH) -> list[str]:
+    """Lines of `a = b = c` within `width` columns; continuation lines start with `= `, and a
+    piece too long for a line of its own goes on over more, indented further."""
     lines = [indent + pieces[0]]
     for piece in pieces[1:]:
         candidate = f"{lines[-1]} = {piece}"
-        if len(candidate) <= WIDTH:
+        if len(candidate) <= width:
             lines[-1] = candidate
         else:
             lines.append(f"{indent}    = {piece}")
     if suffix:
-        if len(lines[-1] + suffix) <= WIDTH:
+        if len(lines[-1] + suffix) <= width:
             lines[-1] += suffix
         else:
             lines.append(indent + "    " + suffix.strip())
-    return lines
+    return [part for line in lines for part in _fold(line, len(indent) + 6, width)]
+
+
+def _fold(line: str, hang: int, width: int) -> list[str]:
+    """A line past `width` broken at spaces (or after an operator or comma), then indented."""
+    if len(line) <= width:
+        return [line]
+    from .grid import wrap
+
+    lead = len(line) - len(line.lstrip(" "))
+    first, *rest = wrap(line[lead:], width - lead)
+    if not rest:
+        return [line]
+    room = max(width - hang, 20)
+    return [" " * lead + first, *(" " * hang + part for part in wrap(" ".join(rest), room))]
 
 
 class _Narrator:
     """Collects the explanation's lines; one method per part of the story."""
 
-    def __init__(self, result: GradResult, graph: Graph | None = None) -> None:
+    def __init__(self, result: GradResult, graph: Graph | None = None, width: int = WIDTH) -> None:
         self.result = result
+        self.width = width
         known = graph if graph is not None else result.graph
         if known is None:
             from ..errors import GradcliError
@@ -173,12 +188,35 @@ class _Narrator:
         self.out = result.output.name
         self.symbolic = result.output.symbolic is not None
         self.lines: list[str] = []
+        self._composer = None
+        self.defined: set[str] = set()  # named pieces already written under a leaf
 
     def say(self, text: str = "") -> None:
-        self.lines.append(text)
+        for line in text.split("\n"):
+            self.lines.extend(_fold(line, 4, self.width) if line else [line])
 
     def equation(self, indent: str, *parts: str | None, suffix: str = "") -> None:
-        self.lines.extend(wrap_equation(indent, _equation(*parts), suffix))
+        self.lines.extend(wrap_equation(indent, _equation(*parts), suffix, self.width))
+
+    def formula(self, index: int) -> tuple[str, ...] | None:
+        """A node's gradient as the leaf table writes it (readable.py): the leaf's own lines,
+        or any other node's composed from the output down; None without symbolic output."""
+        if not self.symbolic:
+            return None
+        node = self.nodes[index]
+        found = self.result.grad_readable.get(node.name) if node.kind == "leaf" else None
+        if found is not None:
+            return found
+        from ..readable import Composer
+
+        if self._composer is None:
+            self._composer = Composer(self.graph)
+        return self._composer.formula(index, node.name)
+
+    def one_line(self, index: int) -> str | None:
+        """The formula when it takes one line (with named pieces, the steps tell it instead)."""
+        found = self.formula(index)
+        return found[0].split(" = ", 1)[1] if found and len(found) == 1 else None
 
     # --- the forward pass
 
@@ -188,7 +226,7 @@ class _Narrator:
         if result.numeric:
             given = ", ".join(f"{n.name} = {inline_value(n.value)}" for n in self.nodes if n.kind != "op")
             title = f"Chain rule for {one_line(result.expression)} at {given}"
-            if len(title) > WIDTH:
+            if len(title) > self.width:
                 title = f"Chain rule for {one_line(result.expression)}\nat {given}"
             self.say(title)
         else:
@@ -206,11 +244,12 @@ class _Narrator:
                 role = node.grad_fn or "no grad_fn: needs no grad"
             if index == result.output_index:
                 role += ", the output"
-            form = f"= {node.symbolic}" if node.kind == "op" and node.symbolic else ""
+            written = node.written or node.symbolic
+            form = f"= {written}" if node.kind == "op" and written else ""
             value = f"= {inline_value(node.value)}" if result.numeric else ""
             rows.append([node.name, form, value, f"[{role}]"])
         widths = [max(len(row[i]) for row in rows) for i in range(3)]
-        if 2 + sum(widths) + 3 + max(len(row[3]) for row in rows) > WIDTH:
+        if 2 + sum(widths) + 3 + max(len(row[3]) for row in rows) > self.width:
             # Wide tensors: each value goes on its own line under its node.
             widths[2] = 0
         for row in rows:
@@ -244,12 +283,12 @@ class _Narrator:
             if step.op_node != current:
                 current = step.op_node
                 self._sum_paths(step.op_node, received.get(step.op_node, []), flow, adjoints, unit)
-                form = node.symbolic or self._plain_form(step.op_node)
+                form = node.written or node.symbolic or self._plain_form(step.op_node)
                 self.say(f"  {node.name} = {form}  [{node.grad_fn}]")
             received.setdefault(step.operand, []).append(step)
             label = flow(operand.name) + self._path_label(step, steps, uses)
             single = uses[step.operand] == 1
-            adjoint_symbolic = operand.adjoint_symbolic if unit and single else None
+            adjoint_symbolic = self.one_line(step.operand) if unit and single else None
             first = step.op_node == self.result.output_index
             contribution = None if step.contribution is None else _value(step.contribution)
             if step.local_symbolic is None and step.local is None:
@@ -315,13 +354,14 @@ class _Narrator:
         if len(paths) < 2:
             return
         node = self.nodes[index]
+        paths = sorted(paths, key=lambda p: (p.op_node, p.position))  # as the formula adds them
         parts = [_value(p.contribution) for p in paths if p.contribution is not None]
         total = None if adjoints is None else _value(adjoints[index])
         self.say(f"  {node.name} is used {len(paths)} times; backward() adds the gradients of the paths:")
         self.equation(
             "    ",
             flow(node.name),
-            node.adjoint_symbolic if unit else None,
+            self.one_line(index) if unit else None,
             " + ".join(parts) if parts else None,
             total,
         )
@@ -350,10 +390,11 @@ def _pass_adjoints(record: PassResult) -> tuple[list, dict]:
     return list(record.adjoints), record.edges
 
 
-def render(result: GradResult, graph: Graph | None = None) -> str:
-    """The whole narration as text (no colour, deterministic). `graph`: the engine's graph of
-    the result when it has no program to rebuild it from (a backward call of `gradcli run`)."""
-    narrator = _Narrator(result, graph)
+def render(result: GradResult, graph: Graph | None = None, width: int = WIDTH) -> str:
+    """The whole narration as text (no colour, deterministic), within `width` columns.
+    `graph`: the engine's graph of the result when it has no program to rebuild it from (a
+    backward call of `gradcli run`)."""
+    narrator = _Narrator(result, graph, width)
     narrator.header()
     say = narrator.say
     if not result.numeric:
@@ -362,8 +403,12 @@ def render(result: GradResult, graph: Graph | None = None) -> str:
         say()
         say("Result (in the inputs' names):")
         for leaf in result.leaves:
-            formula = result.grad_symbolic.get(leaf.name) or "(too large to print)"
-            narrator.equation("  ", f"{leaf.name}.grad", f"d{narrator.out}/d{leaf.name}", formula)
+            lines = narrator.formula(result.nodes.index(leaf))
+            formula = lines[0].split(" = ", 1)[1] if lines else result.grad_symbolic.get(leaf.name)
+            narrator.equation(
+                "  ", f"{leaf.name}.grad", f"d{narrator.out}/d{leaf.name}", formula or "(too large to print)"
+            )
+            _where(narrator, lines)
         return "\n".join(narrator.lines)
 
     passes = result.passes
@@ -390,8 +435,9 @@ def render(result: GradResult, graph: Graph | None = None) -> str:
     if len(passes) == 1:
         say("Result:")
         for leaf in result.leaves:
-            formula = result.grad_symbolic.get(leaf.name)
             unit = _is_unit(passes[0].gradient)
+            lines = narrator.formula(result.nodes.index(leaf)) if unit else None
+            formula = lines[0].split(" = ", 1)[1] if lines else result.grad_symbolic.get(leaf.name)
             name = f"d{narrator.out}/d{leaf.name}" if unit else f"v*d{narrator.out}/d{leaf.name}"
             narrator.equation(
                 "  ",
@@ -400,6 +446,7 @@ def render(result: GradResult, graph: Graph | None = None) -> str:
                 formula if unit else None,
                 _value(result.grads.get(leaf.name)),
             )
+            _where(narrator, lines)
         return "\n".join(narrator.lines)
 
     say(f"Accumulation: like {len(passes)} backward() calls, each pass adds its gradients to .grad.")
@@ -424,6 +471,14 @@ def render(result: GradResult, graph: Graph | None = None) -> str:
     say("  (Without --retain-graph a second pass fails, as in PyTorch: the first pass")
     say("  frees the tensors the graph saved for backward.)")
     return "\n".join(narrator.lines)
+
+
+def _where(narrator: _Narrator, lines: tuple[str, ...] | None) -> None:
+    """The named pieces of a leaf's formula, under it (`where adj_t2 = ...`), each once."""
+    for line in (lines or ())[1:]:
+        if line not in narrator.defined:
+            narrator.defined.add(line)
+            narrator.equation("      ", f"where {line}")
 
 
 def _higher_orders(narrator: _Narrator, result: GradResult, order: int) -> None:

@@ -64,8 +64,8 @@ def _label(result: GradResult, index: int, note: str = "") -> list[Text]:
     if node.kind == "op":
         head.append(f"  {node.op}  ")
         head.append(node.grad_fn or "grad_fn=None", style="cyan")
-        if node.symbolic:
-            head.append(f"  = {node.symbolic}")
+        if node.written or node.symbolic:  # the table's form: relu(t2), X @ W1
+            head.append(f"  = {node.written or node.symbolic}")
     else:
         head.append(f"  {kind_text(node)}", style="dim")
     lines = [head]
@@ -76,10 +76,8 @@ def _label(result: GradResult, index: int, note: str = "") -> list[Text]:
             if node.kind == "leaf":
                 adjoint.append(f"  = {node.name}.grad", style="dim")
             lines.append(adjoint)
-    elif node.adjoint_symbolic and node.requires_grad:
-        lines.append(
-            Text.assemble((f"d{result.output.name}/d{node.name} = ", "dim"), (node.adjoint_symbolic, "green"))
-        )
+    elif node.adjoint_local and node.requires_grad:  # the table's chain-rule step
+        lines.append(Text.assemble((f"adj_{node.name} = ", "dim"), (node.adjoint_local, "green")))
     return lines
 
 
@@ -219,8 +217,8 @@ def to_dot(result: GradResult) -> str:
         parts = [node.name + (f" {list(node.shape)}" if node.shape else "")]
         if node.kind == "op":
             parts.append(f"{node.op}: {node.grad_fn or 'grad_fn=None'}")
-            if node.symbolic:
-                parts.append(f"= {node.symbolic}")
+            if node.written or node.symbolic:
+                parts.append(f"= {node.written or node.symbolic}")
         else:
             parts.append(kind_text(node))
         if result.numeric:
@@ -228,8 +226,8 @@ def to_dot(result: GradResult) -> str:
             if node.requires_grad:
                 grad = f" = {node.name}.grad" if node.kind == "leaf" else ""
                 parts.append(f"adjoint {inline_value(node.adjoint)}{grad}")
-        elif node.adjoint_symbolic and node.requires_grad:
-            parts.append(f"d{result.output.name}/d{node.name} = {node.adjoint_symbolic}")
+        elif node.adjoint_local and node.requires_grad:
+            parts.append(f"adj_{node.name} = {node.adjoint_local}")
         role = "output" if index == result.output_index else node.kind
         lines.append(f"  n{index} [label={_dot_quote(chr(10).join(parts))}, fillcolor={FILL[role]}];")
     index_of = {node.name: i for i, node in enumerate(result.nodes)}

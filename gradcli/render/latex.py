@@ -264,20 +264,48 @@ def render(result: GradResult) -> str:
     names = [n.name for n in result.nodes]
     if result.output.symbolic is None:
         raise GradcliError("--format latex needs the symbolic forms; drop --no-symbolic")
+    from .latex_text import formula_latex
+
+    tensors = [name for n in result.nodes if n.shape for name in (n.name, f"adj_{n.name}")]
     rows: list[tuple[str, str]] = []
     for node in result.nodes:
         if node.kind == "op" and node.symbolic is not None:
-            right = expression_latex(node.symbolic, names)
+            written = node.written or node.symbolic  # the table's form: X @ W, relu(t2)
+            right = formula_latex(written, name_latex, tensors)
             value = value_latex(node.value)
             rows.append((name_latex(node.name), right if value is None else f"{right} = {value}"))
+    order = getattr(result, "order", 1)
     for leaf in result.leaves:
-        right = expression_latex(result.grad_symbolic.get(leaf.name), names)
+        lines = result.grad_readable.get(leaf.name) if order == 1 else None
+        if lines:
+            right = formula_latex(lines[0].split(" = ", 1)[1], name_latex, tensors)
+        else:
+            right = expression_latex(result.grad_symbolic.get(leaf.name), names)
         value = value_latex(result.grads.get(leaf.name)) if result.numeric else None
+        # --order N: the N-th derivative
         rows.append(
             (
-                # --order N: the N-th derivative
-                derivative_latex(result.output.name, *(leaf.name,) * getattr(result, "order", 1)),
+                derivative_latex(result.output.name, *(leaf.name,) * order),
                 right if value is None else f"{right} = {value}",
             )
         )
+        for line in (lines or ())[1:]:  # the named pieces, each once
+            target, text = line.split(" = ", 1)
+            row = (name_latex(target), formula_latex(text, name_latex, tensors))
+            if row not in rows:
+                rows.append(row)
     return align_block(rows, comment=f"gradcli grad: {one_line(result.expression)}")
+
+
+def document(block: str) -> str:
+    """A standalone LaTeX document around an align* block (amsmath; breqn-free, so pdflatex)."""
+    return "\n".join(
+        [
+            r"\documentclass{article}",
+            r"\usepackage[margin=2cm,landscape]{geometry}",
+            r"\usepackage{amsmath,amssymb}",
+            r"\begin{document}",
+            block,
+            r"\end{document}",
+        ]
+    )

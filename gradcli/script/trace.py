@@ -88,7 +88,7 @@ class BackwardCall:
         made = PassResult(1, seed, dict(reached), tuple(adjoints), self.traced.edges)
         result = dataclasses.replace(result, grads=reached, passes=(made,))
         rule = f"── line {self.line}: {one_line(self.source)} "
-        lines = [rule + "─" * max(3, width - len(rule)), render(result, laid.graph), ""]
+        lines = [rule + "─" * max(3, width - len(rule)), render(result, laid.graph, width), ""]
         lines += self.grad_changes(
             show,
             "torch.autograd.grad returns these gradients; no .grad changes.",
