@@ -220,7 +220,9 @@ def grad(
         except PassesStopped as stop:  # pass k failed: passes 1..k-1 finished, as in PyTorch
             records, stopped = stop.records, stop.error
         pass_results = [
-            PassResult(r.index, r.gradient, r.grads, None if r.adjoints is None else tuple(r.adjoints), r.edges)
+            PassResult(
+                r.index, r.gradient, r.grads, None if r.adjoints is None else tuple(r.adjoints), r.edges
+            )
             if edges
             else PassResult(r.index, r.gradient, r.grads)
             for r in records
@@ -240,17 +242,27 @@ def grad(
             ]
             adjoints = None
     grad_symbolic = text.leaf_grads if text else {leaf.name: None for leaf in graph.leaves}
+    readable = _readable_of(text, graph)
     if order > 1:
-        grad_symbolic = (
+        from .symbolic import simplest, to_text
+
+        forms = (
             _symbolic_order(graph, prepared.arrays, order, np_dtype)
             if text is not None and len(graph.nodes) <= limits.SYMBOLIC_NODES
             else {leaf.name: None for leaf in graph.leaves}
         )
+        grad_symbolic = {name: to_text(form) for name, form in forms.items()}
         # sympy's d/dx of an elementwise gradient form is right only where the numbers are
         # elementwise derivatives; Hessian row sums have no such form
         grad_symbolic = {
             name: None if derivative_kinds.get(name) == "hessian_row_sums" else form
             for name, form in grad_symbolic.items()
+        }
+        readable = {  # the N-th derivative in PyTorch's words, sympy's shortest form
+            name: None
+            if grad_symbolic[name] is None or forms[name] is None
+            else (f"{name}.grad = {simplest(forms[name])}",)
+            for name in grad_symbolic
         }
     result = GradResult(
         expression=expression,
@@ -260,7 +272,7 @@ def grad(
         passes=tuple(pass_results),
         grads=grads,
         grad_symbolic=grad_symbolic,
-        grad_readable=_readable_of(text, graph, order),
+        grad_readable=readable,
         order=order,
         derivatives=derivatives,
         derivative_kinds=derivative_kinds,
@@ -301,15 +313,18 @@ def _higher_orders(
     return found, kinds
 
 
-def _symbolic_order(graph: Graph, arrays, order: int, dtype: np.dtype) -> dict[str, str | None]:
-    """Each leaf's N-th derivative as a formula: the rules' gradient graph, read (higher.py)."""
+def _symbolic_order(graph: Graph, arrays, order: int, dtype: np.dtype) -> dict[str, Any]:
+    """Each leaf's N-th derivative as a sympy formula: the rules' gradient graph, read (higher.py)."""
     from .autograd import forward
     from .higher import symbolic_derivatives
-    from .symbolic import to_text
 
-    values = forward(graph, arrays, dtype)
-    found = {leaf.name: symbolic_derivatives(graph, values, [leaf] * (order - 1), [leaf], dtype) for leaf in graph.leaves}
-    return {name: to_text(forms[name]) for name, forms in found.items()}
+    # without a point, the rules run on a tape of formulas (no numbers): the same graph
+    values = forward(graph, arrays, dtype) if all(leaf.name in arrays for leaf in graph.leaves) else None
+    found = {
+        leaf.name: symbolic_derivatives(graph, values, [leaf] * (order - 1), [leaf], dtype)
+        for leaf in graph.leaves
+    }
+    return {name: forms[name] for name, forms in found.items()}
 
 
 def _output_node(prepared: _Prepared, values: list[np.ndarray]) -> NodeResult:
@@ -350,19 +365,19 @@ def hessian(
     graph = prepared.graph
     blocks = compute(graph, prepared.arrays, prepared.dtype)
     pairs: dict[str, dict[str, str | None]] = {}
+    readable: dict[str, dict[str, str | None]] = {}
     if symbolic and len(graph.nodes) <= limits.SYMBOLIC_NODES:
         from .higher import symbolic_derivatives
-        from .symbolic import to_text
+        from .symbolic import simplest, to_text
 
         scalar = [leaf for leaf in graph.leaves if leaf.shape == ()]
-        pairs = {
-            a.name: {
-                b: to_text(form)
-                for b, form in symbolic_derivatives(graph, values, [a], scalar, prepared.dtype).items()
-            }
-            for a in scalar
+        forms = {a.name: symbolic_derivatives(graph, values, [a], scalar, prepared.dtype) for a in scalar}
+        pairs = {a: {b: to_text(form) for b, form in row.items()} for a, row in forms.items()}
+        readable = {
+            a: {b: None if f is None else simplest(f) for b, f in row.items()} for a, row in forms.items()
         }
-    return HessianResult(expression, str(prepared.dtype), _output_node(prepared, values), blocks, pairs)
+    output = _output_node(prepared, values)
+    return HessianResult(expression, str(prepared.dtype), output, blocks, pairs, readable)
 
 
 def _symbolic(graph: Graph):
@@ -454,9 +469,9 @@ def _as_text(graph: Graph, sym) -> SymbolicText:
     )
 
 
-def _readable_of(text: SymbolicText | None, graph: Graph, order: int) -> dict[str, tuple[str, ...] | None]:
-    """The readable formulas of a first-order gradient (higher orders have only grad_symbolic)."""
-    if text is None or order > 1:
+def _readable_of(text: SymbolicText | None, graph: Graph) -> dict[str, tuple[str, ...] | None]:
+    """The readable formulas of the first-order gradient, as cached."""
+    if text is None:
         return {leaf.name: None for leaf in graph.leaves}
     return {name: None if lines is None else tuple(lines) for name, lines in text.readable.items()}
 

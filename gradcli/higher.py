@@ -366,7 +366,7 @@ def _traced_derivatives(
         if k == 0:
             elementwise = leaf.name in _elementwise_leaves(tape.graph(gradient))
         current = tape.graph(tape.apply("sum", gradient))
-        current_values = tape.values
+        current_values = tape.values if values is not None else None  # a tape of formulas stays one
     return results, elementwise
 
 
@@ -390,18 +390,19 @@ def symbolic_derivatives(
 
     zeros = {b.name: read_constant(0.0) for b in wrt}  # a constant's derivatives
     current, current_values = graph, values
+    known = None  # on a tape of formulas (no point given): the constants rules made
     for leaf in path:
         try:
-            tape, adjoints = trace_backward(current, current_values, dtype)
+            tape, adjoints = trace_backward(current, current_values, dtype, known=known)
         except CANNOT_TRACE:
             return {b.name: None for b in wrt}
         gradient = adjoints[leaf.index]
         if not isinstance(gradient, Traced) or not gradient.requires_grad:
             return zeros
         current = tape.graph(tape.apply("sum", gradient))
-        current_values = tape.values
+        current_values, known = (tape.values, None) if values is not None else (None, tape.values)
     try:
-        tape, adjoints = trace_backward(current, current_values, dtype)
+        tape, adjoints = trace_backward(current, current_values, dtype, known=known)
     except CANNOT_TRACE:
         return {b.name: None for b in wrt}
     found = {}

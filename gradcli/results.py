@@ -136,7 +136,8 @@ class HessianResult:
     dtype: str
     output: NodeResult
     hessian: dict[str, dict[str, np.ndarray]]
-    symbolic: dict[str, dict[str, str | None]]  # scalar leaf pairs only
+    symbolic: dict[str, dict[str, str | None]]  # scalar leaf pairs only, sympy-parsable
+    readable: dict[str, dict[str, str | None]] = field(default_factory=dict)  # the same, as PyTorch writes
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -351,6 +351,111 @@ def sstr(expr: Any) -> str:
     return _printer().doprint(expr)
 
 
+@cache
+def _torch_printer() -> Any:
+    from sympy.printing.str import StrPrinter
+
+    base = _printer()
+
+    class TorchPrinter(type(base)):  # type: ignore[misc]
+        """sympy's forms in PyTorch's words: Max(0, x) is relu(x), a Piecewise that masks is
+        a product with a comparison, matmul(a, b) is a @ b, sum_over(e, 0) is e.sum(0)."""
+
+        def _print_Piecewise(self, expr: Any) -> str:
+            import sympy as sp
+
+            if len(expr.args) == 2 and expr.args[1].cond == sp.true:
+                (a, cond), (b, _) = expr.args
+                if a == 0 and hasattr(cond, "negated"):
+                    return self._masked(b, cond.negated)
+                if b == 0:
+                    return self._masked(a, cond)
+                return f"where({self._print(cond)}, {self._print(a)}, {self._print(b)})"
+            return StrPrinter._print_Piecewise(self, expr)
+
+        def _masked(self, value: Any, cond: Any) -> str:
+            """value*(cond); relu(z) > 0 is z > 0 (relu's rule reads its result)."""
+            import sympy as sp
+
+            relu = isinstance(cond, sp.StrictGreaterThan) and cond.rhs == 0 and isinstance(cond.lhs, sp.Max)
+            if relu and len(cond.lhs.args) == 2 and 0 in cond.lhs.args:
+                cond = sp.StrictGreaterThan([a for a in cond.lhs.args if a != 0][0], 0)
+            mask = f"({self._print(cond)})"
+            return mask if value == 1 else f"{self.parenthesize(value, 50)}*{mask}"
+
+        def _print_Max(self, expr: Any) -> str:
+            args = list(expr.args)
+            if len(args) == 2 and 0 in args:
+                other = args[1] if args[0] == 0 else args[0]
+                return f"relu({self._print(other)})"
+            return self._fold("maximum", args)
+
+        def _print_Min(self, expr: Any) -> str:
+            return self._fold("minimum", list(expr.args))
+
+        def _fold(self, name: str, args: list) -> str:
+            text = self._print(args[0])
+            for arg in args[1:]:
+                text = f"{name}({text}, {self._print(arg)})"
+            return text
+
+        def _print_Heaviside(self, expr: Any) -> str:
+            return f"({self._print(expr.args[0])} > 0)"
+
+        def _print_Abs(self, expr: Any) -> str:
+            return f"abs({self._print(expr.args[0])})"
+
+        def _print_Function(self, expr: Any) -> str:
+            name, args = type(expr).__name__, expr.args
+            if name == "__mask":
+                return f"({self._print(args[0])})"
+            if name == "matmul" and len(args) == 2:
+                return f"{self.parenthesize(args[0], 50)} @ {self.parenthesize(args[1], 51)}"
+            if name == "t" and len(args) == 1:
+                return f"{self._atom(args[0])}.T"
+            if name == SUM:
+                dims = ", ".join(self._print(a) for a in args[1:])
+                return f"{self._atom(args[0])}.sum({dims})"
+            if name in _COMPARISON_NAMES and len(args) == 2:
+                return f"({self._print(args[0])} {_COMPARISON_NAMES[name]} {self._print(args[1])})"
+            return super()._print_Function(expr)
+
+        def _atom(self, expr: Any) -> str:
+            text = self._print(expr)
+            return text if expr.is_Atom or expr.is_Function else f"({text})"
+
+    return TorchPrinter()
+
+
+_COMPARISON_NAMES = {"gt": ">", "lt": "<", "ge": ">=", "le": "<=", "eq": "==", "ne": "!="}
+
+
+def torch_text(expr: Any) -> str:
+    """A sympy form in PyTorch's vocabulary (`2*(x > 0)`, `X.T @ g`, `relu(x)`), not sympy's
+    internals (`Piecewise`, `Max(0, x)`, `matmul(t(X), g)`); every double with all its digits."""
+    return _torch_printer().doprint(expr)
+
+
+SIMPLIFY_SIZE = 80  # tree size past which no rewrite is tried (factor's cost grows fast)
+
+
+def simplest(expr: Any) -> str:
+    """The shortest of sympy's standard forms (as it is, factored, cancelled), in torch_text."""
+    import sympy as sp
+
+    best = torch_text(expr)
+    if _tree_size(expr) > SIMPLIFY_SIZE:
+        return best
+    for rewrite in (lambda e: sp.factor_terms(sp.cancel(e)), sp.factor, sp.cancel):
+        try:
+            candidate = torch_text(rewrite(expr))
+        except (TypeError, ValueError, NotImplementedError, RecursionError, sp.PolynomialError):
+            continue
+        if len(candidate) < len(best):
+            best = candidate
+    return best
+
+
 # ---------------------------------------------------------------- named adjoints for big programs
 
 

@@ -310,13 +310,17 @@ class Tape:
     shape, no numbers, so a symbolic gradient costs no tensor arithmetic. The constants
     rules make keep their values (a formula reads a uniform one as its number)."""
 
-    def __init__(self, graph: Graph, values: Sequence[Any] | None, dtype: np.dtype) -> None:
+    def __init__(
+        self, graph: Graph, values: Sequence[Any] | None, dtype: np.dtype, known: Sequence[Any] | None = None
+    ) -> None:
         self.program = graph.program
         self.nodes: list[Node] = list(graph.nodes)
         self.numeric = values is not None
         self.values: list[Any] = (
             [np.asarray(v) for v in values] if values is not None else [None] * len(self.nodes)
         )
+        if values is None and known is not None:  # a tape of formulas over one: its constants
+            self.values = list(known)
         self.dtype = dtype
 
     def traced(self, index: int) -> Traced:
@@ -389,6 +393,7 @@ def trace_backward(
     dtype: np.dtype,
     gradient: Any = None,
     seed_requires_grad: bool = False,
+    known: Sequence[Any] | None = None,
 ) -> tuple[Tape, list]:
     """backward(create_graph=True): every node's adjoint as a traced value on a new tape.
 
@@ -398,7 +403,7 @@ def trace_backward(
     """
     from .autograd import backward
 
-    tape = Tape(graph, values, dtype)
+    tape = Tape(graph, values, dtype, known)
     output = graph.nodes[graph.output]
     seed = np.ones(output.shape, dtype=dtype) if gradient is None else gradient
     traced_values = [tape.traced(i) for i in range(len(graph.nodes))]

@@ -141,3 +141,44 @@ def test_a_leaf_used_at_every_step_is_summed_over_every_step() -> None:
     program = "; ".join(f"a{i + 1} = sin(a{i})*x" for i in range(12)).replace("a0", "x")
     found = check_formulas(program, {"x": 0.3}, {})["x"]
     assert found[0].count(" + ") == 12, found[0]
+
+
+@pytest.mark.parametrize(
+    ("program", "order"),
+    [
+        ("relu(x)*x", 2),
+        ("relu(x)*x*y", 2),
+        ("abs(x)*x", 3),
+        ("exp(x)/(x**2 + 1)", 2),  # a rewrite equals the rule where both are defined: no pole here
+        ("where(x > 0, x**2, x)", 2),
+        ("sigmoid(x)*y", 3),
+        ("elu(x)*x", 3),
+    ],
+)
+@pytest.mark.parametrize("x", [-1.5, 0.0, 0.5])
+def test_nth_derivatives_read_in_pytorch_words_and_compute_torchs_numbers(
+    program: str, order: int, x: float
+) -> None:
+    at = {"x": x, **({"y": 0.7} if "y" in program else {})}
+    result = grad(program, at, {}, order=order)
+    for leaf, lines in result.grad_readable.items():
+        assert lines is not None and len(lines) == 1, (leaf, lines)
+        text = lines[0].split(" = ", 1)[1]
+        assert not SYMPY_INTERNALS.search(text), text
+        found = evaluate(text, {name: np.asarray(value) for name, value in at.items()})
+        np.testing.assert_allclose(
+            found, result.grads[leaf], rtol=1e-9, atol=1e-12, err_msg=f"{program}: {text}"
+        )
+
+
+def test_nth_derivatives_without_a_point_are_formulas() -> None:
+    result = grad("relu(x)*x", order=2)
+    assert result.grad_readable["x"] == ("x.grad = 2*(x > 0)",)
+    assert "Piecewise" in result.grad_symbolic["x"]  # JSON keeps sympy's parsable form
+
+
+def test_the_hessian_table_reads_in_pytorch_words_and_says_why_tensor_blocks_have_none(run) -> None:
+    scalar = run("hessian", "relu(x)*x*y", "--at", "x=1", "--at", "y=2", "--width", "80").stdout
+    assert "x*(x > 0) + relu(x)" in scalar and "Piecewise" not in scalar
+    tensor = run("hessian", "sum(relu(x)*x)", "--at", "x=[1.,-2]", "--width", "80").stdout
+    assert "symbolic: scalar leaves only" in tensor

@@ -193,7 +193,8 @@ class _Narrator:
 
     def say(self, text: str = "") -> None:
         for line in text.split("\n"):
-            self.lines.extend(_fold(line, 4, self.width) if line else [line])
+            hang = len(line) - len(line.lstrip(" ")) + 4  # a folded line goes on indented
+            self.lines.extend(_fold(line, hang, self.width) if line else [line])
 
     def equation(self, indent: str, *parts: str | None, suffix: str = "") -> None:
         self.lines.extend(wrap_equation(indent, _equation(*parts), suffix, self.width))
@@ -204,7 +205,8 @@ class _Narrator:
         if not self.symbolic:
             return None
         node = self.nodes[index]
-        found = self.result.grad_readable.get(node.name) if node.kind == "leaf" else None
+        first_order = getattr(self.result, "order", 1) == 1  # else the leaf's is the N-th derivative
+        found = self.result.grad_readable.get(node.name) if node.kind == "leaf" and first_order else None
         if found is not None:
             return found
         from ..readable import Composer
@@ -490,7 +492,11 @@ def _higher_orders(narrator: _Narrator, result: GradResult, order: int) -> None:
         values = derivatives.get(leaf.name) or ()
         first = values[0] if values else leaf.adjoint
         narrator.equation(
-            "  ", f"{leaf.name}.grad", f"d{out}/d{leaf.name}", leaf.adjoint_symbolic, _value(first)
+            "  ",
+            f"{leaf.name}.grad",
+            f"d{out}/d{leaf.name}",
+            narrator.one_line(result.nodes.index(leaf)),
+            _value(first),
         )
     narrator.say()
     narrator.say(f"Higher orders: backward(create_graph=True) makes {out}'s gradient a graph of its own,")
@@ -498,5 +504,6 @@ def _higher_orders(narrator: _Narrator, result: GradResult, order: int) -> None:
     for leaf in result.leaves:
         values = derivatives.get(leaf.name) or ()
         for k, value in enumerate(values[1:], start=2):
-            formula = result.grad_symbolic.get(leaf.name) if k == order else None
+            lines = result.grad_readable.get(leaf.name) if k == order else None
+            formula = lines[0].split(" = ", 1)[1] if lines else None
             narrator.equation("  ", f"d{k}{out}/d{leaf.name}{k}", formula, _value(value))

@@ -66,11 +66,22 @@ def render_hessian(result: HessianResult, console: Console) -> None:
     table.add_column("b", style="bold")
     table.add_column("hessian")
     table.add_column("symbolic")
+    tensors = False
     for a, row in result.hessian.items():
         for b, block in row.items():
-            symbolic = result.symbolic.get(a, {}).get(b)
+            symbolic = result.readable.get(a, {}).get(b) or result.symbolic.get(a, {}).get(b)
+            tensors = tensors or a not in result.symbolic or b not in result.symbolic.get(a, {})
             table.add_row(a, b, _matrix(block), symbolic or "-")
-    _print(console, Group(_heading(result.output, result.dtype), table))
+    parts: list[Any] = [_heading(result.output, result.dtype), table]
+    if tensors:
+        parts.append(
+            Text(
+                "symbolic: scalar leaves only; a tensor leaf's block holds one second derivative per pair of "
+                "elements, which no single elementwise formula states (the numbers are whole above)",
+                style="dim",
+            )
+        )
+    _print(console, Group(*parts))
 
 
 def render_product(result: ProductResult, console: Console) -> None:
