@@ -422,7 +422,7 @@ def _torch_printer() -> Any:
 
         def _atom(self, expr: Any) -> str:
             text = self._print(expr)
-            return text if expr.is_Atom or expr.is_Function else f"({text})"
+            return text if _is_atom(text) else f"({text})"
 
     return TorchPrinter()
 

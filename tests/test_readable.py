@@ -182,3 +182,15 @@ def test_the_hessian_table_reads_in_pytorch_words_and_says_why_tensor_blocks_hav
     assert "x*(x > 0) + relu(x)" in scalar and "Piecewise" not in scalar
     tensor = run("hessian", "sum(relu(x)*x)", "--at", "x=[1.,-2]", "--width", "80").stdout
     assert "symbolic: scalar leaves only" in tensor
+
+
+def test_expanded_shows_the_formula_in_the_inputs_names_in_pytorch_words(run) -> None:
+    args = ("y = X @ W + b; loss = sum(y**2)", "--at", "W=[[1,2],[3,4]]", "--at", "b=[0.5,1]")
+    args += ("--const", "X=[[1,0.5],[0.2,0.8]]", "--width", "80")
+    readable = run("grad", *args).stdout
+    expanded = run("grad", *args, "--expanded").stdout
+    assert "X.T @ (2*y)" in readable
+    assert "X.T @ (2*b + 2*X @ W)" in expanded and "(2*b + 2*X @ W).sum(0)" in expanded
+    assert not SYMPY_INTERNALS.search(expanded)
+    as_json = run("grad", *args, "--expanded", "--format", "json").stdout
+    assert '"grad_readable": ["W.grad = X.T @ (2*y)"]' in as_json  # JSON keeps both keys

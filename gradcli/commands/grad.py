@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+
 import click
 
 from .common import emit, read_program
@@ -133,6 +136,12 @@ Tensors too wide for a cell end in …; --node NAME prints that node whole.
     "--explain", is_flag=True, help="Narrate the chain rule step by step, from the output back to each leaf."
 )
 @click.option("--no-symbolic", is_flag=True, help="Skip symbolic forms (faster on big programs).")
+@click.option(
+    "--expanded",
+    is_flag=True,
+    help="Write each leaf's formula expanded in the inputs' names (JSON's grad_symbolic) instead of "
+    "as the chain composes it in the program's names (grad_readable).",
+)
 @width_option
 @node_option
 @click.pass_context
@@ -149,6 +158,7 @@ def grad_command(
     fmt: str,
     seed: int,
     no_symbolic: bool,
+    expanded: bool,
     explain: bool,
     order: int,
     batch: str | None,
@@ -202,10 +212,29 @@ def grad_command(
         edges=explain,  # the narration reads the engine's own pass, not a second one
     )
     result, error = result
+    if expanded and fmt != "json":  # JSON has both forms under their own keys
+        result = dataclasses.replace(result, grad_readable=_expanded(result))
     _show(result, fmt, width, nodes, explain)
     if error is not None:  # torch would raise here, after the passes shown had finished
         index, total = len(result.passes) + 1, len(gradients) if len(gradients) > 1 else passes
         raise type(error)(f"backward pass {index} of {total}: {error.message}", hint=error.hint)
+
+
+def _expanded(result) -> dict[str, tuple[str, ...] | None]:
+    """Each leaf's grad_symbolic (expanded in the inputs' names) in PyTorch's words: read back
+    through latex.py's whitelist of Python's syntax tree (never eval), printed by torch_text."""
+    from ..errors import GradcliError
+    from ..render.latex import parse_symbolic
+    from ..symbolic import torch_text
+
+    names = [n.name for n in result.nodes]
+    found: dict[str, tuple[str, ...] | None] = {}
+    for leaf, text in result.grad_symbolic.items():
+        if text is not None:
+            with contextlib.suppress(GradcliError, ValueError, TypeError, RecursionError):
+                text = torch_text(parse_symbolic(text, names))  # else sympy's own, as JSON has it
+        found[leaf] = None if text is None else (f"{leaf}.grad = {text}",)
+    return found
 
 
 def _partial_or(function, *args, **kwargs):
