@@ -183,12 +183,11 @@ def _literal(operand: Any) -> Text:
 
 # ---------------------------------------------------------------- sympy's shorter forms
 
-# functions a sympy form may call and still read as PyTorch: torch.NAME of the same meaning
+# names a rewrite may use and still read as PyTorch: torch.NAME of the same meaning
 _TORCH_NAMES = frozenset(
     {"exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan"}
-    | {"asinh", "acosh", "atanh", "erf", "sign", "pi"}
+    | {"asinh", "acosh", "atanh", "erf", "sign", "pi", "relu", "abs", "where", "maximum", "minimum"}
 )
-SIMPLIFY_SIZE = 80  # sympy tree size past which no rewrite is tried (factor's cost grows fast)
 SHORTER = 0.8  # a rewrite must be this much shorter than the rules' own reading to win
 
 
@@ -202,7 +201,7 @@ def simpler(
         return None
     import sympy as sp
 
-    from .symbolic import _tree_size, sstr
+    from .symbolic import SIMPLIFY_SIZE, _tree_size, rewrites
 
     nodes = graph.nodes
     given = {s.target for s in graph.program.statements if s.target} | set(graph.program.inputs)
@@ -222,16 +221,13 @@ def simpler(
             continue
         expr = found.xreplace(written)
         names = {s.name for s in expr.free_symbols} | {type(f).__name__ for f in expr.atoms(sp.Function)}
-        if not names <= words or _tree_size(expr) > SIMPLIFY_SIZE:
+        if not names <= words | {"Max", "Piecewise"} or _tree_size(expr) > SIMPLIFY_SIZE:
             continue  # a tensor function, a named adjoint or a sympy-only name: no rewrite reads better
-        best = text
-        for rewrite in (lambda e: e, lambda e: sp.factor_terms(sp.cancel(e)), sp.factor, sp.cancel):
-            try:
-                candidate = sstr(rewrite(expr))
-            except (TypeError, ValueError, NotImplementedError, RecursionError, sp.PolynomialError):
-                continue
-            readable = set(re.findall(r"[A-Za-z_]\w*", candidate)) <= words
-            if readable and len(candidate) < SHORTER * len(text) and len(candidate) < len(best):
-                best = candidate
-        result[i] = f"{target} = {best}"
+        shorter = [
+            candidate
+            for candidate in rewrites(expr)
+            if set(re.findall(r"[A-Za-z_]\w*", candidate)) <= words and len(candidate) < SHORTER * len(text)
+        ]
+        if shorter:
+            result[i] = f"{target} = {min(shorter, key=len)}"
     return tuple(result)

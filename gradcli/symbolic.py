@@ -439,21 +439,25 @@ def torch_text(expr: Any) -> str:
 SIMPLIFY_SIZE = 80  # tree size past which no rewrite is tried (factor's cost grows fast)
 
 
-def simplest(expr: Any) -> str:
-    """The shortest of sympy's standard forms (as it is, factored, cancelled), in torch_text."""
+def rewrites(expr: Any) -> list[str]:
+    """sympy's standard forms of a formula in torch_text: as it is, then factored and
+    cancelled (each tried only while the tree is small: their cost grows fast)."""
     import sympy as sp
 
-    best = torch_text(expr)
+    found = [torch_text(expr)]
     if _tree_size(expr) > SIMPLIFY_SIZE:
-        return best
+        return found
     for rewrite in (lambda e: sp.factor_terms(sp.cancel(e)), sp.factor, sp.cancel):
         try:
-            candidate = torch_text(rewrite(expr))
+            found.append(torch_text(rewrite(expr)))
         except (TypeError, ValueError, NotImplementedError, RecursionError, sp.PolynomialError):
             continue
-        if len(candidate) < len(best):
-            best = candidate
-    return best
+    return found
+
+
+def simplest(expr: Any) -> str:
+    """The shortest of rewrites(expr); the first of equals (factored before cancelled)."""
+    return min(rewrites(expr), key=len)
 
 
 # ---------------------------------------------------------------- named adjoints for big programs
