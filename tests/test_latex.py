@@ -155,7 +155,7 @@ def test_order_n_prints_the_nth_derivative(run):
     result = run("grad", "sin(x)", "--at", "x=0.5", "--order", "2", "--format", "latex")
     assert result.exit_code == 0, result.stderr
     assert (
-        r"\frac{\partial^{2} t_{1}}{\partial x^{2}} &= - \sin{\left(x \right)} = -0.479426" in result.stdout
+        r"\frac{\partial^{2} t_{1}}{\partial x^{2}} &= -\sin\left(x\right) = -0.479426" in result.stdout
     )
     assert derivative_latex("f", "x", "x", "y") == r"\frac{\partial^{3} f}{\partial x^{2} \partial y}"
 

@@ -145,14 +145,19 @@ def jacobian_latex(result: JacobianResult) -> str:
 
 def hessian_latex(result: HessianResult) -> str:
     """One row per leaf pair: the symbolic second derivative (scalar pairs) and its value."""
-    from .latex import align_block, derivative_latex, expression_latex, value_latex
+    from .latex import align_block, derivative_latex, expression_latex, name_latex, value_latex
+    from .latex_text import formula_latex
 
     names = list(result.hessian)
     rows = []
     for a, row in result.hessian.items():
         for b, block in row.items():
             value = value_latex(block) or r"\text{(too large to print)}"
+            readable = result.readable.get(a, {}).get(b)  # in PyTorch's words: 2*(x > 0)
             symbolic = result.symbolic.get(a, {}).get(b)
-            right = value if symbolic is None else f"{expression_latex(symbolic, names)} = {value}"
+            if readable is not None:
+                right = f"{formula_latex(readable, name_latex)} = {value}"
+            else:
+                right = value if symbolic is None else f"{expression_latex(symbolic, names)} = {value}"
             rows.append((derivative_latex(result.output.name, a, b), right))
     return align_block(rows, comment=f"gradcli hessian: {one_line(result.expression)}")

@@ -276,7 +276,7 @@ def render(result: GradResult) -> str:
             rows.append((name_latex(node.name), right if value is None else f"{right} = {value}"))
     order = getattr(result, "order", 1)
     for leaf in result.leaves:
-        lines = result.grad_readable.get(leaf.name) if order == 1 else None
+        lines = result.grad_readable.get(leaf.name)  # order N: the N-th derivative
         if lines:
             right = formula_latex(lines[0].split(" = ", 1)[1], name_latex, tensors)
         else:
