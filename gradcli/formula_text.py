@@ -217,7 +217,7 @@ def neg(a: Text) -> Text:
         return number(-a.number)
     if a.coefficient is not None:
         return scaled(-a.coefficient, a.rest)
-    return _negated(a)
+    return scaled(Fraction(-1), a)
 
 
 def _negated(a: Text) -> Text:
@@ -337,8 +337,8 @@ SPELLINGS: dict[str, Callable[..., Text]] = {
     "_softmax_backward_data": lambda g, out, dim=None, **_: mul(
         out, sub(g, _method(Text(mul(g, out).text, PRODUCT), f"sum({dim}, keepdim=True)"))
     ),
-    "_log_softmax_backward_data": lambda g, out, dim=None, shapes=((),), **_: sub(
-        g, mul(_exp_of_log_softmax(out), _method(g, f"sum({dim}, keepdim=True)", _count(shapes[0], dim)))
+    "_log_softmax_backward_data": lambda g, out, dim=None, shapes=((),), **_: _log_softmax_grad(
+        g, out, dim, shapes
     ),
     "nll_loss_backward": lambda g, x, t, reduction="mean", shapes=(), **_: _nll(g, t, reduction, shapes),
     "mse_loss_backward": lambda g, a, b, reduction="mean", shapes=(), **_: _mse(g, a, b, reduction, shapes),
@@ -360,6 +360,16 @@ def _balanced(text: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+def _log_softmax_grad(g: Text, out: Text, dim: Any, shapes: tuple) -> Text:
+    """g - softmax*g.sum(dim, keepdim=True); from a mean or sum nll_loss, c*one_hot(t, n),
+    whose rows each sum to c, it is c*(one_hot(t, n) - softmax): cross-entropy's gradient."""
+    soft = _exp_of_log_softmax(out)
+    rows = len(shapes[0]) == 2 and dim in (1, -1)
+    if rows and g.coefficient is not None and g.rest is not None and g.rest.text.startswith("one_hot("):
+        return scaled(-g.coefficient, sub(soft, g.rest))
+    return sub(g, mul(soft, _method(g, f"sum({dim}, keepdim=True)", _count(shapes[0], dim))))
 
 
 def _exp_of_log_softmax(out: Text) -> Text:
