@@ -142,7 +142,8 @@ def test_outputs_that_do_not_echo_stay_clean(run, args):
 
 
 def test_the_program_from_standard_input_too(run):
-    result = run("grad", "-", "--at", "x=2", "--explain", input="y = x*2" + COMMENT + "\ny")
+    program = "y = x*2" + COMMENT + "\ny"
+    result = run("grad", "-", "--at", "x=2", "--explain", "--width", "1000", input=program)
     assert result.exit_code == 0, result.stderr
     assert_no_raw(result)
     assert f"Chain rule for y = x*2  # {SHOWN}" in result.stdout
