@@ -445,7 +445,12 @@ def rewrites(expr: Any) -> list[str]:
     import sympy as sp
 
     found = [torch_text(expr)]
-    if _tree_size(expr) > SIMPLIFY_SIZE:
+    # worth trying: a sum that is polynomial, or has a denominator to cancel; factor and
+    # cancel take milliseconds each, so sin(a*b) + a*b*cos(a*b) and big trees are left as
+    # they are (a Hessian of 30 leaves has 900 entries)
+    polynomial = not expr.atoms(sp.Function)
+    denominator = any(power.exp.is_negative for power in expr.atoms(sp.Pow))
+    if not expr.atoms(sp.Add) or not (polynomial or denominator) or _tree_size(expr) > SIMPLIFY_SIZE:
         return found
     for rewrite in (lambda e: sp.factor_terms(sp.cancel(e)), sp.factor, sp.cancel):
         try:
