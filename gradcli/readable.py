@@ -225,7 +225,7 @@ def simpler(
             continue  # a tensor function, a named adjoint or a sympy-only name: no rewrite reads better
         shorter = [
             candidate
-            for candidate in rewrites(expr)
+            for candidate in rewrites(expr, trig=True)
             if set(re.findall(r"[A-Za-z_]\w*", candidate)) <= words and len(candidate) < SHORTER * len(text)
         ]
         if shorter:

@@ -439,25 +439,32 @@ def torch_text(expr: Any) -> str:
 SIMPLIFY_SIZE = 80  # tree size past which no rewrite is tried (factor's cost grows fast)
 
 
-def rewrites(expr: Any) -> list[str]:
+def rewrites(expr: Any, trig: bool = False) -> list[str]:
     """sympy's standard forms of a formula in torch_text: as it is, then factored and
-    cancelled (each tried only while the tree is small: their cost grows fast)."""
+    cancelled, and with `trig` trigsimp's (2*sin(x)*cos(x) is sin(2*x)). Each is tried only
+    where it can help and while the tree is small: factor and cancel take milliseconds,
+    trigsimp tens of them, so sin(a*b) + a*b*cos(a*b) is left as it is (a Hessian of 30
+    leaves has 900 entries)."""
     import sympy as sp
 
     found = [torch_text(expr)]
-    # worth trying: a sum that is polynomial, or has a denominator to cancel; factor and
-    # cancel take milliseconds each, so sin(a*b) + a*b*cos(a*b) and big trees are left as
-    # they are (a Hessian of 30 leaves has 900 entries)
+    size = _tree_size(expr)
     polynomial = not expr.atoms(sp.Function)
     denominator = any(power.exp.is_negative for power in expr.atoms(sp.Pow))
-    if not expr.atoms(sp.Add) or not (polynomial or denominator) or _tree_size(expr) > SIMPLIFY_SIZE:
-        return found
-    for rewrite in (lambda e: sp.factor_terms(sp.cancel(e)), sp.factor, sp.cancel):
-        try:
-            found.append(torch_text(rewrite(expr)))
-        except (TypeError, ValueError, NotImplementedError, RecursionError, sp.PolynomialError):
-            continue
+    if expr.atoms(sp.Add) and (polynomial or denominator) and size <= SIMPLIFY_SIZE:
+        for rewrite in (lambda e: sp.factor_terms(sp.cancel(e)), sp.factor, sp.cancel):
+            try:
+                found.append(torch_text(rewrite(expr)))
+            except (TypeError, ValueError, NotImplementedError, RecursionError, sp.PolynomialError):
+                continue
+    circular = expr.atoms(sp.sin, sp.cos, sp.tan)
+    if trig and len(circular) > 1 and circular == expr.atoms(sp.Function) and size <= TRIG_SIZE:
+        with contextlib.suppress(TypeError, ValueError, NotImplementedError, RecursionError):
+            found.append(torch_text(sp.trigsimp(expr)))
     return found
+
+
+TRIG_SIZE = 20  # tree size past which trigsimp (tens of milliseconds) is not tried
 
 
 def simplest(expr: Any) -> str:

@@ -122,6 +122,8 @@ def test_softmax_cross_entropy_reads_as_softmax_minus_one_hot() -> None:
         ("relu(x)", "x", "x > 0"),
         ("tanh(x)*y", "y", "tanh(x)"),
         ("x/y", "y", "-x/y**2"),
+        ("sin(x)**2", "x", "sin(2*x)"),  # trigsimp: 2*sin(x)*cos(x)
+        ("sin(x)*cos(x)", "x", "cos(2*x)"),
     ],
 )
 def test_scalar_formulas_are_the_shortest_form_that_reads_as_pytorch(
