@@ -38,56 +38,23 @@ class Untraceable(GradcliError):
 CANNOT_TRACE = (Untraceable, TypeError, ValueError, AttributeError)
 
 
-# NumPy ufuncs and the registry ops that mean the same (same numbers, same conventions).
-UFUNC_OPS = {
-    "add": "add",
-    "subtract": "sub",
-    "multiply": "mul",
-    "divide": "div",
-    "true_divide": "div",
-    "negative": "neg",
-    "power": "pow",
-    "float_power": "pow",
-    "matmul": "matmul",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "tanh": "tanh",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
-    "exp": "exp",
-    "exp2": "exp2",
-    "expm1": "expm1",
-    "log": "log",
-    "log2": "log2",
-    "log10": "log10",
-    "log1p": "log1p",
-    "sqrt": "sqrt",
-    "absolute": "abs",
-    "reciprocal": "reciprocal",
-    "floor": "floor",
-    "ceil": "ceil",
-    "trunc": "trunc",
-    "rint": "round",
-    "arctan2": "atan2",
-    "maximum": "maximum",
-    "minimum": "minimum",
-    "greater": "gt",
-    "less": "lt",
-    "greater_equal": "ge",
-    "less_equal": "le",
-    "equal": "eq",
-    "not_equal": "ne",
-    # masks (0/1, never requiring grad) combine as numbers do
-    "logical_and": "mul",
-    "logical_or": "maximum",
-}
+def _ufunc_ops() -> dict[str, str]:
+    """NumPy's ufuncs and the registry ops that mean the same (same numbers, same
+    conventions): the registry's own NumPy spellings (np.arcsin is asin, ops/__init__.py),
+    then what a rule's masks mean on a tape."""
+    from .ops import NUMPY_SPELLINGS
+
+    found = {
+        name: spelling.op
+        for name, spelling in NUMPY_SPELLINGS.items()
+        if isinstance(getattr(np, name, None), np.ufunc) and not spelling.numbers
+    }
+    # float_power is pow in float64, as every tape computes; masks (0/1, never requiring
+    # grad) combine as numbers do
+    return {**found, "float_power": "pow", "logical_and": "mul", "logical_or": "maximum"}
+
+
+UFUNC_OPS = _ufunc_ops()
 
 
 class Traced(NDArrayOperatorsMixin):
