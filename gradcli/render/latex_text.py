@@ -105,6 +105,16 @@ class _Printer:
             return f"{a} {b}", _PRODUCT, tensor
         return _verbatim(ast.unparse(node)), _ATOM, tensor
 
+    def _reduce(
+        self, how: str, operand: tuple[str, int, bool], dims: list[ast.expr]
+    ) -> tuple[str, int, bool]:
+        """x.sum(0) as a sum over dim 0 (mean likewise); with no dim, of every element."""
+        text, level, tensor = operand
+        over = ", ".join(ast.unparse(d) for d in dims)
+        symbol = r"\sum" if how == "sum" else r"\operatorname{mean}"
+        below = f"_{{\\text{{dim }} {over}}}" if over else ""
+        return f"{symbol}{below} {self._wrap(text, level, _POWER)}", _PRODUCT, bool(over) and tensor
+
     def _call(self, node: ast.Call) -> tuple[str, int, bool]:
         args = [self.latex(a) for a in node.args]
         tensor = any(t for _, _, t in args)
@@ -114,14 +124,7 @@ class _Printer:
             if method in _SHAPE_ONLY:
                 return receiver, level, tensor
             if method in ("sum", "mean"):
-                dims = ", ".join(ast.unparse(a) for a in node.args)
-                symbol = r"\sum" if method == "sum" else r"\operatorname{mean}"
-                below = f"_{{\\text{{dim }} {dims}}}" if dims else ""
-                return (
-                    f"{symbol}{below} {self._wrap(receiver, level, _POWER)}",
-                    _PRODUCT,
-                    bool(dims) and tensor,
-                )
+                return self._reduce(method, (receiver, level, tensor), node.args)
             if method == "indices" or not args and not node.keywords:
                 return (
                     rf"{self._wrap(receiver, level, _ATOM)}.\operatorname{{{_escape(method)}}}",
@@ -137,14 +140,7 @@ class _Printer:
             (a, la, _), (b, lb, _) = args
             return f"{self._wrap(a, la, _PRODUCT)} {self._wrap(b, lb, _ATOM)}^\\top", _PRODUCT, True
         if function in ("sum", "mean") and args:  # sum(t2), sum(x, 0): as the method
-            dims = ", ".join(ast.unparse(a) for a in node.args[1:])
-            symbol = r"\sum" if function == "sum" else r"\operatorname{mean}"
-            below = f"_{{\\text{{dim }} {dims}}}" if dims else ""
-            return (
-                f"{symbol}{below} {self._wrap(args[0][0], args[0][1], _POWER)}",
-                _PRODUCT,
-                bool(dims) and tensor,
-            )
+            return self._reduce(function, args[0], node.args[1:])
         if function == "sqrt" and len(args) == 1:
             return rf"\sqrt{{{args[0][0]}}}", _ATOM, tensor
         head = _FUNCTIONS.get(function, rf"\operatorname{{{_escape(function)}}}")
