@@ -423,9 +423,9 @@ class SymbolicText:
             return None
         if len(forms) != size or len(adjoints) != size or list(leaf_grads) != names:
             return None
-        lines = [line for found in readable.values() if found is not None for line in found]
         if not all(isinstance(found, list) or found is None for found in readable.values()):
             return None
+        lines = [line for found in readable.values() if found is not None for line in found]
         texts = [*forms, *adjoints, *leaf_grads.values(), *lines]
         if not all(t is None or (isinstance(t, str) and t.isprintable()) for t in texts):
             return None  # sympy prints no control characters: this text was not ours

@@ -65,7 +65,17 @@ def test_inputs_of_other_shapes_or_kinds_are_other_entries():
 
 @pytest.mark.parametrize(
     "stored",
-    ["not json", "[1, 2, 3]", '[["x"], ["1"], {"x": 2}]', '[[null, "2*x"], ["6", "1"], {"y": "6"}]', "[]"],
+    [
+        "not json",
+        "[1, 2, 3]",
+        '[["x"], ["1"], {"x": 2}]',
+        '[[null, "2*x"], ["6", "1"], {"y": "6"}]',
+        "[]",
+        # the readable lines: a leaf each, lists of text
+        '[[null, "2*x", "t1**3"], ["24*x**2", "3*t1**2", "1"], {"x": "24*x**2"}, {"x": 5}]',
+        '[[null, "2*x", "t1**3"], ["24*x**2", "3*t1**2", "1"], {"x": "24*x**2"}, {"x": [5]}]',
+        '[[null, "2*x", "t1**3"], ["24*x**2", "3*t1**2", "1"], {"x": "24*x**2"}, {"y": null}]',
+    ],
 )
 def test_a_stored_value_that_does_not_fit_the_program_is_recomputed(stored):
     key = api.symbolic_key(api._prepare("(2*x)**3", {"x": 2.0}, None, "float64").graph)
@@ -204,9 +214,15 @@ def test_only_plain_small_files_of_ours_are_read(tmp_path, monkeypatch):
 
 def test_a_planted_entry_with_control_characters_is_a_miss():
     key = api.symbolic_key(api._prepare("(2*x)**3", {"x": 2.0}, None, "float64").graph)
-    planted = json.dumps([[None, "2*x", "t1**3"], ["\x1b[2J", "3*t1**2", "1"], {"x": "24*x**2"}])
+    readable = {"x": ["x.grad = 24*x**2"]}
+    planted = json.dumps([[None, "2*x", "t1**3"], ["\x1b[2J", "3*t1**2", "1"], {"x": "24*x**2"}, readable])
     store = {key: planted}
     assert grad("(2*x)**3", at={"x": 2.0}, symbolic_cache=store).nodes[0].adjoint_symbolic == "6*t1**2"
+    planted = json.dumps(
+        [[None, "2*x", "t1**3"], ["6*t1**2", "3*t1**2", "1"], {"x": "24*x**2"}, {"x": ["\x1b]0;"]}]
+    )
+    store = {key: planted}
+    assert grad("(2*x)**3", at={"x": 2.0}, symbolic_cache=store).grad_readable == {"x": ("x.grad = 24*x**2",)}
 
 
 def test_a_dangling_link_does_not_stop_pruning(tmp_path, monkeypatch):
