@@ -19,6 +19,7 @@ from typing import Any
 
 from .formula_text import EdgeReader, Text, add, as_written, name, number, spell
 from .graph import OP, Graph
+from .results import formula_parts
 
 READABLE_NODES = 200  # past this many nodes a program's leaf formulas are not composed
 LINE_BUDGET = 66  # characters of a right-hand side before a piece of it gets a name
@@ -37,6 +38,11 @@ def leaf_formulas(graph: Graph) -> dict[str, tuple[str, ...] | None]:
     return {leaf.name: reader.formula(leaf.index) for leaf in leaves}
 
 
+def given_names(graph: Graph) -> set[str]:
+    """The names the program gave (its inputs and assigned names), not the ones gradcli made up."""
+    return {s.target for s in graph.program.statements if s.target} | set(graph.program.inputs)
+
+
 class Composer:
     """Any node's adjoint composed from the output down (--explain reads intermediate nodes')."""
 
@@ -44,7 +50,7 @@ class Composer:
         from .engine import reaching
 
         self.graph, self.nodes = graph, graph.nodes
-        given = {s.target for s in graph.program.statements if s.target} | set(graph.program.inputs)
+        given = given_names(graph)
         self.made_up = [n.kind == OP and n.name not in given for n in self.nodes]
         self.forms: dict[int, Text] = {}
         self.reader = EdgeReader(graph)
@@ -157,7 +163,7 @@ class Composer:
         """`t3 = h @ w2` for each made-up name the lines still use."""
         made_up = {self.nodes[i].name: i for i, flag in enumerate(self.made_up) if flag}
         wanted: list[int] = []
-        queue = [line.split(" = ", 1)[1] for line in lines]
+        queue = [formula_parts(line)[1] for line in lines]
         while queue:
             for word in re.findall(r"(?<![.\w])[A-Za-z_]\w*", queue.pop()):
                 index = made_up.get(word)
@@ -204,7 +210,7 @@ def simpler(
     from .symbolic import SIMPLIFY_SIZE, _tree_size, rewrites
 
     nodes = graph.nodes
-    given = {s.target for s in graph.program.statements if s.target} | set(graph.program.inputs)
+    given = given_names(graph)
     words = {n.name for n in nodes if n.name in given} | _TORCH_NAMES
     written: dict[Any, Any] = {}  # a made-up node's symbol -> its form in given names
     for node in nodes:
@@ -215,7 +221,7 @@ def simpler(
     index = {f"adj_{n.name}": n.index for n in nodes} | {f"{n.name}.grad": n.index for n in graph.leaves}
     result = list(lines)
     for i, line in enumerate(lines):
-        target, text = line.split(" = ", 1)
+        target, text = formula_parts(line)
         found = adjoints[index[target]] if target in index else None
         if found is None or _tree_size(found) > SIMPLIFY_SIZE:
             continue

@@ -82,6 +82,11 @@ class GradResult:
     def output(self) -> NodeResult:
         return self.nodes[self.output_index]
 
+    def formula(self, leaf: str) -> str | None:
+        """The right side of the leaf's readable formula (`X.T @ adj_t2`), if it has one."""
+        lines = self.grad_readable.get(leaf)
+        return formula_parts(lines[0])[1] if lines else None
+
     @property
     def value(self) -> np.ndarray | None:
         return self.output.value
@@ -273,6 +278,12 @@ def _leaf_document(result: GradResult, leaf: NodeResult) -> dict[str, Any]:
         # k-th derivatives, or in general "hessian_row_sums" (and their higher analogues)
         document["derivative_kind"] = result.derivative_kinds.get(leaf.name, "pure")
     return document
+
+
+def formula_parts(line: str) -> tuple[str, str]:
+    """A grad_readable line's two sides: `W1.grad = X.T @ adj_t2` is (W1.grad, X.T @ adj_t2)."""
+    target, _, text = line.partition(" = ")
+    return target, text
 
 
 def _lines(found: tuple[str, ...] | None) -> list[str] | None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..results import formula_parts
 from .graph import inline_value
 from .safe_text import one_line
 
@@ -218,7 +219,7 @@ class _Narrator:
     def one_line(self, index: int) -> str | None:
         """The formula when it takes one line (with named pieces, the steps tell it instead)."""
         found = self.formula(index)
-        return found[0].split(" = ", 1)[1] if found and len(found) == 1 else None
+        return formula_parts(found[0])[1] if found and len(found) == 1 else None
 
     # --- the forward pass
 
@@ -406,7 +407,7 @@ def render(result: GradResult, graph: Graph | None = None, width: int = WIDTH) -
         say("Result (in the inputs' names):")
         for leaf in result.leaves:
             lines = narrator.formula(result.nodes.index(leaf))
-            formula = lines[0].split(" = ", 1)[1] if lines else result.grad_symbolic.get(leaf.name)
+            formula = formula_parts(lines[0])[1] if lines else result.grad_symbolic.get(leaf.name)
             narrator.equation(
                 "  ", f"{leaf.name}.grad", f"d{narrator.out}/d{leaf.name}", formula or "(too large to print)"
             )
@@ -439,7 +440,7 @@ def render(result: GradResult, graph: Graph | None = None, width: int = WIDTH) -
         for leaf in result.leaves:
             unit = _is_unit(passes[0].gradient)
             lines = narrator.formula(result.nodes.index(leaf)) if unit else None
-            formula = lines[0].split(" = ", 1)[1] if lines else result.grad_symbolic.get(leaf.name)
+            formula = formula_parts(lines[0])[1] if lines else result.grad_symbolic.get(leaf.name)
             name = f"d{narrator.out}/d{leaf.name}" if unit else f"v*d{narrator.out}/d{leaf.name}"
             narrator.equation(
                 "  ",
@@ -504,6 +505,5 @@ def _higher_orders(narrator: _Narrator, result: GradResult, order: int) -> None:
     for leaf in result.leaves:
         values = derivatives.get(leaf.name) or ()
         for k, value in enumerate(values[1:], start=2):
-            lines = result.grad_readable.get(leaf.name) if k == order else None
-            formula = lines[0].split(" = ", 1)[1] if lines else None
+            formula = result.formula(leaf.name) if k == order else None
             narrator.equation("  ", f"d{k}{out}/d{leaf.name}{k}", formula, _value(value))

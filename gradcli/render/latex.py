@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import GradcliError
+from ..results import formula_parts
 from .safe_text import one_line
 
 if TYPE_CHECKING:
@@ -278,7 +279,7 @@ def render(result: GradResult) -> str:
     for leaf in result.leaves:
         lines = result.grad_readable.get(leaf.name)  # order N: the N-th derivative
         if lines:
-            right = formula_latex(lines[0].split(" = ", 1)[1], name_latex, tensors)
+            right = formula_latex(formula_parts(lines[0])[1], name_latex, tensors)
         else:
             right = expression_latex(result.grad_symbolic.get(leaf.name), names)
         value = value_latex(result.grads.get(leaf.name)) if result.numeric else None
@@ -290,7 +291,7 @@ def render(result: GradResult) -> str:
             )
         )
         for line in (lines or ())[1:]:  # the named pieces, each once
-            target, text = line.split(" = ", 1)
+            target, text = formula_parts(line)
             row = (name_latex(target), formula_latex(text, name_latex, tensors))
             if row not in rows:
                 rows.append(row)

@@ -193,7 +193,7 @@ def _grad_table(result: GradResult, width: int) -> list[Text]:
         )
     readable = [result.grad_readable.get(leaf.name) for leaf in leaves]
     symbolic = [
-        found[0].split(" = ", 1)[1] if found else result.grad_symbolic.get(leaf.name) or "-"
+        result.formula(leaf.name) if found else result.grad_symbolic.get(leaf.name) or "-"
         for leaf, found in zip(leaves, readable)
     ]
     header = "symbolic" if result.order == 1 else f"symbolic (order {result.order})"
