@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from golden import assert_golden
 from op_cases import example
@@ -32,7 +33,7 @@ def test_json_lists_every_registry_op_with_its_fields(run):
         op = REGISTRY[record["name"]]
         assert record["syntax"] == op.syntax
         assert record["grad_fn"] == op.grad_fn
-        assert record["derivative"] == op.derivative
+        assert record["derivative"] and "t1" not in record["derivative"]  # generated: see below
         assert record["domain"] == (op.domain or "all reals")
         assert record["grad_fns"][0] == op.grad_fn
         assert record["elementwise"] == op.elementwise and record["reduction"] == op.reduction
@@ -139,7 +140,7 @@ def test_one_op_page_has_spellings_grad_fn_rule_double_backward_and_example(run)
         "F.sigmoid(...)",
         "x.sigmoid(...)",
         "SigmoidBackward0",
-        REGISTRY["sigmoid"].derivative,
+        "derivative       sigmoid(x)*(1 - sigmoid(x))",
         "SigmoidBackwardBackward0",
         'gradcli grad "sigmoid(x)" --at x=0.5',
     ):
@@ -221,6 +222,51 @@ def test_double_backward_nodes_are_torchs(run, name):
     assert agree != (name in DOUBLE_BACKWARD_DIFFERS), (name, ours, sorted(theirs))
 
 
+# Ops whose generated rule still names a backward kernel or a constant from index values
+# (tests/test_readable.py's OPAQUE, and index/_unsafe_view with no example edge): fix one and
+# this test asks to take it off.
+NOT_EVALUATED = {
+    "binary_cross_entropy", "diag", "diagonal", "embedding", "huber_loss", "index",
+    "masked_select", "smooth_l1_loss", "trace", "_unsafe_view",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [op.name for op in OPS if op.differentiable and op.arity])
+def test_the_derivative_shown_is_the_rule_and_computes_the_gradient(name):
+    """The `derivative` field is generated from the VJP, so evaluated with torch at the
+    example's point (g = ones) it gives the gradient gradcli computes there."""
+    pytest.importorskip("torch")
+    from formula_eval import evaluate
+
+    from gradcli.commands.op_page import derivative
+    from gradcli.commands.op_page import example as page_example
+
+    found = page_example(name)
+    if found is None:
+        assert derivative(name, None) != "-" or name in NOT_EVALUATED, name
+        return
+    text = derivative(name, found)
+    lines = text.split("; ")
+    if name in NOT_EVALUATED:
+        assert text == "-" or any(stand_in in text for stand_in in ("_backward", "...")), text
+        return
+    seed = np.ones(found.output_shape)
+    result = grad(found.program, found.at, found.const, gradient=seed if found.output_shape else None)
+    env = {n.name: n.value for n in result.nodes if n.value is not None}
+    env.update({k: np.asarray(v) for k, v in found.const.items()})
+    env["g"] = seed
+    if REGISTRY[name].elementwise and len(lines) == 1 and not text.startswith("d/d"):
+        lines = [f"d/d{next(iter(found.at))} = {text}"]  # one operand: the bare derivative
+    for line in lines:
+        if line.startswith("d/d"):  # a local derivative: times g = 1
+            leaf, formula = line[3:].split(" = ", 1)
+        else:
+            leaf, formula = line.split(": ", 1)
+        expected = result.grads[leaf]
+        value = np.broadcast_to(evaluate(formula, env), np.shape(expected))
+        np.testing.assert_allclose(value, expected, rtol=1e-9, atol=1e-12, err_msg=f"{name}: {line}")
+
+
 def test_every_example_command_runs(run):
     import shlex
 
@@ -260,7 +306,8 @@ def test_an_unknown_name_is_shown_short_and_escaped(run):
     ("written", "vjp"),
     [
         ("sin", ["x: g*cos(x)"]),
-        ("sigmoid", ["x: g*t1*(1 - t1)"]),  # sigmoid_backward(grad, result): the result, t1
+        ("sigmoid", ["x: g*sigmoid(x)*(1 - sigmoid(x))"]),  # sigmoid_backward(grad, result)
+        ("matmul", ["a: g @ b.T", "b: a.T @ g"]),
         ("where", ["x: where(c, g, 0)", "y: where(c, 0, g)"]),
     ],
 )

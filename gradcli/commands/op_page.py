@@ -17,12 +17,15 @@ import numpy as np
 
 # Inputs tried, in order, for an op no entry of EXAMPLES names: scalars, then vectors, then
 # matrices, then values past 1 (acosh); the first that runs with finite values is the example.
-_TRIALS: tuple[dict[str, Any], ...] = (
-    {"x": 0.5, "y": 0.25, "z": 0.75},
-    {"x": [0.5, 0.25, 0.75, 0.3], "y": [0.2, 0.6, 0.4, 0.9], "z": [0.7, 0.1, 0.3, 0.5]},
-    {"x": [[0.5, 0.25], [0.75, 0.3]], "y": [[0.2, 0.6], [0.4, 0.9]], "z": [[0.7, 0.1], [0.3, 0.5]]},
-    {"x": 1.5, "y": 2.5, "z": 3.5},
-)
+# A non-elementwise op tries vectors first, so its rule shows a tensor's shape at work.
+_SCALARS = {"x": 0.5, "y": 0.25, "z": 0.75}
+_VECTORS = {"x": [0.5, 0.25, 0.75, 0.3], "y": [0.2, 0.6, 0.4, 0.9], "z": [0.7, 0.1, 0.3, 0.5]}
+_MATRICES = {"x": [[0.5, 0.25], [0.75, 0.3]], "y": [[0.2, 0.6], [0.4, 0.9]], "z": [[0.7, 0.1], [0.3, 0.5]]}
+_PAST_ONE = {"x": 1.5, "y": 2.5, "z": 3.5}
+_TRIALS = (_SCALARS, _VECTORS, _MATRICES, _PAST_ONE)
+_TENSOR_TRIALS = (_VECTORS, _MATRICES, _SCALARS, _PAST_ONE)
+# Operand names where the syntax names none (cat4 ... stack8: past z, z's values)
+_OPERANDS = ("x", "y", "z", "u", "v", "w", "p", "q")
 _VECTOR = [0.5, 0.25, 0.75, 0.3]
 _MATRIX = [[0.5, 0.25, 0.75], [0.3, 0.2, 0.6]]
 # Ops whose example needs arguments no default gives (dim=, a shape) or an integer or bool
@@ -71,6 +74,11 @@ EXAMPLES: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "nll_loss": ("nll_loss(X, t)", {"X": _MATRIX}, {"t": [0, 2]}),
     "cross_entropy": ("F.cross_entropy(X, t)", {"X": _MATRIX}, {"t": [0, 2]}),
     "linear": ("F.linear(x, W, b)", {"x": [0.5, 0.25, 0.75], "W": _MATRIX, "b": [0.1, 0.2]}, {}),
+    **{  # a number that shows in the rule
+        f"{name}_scalar": (f"torch.ops.aten.{name}.Scalar(x, 2.0)", {"x": _VECTOR}, {})
+        for name in ("mul", "add", "div")
+    },
+    "matmul": ("a @ b", {"a": _MATRIX, "b": [[0.2, 0.6], [0.4, 0.9], [0.7, 0.1]]}, {}),
 }
 
 
@@ -139,7 +147,7 @@ def example(name: str) -> Example | None:
     """A program using the op that runs (with finite values), or None where none is known."""
     from ..api import _prepare
     from ..autograd import forward
-    from ..local_steps import written_form
+    from ..local_steps import _first_spelling, written_form
     from ..ops import COMPOSITES, REGISTRY
 
     if name in EXAMPLES:
@@ -151,11 +159,13 @@ def example(name: str) -> Example | None:
         arity = op.arity if op is not None else composite.arity if composite is not None else 0
         if (
             arity == 0
-            or arity > 3
+            or arity > len(_OPERANDS)
             or (op is not None and (op.size_of is not None or op.grad_fn == "NotImplemented"))
         ):
             return None
-        operands = ["x", "y", "z"][:arity]
+        operands = list(_OPERANDS[:arity])
+        if op is not None and len(placeholders := _first_spelling(op.syntax)[1]) == arity:
+            operands = placeholders  # the syntax's own names: a + b, sin(x), A.T
         try:
             program = (
                 written_form(op, operands, {p.name: p.default for p in op.params})
@@ -166,7 +176,11 @@ def example(name: str) -> Example | None:
             return None
         if op is not None and not op.differentiable:  # no gradient of its own: weigh a leaf with it
             program = f"x * ({program})"
-        trials = [(program, {n: values[n] for n in operands}, {}) for values in _TRIALS]
+        order = _TRIALS if op is None or op.elementwise else _TENSOR_TRIALS
+        trials = [
+            (program, {n: list(values.values())[min(i, 2)] for i, n in enumerate(operands)}, {})
+            for values in order
+        ]
     for program, at, const in trials:
         try:
             prepared = _prepare(program, at, const, "float64")
@@ -207,24 +221,64 @@ def vjp_rule(name: str, found: Example) -> list[str]:
     """The op's VJP on its example, as the rule ran on a tape of formulas (formula_text):
     `x: g*cos(x)`, one line per operand that gets a gradient, `g` the gradient reaching it.
     Generated, never stated: the same reading the chain-rule column shows."""
-    from ..api import _prepare
-    from ..formula_text import EdgeReader
     from ..formula_text import name as named
+
+    return _edges(name, found, named("g"), "{}: {}")
+
+
+def _edges(name: str, found: Example, gradient: Any, line: str) -> list[str]:
+    """The example's edges into the op's operands, with `gradient` reaching the op and the
+    op's result written as its form (`tanh(x)`), as the leaf formulas write a made-up name."""
+    from ..api import _prepare
+    from ..readable import Composer
 
     graph = _prepare(found.program, found.at, found.const, "float64").graph
     node = next((n for n in graph.nodes if n.op is not None and n.op.name == name), None)
     if node is None:
         return []
     try:
-        reader = EdgeReader(graph)
+        reader = Composer(graph).reader
     except Exception:  # noqa: BLE001 - a page shows what it can
         return []
-    rules = []
+    lines = []
     for position, operand in enumerate(node.operands):
-        found_text = reader.edge(node.index, position, named("g"))
-        if isinstance(operand, int) and found_text is not None:
-            rules.append(f"{graph.nodes[operand].name}: {found_text.text}")
-    return rules
+        text = reader.edge(node.index, position, gradient)
+        if isinstance(operand, int) and text is not None:
+            lines.append(line.format(graph.nodes[operand].name, text.text))
+    return lines
+
+
+def local_derivatives(name: str, found: Example) -> list[str]:
+    """An elementwise op's derivative in each operand: its VJP run with a gradient of 1 on a
+    tape of formulas (`d/dx = cos(x)`, `d/dx = 1 - tanh(x)**2`)."""
+    from ..formula_text import number
+
+    return _edges(name, found, number(1), "d/d{} = {}")
+
+
+def derivative(name: str, found: Example | None) -> str:
+    """What `gradcli ops` shows as an op's derivative, generated from its record and rule,
+    never stated beside it: an elementwise op's local derivative (`cos(x)`; `d/dx = y; d/dy =
+    x`), any other op's VJP (`X: g @ W.T; W: X.T @ g`), or why there is none."""
+    from ..ops import REGISTRY
+
+    op = REGISTRY[name]
+    if op.size_of is not None:
+        return "no gradient: a Python int, read from the shape"
+    if op.arity == 0:
+        return "no gradient: a new tensor, made from numbers"
+    if not op.differentiable:
+        return "no gradient: " + ("a bool tensor" if op.gives_mask else "its result never requires grad")
+    if op.grad_fn == "NotImplemented":
+        return "none: torch has no derivative for it"
+    if found is None:
+        return "-"
+    if op.elementwise:
+        lines = local_derivatives(name, found)
+        if len(lines) == 1:
+            return lines[0].split(" = ", 1)[1]
+        return "; ".join(lines) or "-"
+    return "; ".join(vjp_rule(name, found)) or "-"
 
 
 def lookup(written: str) -> str | None:
@@ -297,12 +351,15 @@ def page_text(page: dict[str, Any], width: int) -> str:
     import textwrap
 
     nodes = page["double_backward"]
+    vjp = "; ".join(page["vjp"]) or "-"
+    if vjp == page["derivative"]:
+        vjp = "(the derivative above: g is the gradient reaching the result)"
     fields = [
         ("spellings", ", ".join(page["spellings"]) or page["syntax"]),
         ("syntax", page["syntax"]),
         ("grad_fn", ", ".join(page["grad_fns"]) or page["grad_fn"]),
         ("derivative", page["derivative"]),
-        ("vjp (example)", "; ".join(page["vjp"]) or "-"),
+        ("vjp (example)", vjp),
         ("domain", page["domain"]),
         ("double backward", ", ".join(nodes) if nodes else page["double_backward_note"]),
         ("example", page["example"] or "(none generated; gradcli ops --format json has the syntax)"),

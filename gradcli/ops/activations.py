@@ -237,7 +237,6 @@ OPS: tuple[Op, ...] = (
         sympy=_leaky_relu_form,
         grad_fn="LeakyReluBackward0",
         torch="torch.nn.functional.leaky_relu",
-        derivative="1 if x > 0 else negative_slope (the slope at 0)",
         method=False,
         # negative_slope is not part of the elementwise text forms: a tensor-level record
         elementwise=False,
@@ -252,7 +251,6 @@ OPS: tuple[Op, ...] = (
         sympy=_elu_form,
         grad_fn="EluBackward0",
         torch="torch.nn.functional.elu",
-        derivative="1 if x > 0 else alpha*exp(x) (alpha at 0)",
         method=False,
         elementwise=False,
         params=(Param("alpha", 1.0, "number"),),
@@ -267,7 +265,6 @@ OPS: tuple[Op, ...] = (
             * sp.Piecewise((a, a > 0), (sp.Float(SELU_ALPHA, 17) * (sp.exp(a) - 1), True))
         ),
         "EluBackward0",
-        "scale if x > 0 else scale*alpha*exp(x) (an elu with fixed scale and alpha)",
         torch="torch.nn.functional.selu",
         method=False,
         text="1.0507009873554805*Piecewise(({0}, {0} > 0), (1.6732632423543772*exp({0}) - 1.6732632423543772, True))",
@@ -280,7 +277,6 @@ OPS: tuple[Op, ...] = (
         sympy=_gelu_form,
         grad_fn="GeluBackward0",
         torch="torch.nn.functional.gelu",
-        derivative="Phi(x) + x*phi(x) (normal cdf and pdf); approximate='tanh' differentiates the tanh form",
         method=False,
         elementwise=False,
         params=(
@@ -297,7 +293,6 @@ OPS: tuple[Op, ...] = (
         _silu_grad,
         lambda sp, a: a / (1 + sp.exp(-a)),
         "SiluBackward0",
-        "sigmoid(x)*(1 + x*(1 - sigmoid(x)))",
         torch="torch.nn.functional.silu",
         method=False,
         text="{0}/(1 + exp(-{0}))",
@@ -310,7 +305,6 @@ OPS: tuple[Op, ...] = (
         sympy=_hardtanh_form,
         grad_fn="HardtanhBackward0",
         torch="torch.nn.functional.hardtanh",
-        derivative="1 if min_val < x < max_val else 0 (0 at the bounds)",
         method=False,
         elementwise=False,
         params=(Param("min_val", -1.0, "number"), Param("max_val", 1.0, "number")),
@@ -322,7 +316,6 @@ OPS: tuple[Op, ...] = (
         _logsigmoid_grad,
         lambda sp, a: -sp.log(1 + sp.exp(-a)),
         "LogSigmoidBackward0",
-        "1 - sigmoid(x) = sigmoid(-x)",
         torch="torch.nn.functional.logsigmoid",
         method=False,
         text="-log(1 + exp(-{0}))",
@@ -333,7 +326,6 @@ OPS: tuple[Op, ...] = (
         _mish_grad,
         lambda sp, a: a * sp.tanh(sp.log(1 + sp.exp(a))),
         "MishBackward0",
-        "tanh(softplus(x)) + x*sigmoid(x)*(1 - tanh(softplus(x))**2)",
         torch="torch.nn.functional.mish",
         method=False,
         text="{0}*tanh(log(exp({0}) + 1))",
@@ -385,7 +377,6 @@ KERNELS: tuple[Op, ...] = (
             lambda gg, _, g, a, alpha=1.0, scale=1.0: _elu_double_backward(gg, g, a, alpha, scale),
         ),
         "EluBackwardBackward0",
-        "g*scale where x > 0, else g*alpha*scale*exp(x)",
         form=lambda sp, g, a, alpha=1.0, scale=1.0: sp.Piecewise(
             (g * number(sp, scale), a > 0), (g * number(sp, alpha * scale) * sp.exp(a), True)
         ),
@@ -400,7 +391,6 @@ KERNELS: tuple[Op, ...] = (
             _zeros_of(1),
         ),
         "LeakyReluBackwardBackward0",
-        "g where x > 0, else g*negative_slope",
         form=lambda sp, g, a, negative_slope=0.01: sp.Piecewise(
             (g, a > 0), (g * number(sp, negative_slope), True)
         ),
@@ -415,7 +405,6 @@ KERNELS: tuple[Op, ...] = (
             _zeros_of(1),
         ),
         "HardtanhBackwardBackward0",
-        "g where min_val < x < max_val, else 0",
         form=lambda sp, g, a, min_val=-1.0, max_val=1.0: sp.Piecewise(
             (0, a <= number(sp, min_val)), (0, a >= number(sp, max_val)), (g, True)
         ),
@@ -428,7 +417,6 @@ KERNELS: tuple[Op, ...] = (
             lambda gg, _, g, a: _log_sigmoid_double_backward(gg, g, a),
         ),
         "LogSigmoidBackwardBackward0",
-        "g*(1 - sigmoid(x))",
         form=lambda sp, g, a: g / (1 + sp.exp(a)),
     ),
     kernel(
@@ -439,7 +427,6 @@ KERNELS: tuple[Op, ...] = (
             lambda gg, _, g, a, approximate="none": _gelu_double_backward(gg, g, a, approximate),
         ),
         "GeluBackwardBackward0",
-        "g*(Phi(x) + x*phi(x))",
         form=_gelu_backward_form,
     ),
 )

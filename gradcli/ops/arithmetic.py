@@ -50,7 +50,6 @@ OPS: tuple[Op, ...] = (
         text="{0} + {1}",
         grad_fn="AddBackward0",
         torch="torch.add",
-        derivative="d(a+b) = da + db",
         saves_tensors=False,
         function=False,
         method=False,
@@ -64,7 +63,6 @@ OPS: tuple[Op, ...] = (
         text="{0} - {1}",
         grad_fn="SubBackward0",
         torch="torch.sub",
-        derivative="d(a-b) = da - db",
         saves_tensors=False,
         function=False,
         method=False,
@@ -79,7 +77,6 @@ OPS: tuple[Op, ...] = (
         text="{0}*{1}",
         grad_fn="MulBackward0",
         torch="torch.mul",
-        derivative="d(a*b) = b*da + a*db",
         function=False,
         method=False,
     ),
@@ -92,7 +89,6 @@ OPS: tuple[Op, ...] = (
         text="{0}/{1}",
         grad_fn="DivBackward0",
         torch="torch.div",
-        derivative="d(a/b) = da/b - a*db/b**2",
         domain="b != 0 (1/0 = inf, 0/0 = nan)",
         function=False,
         method=False,
@@ -109,7 +105,6 @@ OPS: tuple[Op, ...] = (
         text="{0}**{1}",
         grad_fn="PowBackward0",
         torch="torch.pow",
-        derivative="d(a**b) = b*a**(b-1)*da + a**b*log(a)*db",
         domain="a > 0 for a tensor exponent; 0**0 = 1",
         pick_grad_fn=lambda kinds, shapes, attrs: {
             (TENSOR, NUMBER): "PowBackward0",
@@ -126,7 +121,6 @@ OPS: tuple[Op, ...] = (
         text="-{0}",
         grad_fn="NegBackward0",
         torch="torch.neg",
-        derivative="d(-a) = -da",
         saves_tensors=False,
         function=False,
         method=False,
@@ -139,7 +133,6 @@ OPS: tuple[Op, ...] = (
         sympy=_sym_matmul,
         grad_fn="MmBackward0",
         torch="torch.matmul",
-        derivative="d(a@b) = da@b + a@db; grads g@b.T and a.T@g",
         domain="1-D or 2-D operands with matching inner size",
         elementwise=False,
         infer_shape=_matmul_shape,
@@ -148,7 +141,7 @@ OPS: tuple[Op, ...] = (
 )
 
 
-def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy, derivative: str) -> Op:
+def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy) -> Op:
     return Op(
         f"{name}_scalar",
         f"torch.ops.aten.{name}.Scalar(x, other): x {symbol} other, as torch's C++ calls it",
@@ -157,7 +150,6 @@ def _scalar(name: str, symbol: str, grad_fn: str, forward, vjp, sympy, derivativ
         sympy=lambda sp, a, shapes=((),), other=1.0: sympy(a, _sym_number(sp, other)),
         grad_fn=grad_fn,
         torch=f"torch.ops.aten.{name}.Scalar",
-        derivative=derivative,
         saves_tensors=False,  # only the Scalar
         elementwise=False,
         function=False,
@@ -183,7 +175,6 @@ OPS += (
         lambda a, other=1.0: np.multiply(a, other),
         lambda g, out, a, other=1.0: g * other,
         lambda a, b: a * b,
-        "grad is g * other",
     ),
     _scalar(
         "add",
@@ -192,7 +183,6 @@ OPS += (
         lambda a, other=1.0: np.add(a, other),
         lambda g, out, a, other=1.0: g,
         lambda a, b: a + b,
-        "grad is g",
     ),
     _scalar(
         "div",
@@ -201,7 +191,6 @@ OPS += (
         lambda a, other=1.0: np.true_divide(a, other),
         lambda g, out, a, other=1.0: g / other,
         lambda a, b: a / b,
-        "grad is g / other",
     ),
 )
 
@@ -275,7 +264,6 @@ DIV_ROUNDED = Op(
     sympy=lambda sp, a, b, shapes=(), rounding_mode="floor": _sym_rounded(sp, rounding_mode, a / b),
     grad_fn="DivBackward2",
     torch="torch.div",
-    derivative="zero: a rounded quotient is piecewise constant (rounding_mode=None: a / b's)",
     saves_tensors=False,
     elementwise=False,
     function=False,
@@ -300,7 +288,7 @@ def _sym_rounded(sp, rounding: str, quotient):
 _ROUNDED_TEXT = {"floor": "floor({0}/{1})", "trunc": "floor(Abs({0}/{1}))*sign({0}/{1})"}
 
 
-def _quotient_op(name: str, forward, rounded: str, description: str, derivative: str) -> Op:
+def _quotient_op(name: str, forward, rounded: str, description: str) -> Op:
     """remainder or fmod: grad to the dividend; -grad * the rounded quotient to the divisor."""
     overloads = {"remainder": ("RemainderBackward0", "RemainderBackward1"), "fmod": ("FmodBackward0", "FmodBackward1")}
     by_number, by_tensor = overloads[name]
@@ -320,7 +308,6 @@ def _quotient_op(name: str, forward, rounded: str, description: str, derivative:
         text="{0} - {1}*" + _ROUNDED_TEXT[rounded],
         grad_fn=by_tensor,
         torch=f"torch.{name}",
-        derivative=derivative,
         domain="b != 0 (an integer b = 0 is torch's ZeroDivisionError; a float one gives nan)",
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "NotImplemented" if kinds[0] == NUMBER else by_number if kinds[1] == NUMBER else by_tensor
@@ -334,14 +321,12 @@ OPS += (
         _remainder,
         "floor",
         "a % b, torch.remainder(a, b) or a.remainder(b)",
-        "d(a % b) = da - floor(a/b)*db; number % tensor has no derivative in torch",
     ),
     _quotient_op(
         "fmod",
         _fmod,
         "trunc",
         "fmod(a,b), torch.fmod(a, b) or a.fmod(b)",
-        "d fmod(a, b) = da - trunc(a/b)*db",
     ),
     # `T // 2` of sizes (`x.view(B, T // 2, C * 2)`) folds when the graph is built; on tensors
     # it is torch's floor_divide, whose result requires grad but has no derivative.
@@ -354,7 +339,6 @@ OPS += (
         text="floor({0}/{1})",
         grad_fn="NotImplemented",
         torch="torch.floor_divide",
-        derivative="none: backward raises torch's 'derivative for aten::floor_divide is not implemented'",
         saves_tensors=False,
         method=False,
     ),
@@ -400,7 +384,6 @@ ADDMM = Op(
     sympy=lambda sp, b, m1, m2, shapes=(), beta=1.0, alpha=1.0: _fn(sp, "addmm")(b, m1, m2),
     grad_fn="AddmmBackward0",
     torch="torch.addmm",
-    derivative="beta * g for b (summed to its shape); alpha * g @ W.T for x; alpha * x.T @ g for W",
     domain="2-D x and W that multiply; b broadcasts to the product",
     elementwise=False,
     params=(

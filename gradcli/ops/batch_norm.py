@@ -170,10 +170,6 @@ INTERNAL: tuple[Op, ...] = (
         sympy=lambda sp, x, w, b, rm, rv, shapes=(), **attrs: _fn(sp, "batch_norm")(x, w, b),
         grad_fn="NativeBatchNormBackward0",
         torch="torch.nn.functional.batch_norm",
-        derivative=(
-            "batch_norm_backward: training, x's through the batch mean and biased variance of its channel; "
-            "eval, g * invstd * weight (running stats constant); weight's sum(g * x_hat); bias's sum(g)"
-        ),
         elementwise=False,
         function=False,
         method=False,

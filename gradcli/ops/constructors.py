@@ -268,7 +268,6 @@ def _constructor(name: str, syntax: str, forward, params, infer_shape, new_dtype
         sympy=lambda sp, shapes=(), **attrs: _fn(sp, name)(*form(sp, attrs)),
         grad_fn="None",
         torch=f"torch.{name}",
-        derivative="no gradient: a constant made from the call's numbers",
         domain="number literals (sizes may be x.shape[0], len(x))",
         saves_tensors=False,
         elementwise=False,

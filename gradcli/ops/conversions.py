@@ -26,7 +26,7 @@ def _zeros_for(position: int):
     return lambda g, out, *xs, **attrs: np.zeros(np.shape(xs[position]))
 
 
-def _no_grad(name: str, syntax: str, forward, torch: str, derivative: str, arity: int = 1, **extra) -> Op:
+def _no_grad(name: str, syntax: str, forward, torch: str, arity: int = 1, **extra) -> Op:
     """A record whose result never requires grad: conversions and logical ops."""
     return Op(
         name,
@@ -36,7 +36,6 @@ def _no_grad(name: str, syntax: str, forward, torch: str, derivative: str, arity
         sympy=lambda sp, *forms, shapes=(), **attrs: _fn(sp, name)(*forms),
         grad_fn="None",
         torch=torch,
-        derivative=derivative,
         saves_tensors=False,
         elementwise=False,
         differentiable=False,
@@ -78,7 +77,6 @@ OPS: tuple[Op, ...] = (
         "x.long()",
         lambda a: np.trunc(a),
         "torch.Tensor.long",
-        "no gradient: an int64 tensor (toward zero)",
         function=False,
     ),
     _no_grad(
@@ -86,7 +84,6 @@ OPS: tuple[Op, ...] = (
         "x.bool()",
         _as_mask,
         "torch.Tensor.bool",
-        "no gradient: a bool tensor, x != 0",
         function=False,
         gives_mask=True,
     ),
@@ -96,7 +93,6 @@ OPS: tuple[Op, ...] = (
             f"torch.{name}(x) or x.{name}()",
             lambda a, test=test: test(np.asarray(a)).astype(np.result_type(a, np.float32)),
             f"torch.{name}",
-            f"no gradient: a bool tensor, {meaning}",
             gives_mask=True,
             batching=Batching("elementwise"),
         )
@@ -111,7 +107,6 @@ OPS: tuple[Op, ...] = (
         "torch.logical_not(x) or x.logical_not()",
         _logical(np.logical_not),
         "torch.logical_not",
-        "no gradient: a bool tensor, x == 0",
         gives_mask=True,
     ),
     *(
@@ -120,7 +115,6 @@ OPS: tuple[Op, ...] = (
             f"torch.logical_{name}(a, b) or a.logical_{name}(b)",
             _logical(ufunc),
             f"torch.logical_{name}",
-            f"no gradient: a bool tensor, (a != 0) {name} (b != 0)",
             arity=2,
             gives_mask=True,
         )
@@ -144,7 +138,6 @@ INTERNAL: tuple[Op, ...] = (
         sympy=lambda sp, a, shapes=(), dtype="float64": a,
         grad_fn="ToCopyBackward0",
         torch="torch.Tensor.to",
-        derivative="g in the operand's dtype",
         saves_tensors=False,
         elementwise=False,
         function=False,
@@ -160,7 +153,6 @@ INTERNAL: tuple[Op, ...] = (
         sympy=lambda sp, a, shapes=(): a,
         grad_fn="None",
         torch="torch.Tensor.double",
-        derivative="no gradient: an integer or bool tensor made floating",
         saves_tensors=False,
         elementwise=False,
         function=False,
@@ -177,7 +169,6 @@ INTERNAL: tuple[Op, ...] = (
             f"(internal) a {symbol} b of int64 tensors",
             _integer(ufunc),
             f"torch.{name}",
-            f"no gradient: an int64 tensor, a {symbol} b bit by bit",
             arity=2,
             function=False,
             method=False,
@@ -194,7 +185,6 @@ INTERNAL: tuple[Op, ...] = (
         "(internal) ~a of an int64 tensor",
         _integer(np.invert),
         "torch.bitwise_not",
-        "no gradient: an int64 tensor, -a - 1",
         function=False,
         method=False,
         written=lambda texts, attrs: f"~{texts[0]}",

@@ -287,10 +287,6 @@ INTERNAL: tuple[Op, ...] = (
         sympy=lambda sp, x, w, b, shapes=(), **attrs: _fn(sp, "convolution")(x, w, b),
         grad_fn="ConvolutionBackward0",
         torch="torch.convolution",
-        derivative=(
-            "convolution_backward: input's the transposed convolution of g with weight; weight's the "
-            "correlation of input with g; bias's g summed over batch and spatial dims"
-        ),
         elementwise=False,
         function=False,
         method=False,

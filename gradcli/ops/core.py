@@ -116,7 +116,6 @@ class Op:
     vjp: tuple[Callable[..., Any], ...]  # per operand: (g, out, *operands, **attrs) -> grad
     sympy: Callable[..., Any]  # (sp, *operand_forms, **attrs) -> sympy expression
     grad_fn: str  # PyTorch's grad_fn name in the common case
-    derivative: str  # the rule, for `gradcli ops`
     saves_tensors: bool = True  # PyTorch frees these at backward: 2nd pass needs retain_graph
     elementwise: bool = True  # result shape = broadcast of operand shapes
     function: bool = True  # callable as name(...)
@@ -527,7 +526,6 @@ def _unary(
     vjp: Callable,
     sympy: Callable,
     grad_fn: str,
-    derivative: str,
     domain: str = "all reals",
     *,
     text: str,
@@ -541,7 +539,6 @@ def _unary(
         vjp=(vjp,),
         sympy=sympy,
         grad_fn=grad_fn,
-        derivative=derivative,
         domain=domain,
         text=text,
         **extra,

@@ -121,11 +121,6 @@ def _make(function: str, count: int) -> Op:
         sympy=lambda sp, *tensors, shapes=(), dim=0: _fn(sp, function)(*tensors, dim),
         grad_fn="CatBackward0" if cat else "StackBackward0",
         torch=f"torch.{function}",
-        derivative=(
-            "each tensor's grad is its part of g: g.narrow(dim, start, length)"
-            if cat
-            else "each tensor's grad is g.select(dim, i)"
-        ),
         domain=(
             "tensors of one rank, equal sizes except along dim"
             if cat

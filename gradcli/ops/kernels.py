@@ -27,7 +27,7 @@ def number(sp, value: float):
     return sp.Integer(int(value)) if float(value).is_integer() and abs(value) < 1e15 else sp.Float(value)
 
 
-def kernel(name: str, forward, vjp, grad_fn: str, derivative: str, form=None, **extra) -> Op:
+def kernel(name: str, forward, vjp, grad_fn: str, form=None, **extra) -> Op:
     """A backward kernel's record: internal, so `gradcli ops` and programs do not see it.
 
     `form` is the kernel's forward as a formula, (sp, *operand forms, **attrs) -> sympy: the
@@ -40,7 +40,6 @@ def kernel(name: str, forward, vjp, grad_fn: str, derivative: str, form=None, **
         vjp=vjp,
         sympy=form or (lambda sp, *forms, **attrs: sp.Function(name)(*forms)),
         grad_fn=grad_fn,
-        derivative=derivative,
         function=False,
         method=False,
         torch=f"torch.ops.aten.{name}",
@@ -71,7 +70,6 @@ KERNELS: tuple[Op, ...] = (
         _sgn,
         (lambda g, out, a: np.zeros(np.shape(a)),),
         "SgnBackward0",
-        "-1, 0 or 1 (0 for nan); its slope is 0",
         form=lambda sp, a: sp.sign(a),
     ),
     kernel(
@@ -79,7 +77,6 @@ KERNELS: tuple[Op, ...] = (
         _sum_to,
         (lambda g, out, a, size: call("expand", g, size=tuple(np.shape(a))),),
         "SumBackward1",
-        "the adjoint of broadcasting: g expanded back",
         form=lambda sp, a, shapes=((),), size=(): sp.Function("sum_over")(  # symbolic.SUM
             a, *(i for i, (n, m) in enumerate(zip(shapes[0], size)) if m == 1 and n != 1)
         ),
@@ -96,7 +93,6 @@ KERNELS: tuple[Op, ...] = (
             lambda gg, _, g, out: gg * (-2 * out * g),
         ),
         "TanhBackwardBackward0",
-        "g*(1 - out**2)",
         form=lambda sp, g, out: g * (1 - out**2),
     ),
     kernel(
@@ -107,7 +103,6 @@ KERNELS: tuple[Op, ...] = (
             lambda gg, _, g, out: gg * g * (-2 * out + 1),
         ),
         "SigmoidBackwardBackward0",
-        "g*(1 - out)*out",
         form=lambda sp, g, out: g * (1 - out) * out,
     ),
     kernel(
@@ -118,7 +113,6 @@ KERNELS: tuple[Op, ...] = (
             lambda gg, _, g, a, threshold=0.0: np.zeros(np.shape(a)),
         ),
         "ThresholdBackwardBackward0",
-        "0 where x <= threshold, else g",
         form=lambda sp, g, a, threshold=0.0: sp.Piecewise((0, a <= number(sp, threshold)), (g, True)),
     ),
 )

@@ -116,7 +116,6 @@ INTERNAL: tuple[Op, ...] = (
         sympy=lambda sp, x, w, b, shapes=(), **attrs: _fn(sp, "layer_norm")(x, w, b),
         grad_fn="NativeLayerNormBackward0",
         torch="torch.nn.functional.layer_norm",
-        derivative="native_layer_norm_backward: x's through mean and rstd of its row; weight's sum(dy * x_hat); bias's sum(dy)",
         elementwise=False,
         function=False,
         method=False,

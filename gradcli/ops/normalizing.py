@@ -47,7 +47,6 @@ def _one_sided(name: str, keep, ufunc, symbol: str, grad_fn: str) -> Op:
         sympy=form,
         grad_fn=grad_fn,
         torch=f"torch.{name}",
-        derivative=f"g where x {symbol} {param} (the bound included), else 0",
         saves_tensors=True,
         elementwise=False,
         params=(Param(param, None, "number"),),
@@ -71,7 +70,6 @@ INTERNAL: tuple[Op, ...] = (
         sympy=lambda sp, a, shapes=((),), min=0.0: sp.Max(a, sp.Float(min)),  # noqa: A006
         grad_fn="CloneBackward0",
         torch="torch.clone",
-        derivative="g unchanged: the clamp ran under no_grad, so only the clone is recorded",
         saves_tensors=False,
         elementwise=False,
         function=False,

@@ -24,7 +24,6 @@ OPS: tuple[Op, ...] = (
         sympy=_sym_reduce("sum_over"),  # symbolic.SUM: sympy parses `sum` as Python's
         grad_fn="SumBackward0",
         torch="torch.sum",
-        derivative="d(sum x)/dx_i = 1",
         saves_tensors=False,
         elementwise=False,
         reduction=True,
@@ -40,7 +39,6 @@ OPS: tuple[Op, ...] = (
         sympy=_sym_reduce("mean"),
         grad_fn="MeanBackward0",
         torch="torch.mean",
-        derivative="d(mean x)/dx_i = 1/n",
         saves_tensors=False,
         elementwise=False,
         reduction=True,

@@ -45,7 +45,6 @@ def _record(name: str, syntax: str, size_of: Callable[..., int], torch: str, **e
         sympy=lambda sp, a, shapes=((),), **attrs: _fn(sp, name)(a),
         grad_fn="None",
         torch=torch,
-        derivative="no gradient: a Python int, folded from the shape",
         saves_tensors=False,
         elementwise=False,
         differentiable=False,

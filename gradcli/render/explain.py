@@ -323,7 +323,6 @@ class _Narrator:
     def _rule_step(self, step: Step, label: str, adjoint_symbolic, contribution, flow) -> None:
         """A tensor op (sum, mean, matmul, t): its VJP rule, with g the gradient reaching it."""
         node = self.graph.nodes[step.op_node]
-        self.say(f"    {node.op.name}: {node.op.derivative}")
         note = f"   ({step.gradient_symbol} = {flow(node.name)})" if step.gradient_symbol else ""
         self.equation("    ", label, step.rule_symbolic, adjoint_symbolic, contribution, suffix=note)
 

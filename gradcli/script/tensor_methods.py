@@ -205,7 +205,6 @@ def _unique_op(kernel: str) -> Op:
         vjp=(refuse,),
         sympy=refuse,
         grad_fn="Unique2Backward0" if kernel == "_unique2" else "UniqueDimBackward0",
-        derivative="none: torch has no formula",
         saves_tensors=False,
         elementwise=False,
         function=False,
