@@ -463,7 +463,6 @@ _RULES: dict[str, Any] = {
     "nll_loss": _nll_loss,
     "nll_loss_backward": _nll_loss_backward,
 }
-_OVER_SAMPLES = {"max": np.amax, "min": np.amin, "prod": np.prod}
 
 
 @functools.cache
@@ -477,7 +476,7 @@ def _rule_of(name: str) -> Any:
         dims = {key: _ALL if default == ALL_DIMS else default for key, default in batching.dims}
         return _along(dims, batching.shapes)
     if batching.rule == "over_samples":
-        return _over_samples(_OVER_SAMPLES[name])
+        return _over_samples(batching.reduce)
     return _RULES[batching.rule]
 
 

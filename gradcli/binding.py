@@ -130,7 +130,7 @@ def has_dim(call: ast.Call, receiver: list) -> bool:
     return len(receiver) + len(call.args) > 1 or any(kw.arg in ("dim", "axis") for kw in call.keywords)
 
 
-ELEMENTWISE_PICK = {"max": "maximum", "min": "minimum"}
+ELEMENTWISE_PICK = {op.name: op.with_other for op in REGISTRY.values() if op.with_other}
 # torch's dtype names, for x.to(torch.float64) and x.type(torch.long): the method each means
 _DTYPE_METHODS = {
     **dict.fromkeys(("float", "float32", "double", "float64"), "float"),

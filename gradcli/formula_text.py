@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .local_steps import written_form
-from .ops import REGISTRY, Op
+from .ops import COMPARISON_SYMBOLS, REGISTRY, Op
 
 # Python's binding strengths, loosest first
 COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(6)
@@ -252,8 +252,6 @@ def _sum_to(a: Text, size: Any = (), shapes: tuple = ((),)) -> Text:
     return _method(a, f"sum({_dims(dims)}, keepdim=True)", _count(shapes[0], dims))
 
 
-_COMPARISONS = {"gt": ">", "lt": "<", "ge": ">=", "le": "<=", "eq": "==", "ne": "!="}
-
 # How the ops a rule records most are written; any other op by its record's first spelling
 SPELLINGS: dict[str, Callable[..., Text]] = {
     "add": lambda a, b, **_: add(a, b),
@@ -442,7 +440,7 @@ def _compare(symbol: str, a: Text, b: Text) -> Text:
 
 
 SPELLINGS["index_put"] = SPELLINGS["index_put1"] = SPELLINGS["index_put2"] = _index_put
-for _op, _symbol in _COMPARISONS.items():
+for _op, _symbol in COMPARISON_SYMBOLS.items():
     SPELLINGS[_op] = lambda a, b, _symbol=_symbol, **_: _compare(_symbol, a, b)
 
 _SHAPED = (

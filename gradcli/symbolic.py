@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import engine
 from .graph import LEAF, OP, Graph, Literal, Node
-from .ops import REGISTRY, Op
+from .ops import COMPARISON_SYMBOLS, REGISTRY, Op
 from .program import Apply, Expr, Num
 
 if TYPE_CHECKING:
@@ -416,8 +416,8 @@ def _torch_printer() -> Any:
             if name == SUM:
                 dims = ", ".join(self._print(a) for a in args[1:])
                 return f"{self._atom(args[0])}.sum({dims})"
-            if name in _COMPARISON_NAMES and len(args) == 2:
-                return f"({self._print(args[0])} {_COMPARISON_NAMES[name]} {self._print(args[1])})"
+            if name in COMPARISON_SYMBOLS and len(args) == 2:
+                return f"({self._print(args[0])} {COMPARISON_SYMBOLS[name]} {self._print(args[1])})"
             return super()._print_Function(expr)
 
         def _atom(self, expr: Any) -> str:
@@ -425,9 +425,6 @@ def _torch_printer() -> Any:
             return text if _is_atom(text) else f"({text})"
 
     return TorchPrinter()
-
-
-_COMPARISON_NAMES = {"gt": ">", "lt": "<", "ge": ">=", "le": "<=", "eq": "==", "ne": "!="}
 
 
 def torch_text(expr: Any) -> str:

@@ -409,6 +409,8 @@ BINARY = {
     "Mod": "remainder",
 }
 COMPARISONS = {"Gt": "gt", "Lt": "lt", "GtE": "ge", "LtE": "le", "Eq": "eq", "NotEq": "ne"}
+# How formulas and messages write each comparison: its record's symbol ("gt" -> ">")
+COMPARISON_SYMBOLS = {name: REGISTRY[name].symbol for name in COMPARISONS.values()}
 # a & b, a | b, a ^ b, ~a: torch's bitwise functions (bool tensors: logical ops; float: torch's error)
 BITWISE = {"BitAnd": "bitwise_and", "BitOr": "bitwise_or", "BitXor": "bitwise_xor", "Invert": "bitwise_not"}
 # How error messages write an operator gradcli refuses somewhere.
@@ -432,6 +434,7 @@ __all__ = [
     "BINARY",
     "BITWISE",
     "COMPARISONS",
+    "COMPARISON_SYMBOLS",
     "OPERATOR_SYMBOLS",
     "COMPOSITES",
     "Composite",

@@ -72,6 +72,7 @@ class Batching:
     rule: str
     dims: tuple[tuple[str, Any], ...] = ()
     shapes: tuple[str, ...] = ()
+    reduce: Any = None  # "over_samples": the NumPy reduction of each sample (np.amax, np.prod)
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,10 @@ class Op:
     pair: tuple[str, str] = ()
     always_paired: bool = False
     batching: Batching | None = None  # how --batch and Jacobian rows run it on stacked samples
+    # Python's operator for it, where a formula or an error message writes one: ">" for gt
+    symbol: str = ""
+    # torch.max(a, b) of two tensors is another op: its name ("maximum" for max)
+    with_other: str = ""
 
     @property
     def arity(self) -> int:

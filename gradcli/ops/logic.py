@@ -41,6 +41,7 @@ def _comparison(name: str, symbol: str, ufunc: np.ufunc) -> Op:
         differentiable=False,
         gives_mask=True,
         infer_shape=lambda a, b: broadcast_shapes(a, b),
+        symbol=symbol,
     )
 
 

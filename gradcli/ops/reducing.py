@@ -482,7 +482,8 @@ def _whole(name: str, forward, grad_fn: str, pick: str) -> Op:
         params=(ONE_DIM, KEEPDIM),  # only to say that the (values, indices) form is missing
         infer_shape=_max_shape(name),
         pair=(f"{name}_values", f"arg{name}"),  # torch.max(x, dim): (values, indices)
-        batching=Batching("over_samples"),
+        with_other=f"{name}imum",  # torch.max(a, b): torch.maximum
+        batching=Batching("over_samples", reduce=getattr(np, f"a{name}")),
     )
 
 
@@ -628,7 +629,7 @@ OPS: tuple[Op, ...] = (
         pick_grad_fn=lambda kinds, shapes, attrs: (
             "ProdBackward1" if attrs.get("dim") is not None else "ProdBackward0"
         ),
-        batching=Batching("over_samples"),
+        batching=Batching("over_samples", reduce=np.prod),
     ),
     Op(
         "logsumexp",

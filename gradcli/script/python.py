@@ -18,7 +18,7 @@ from ..errors import (
     ParseError,
     ShapeError,
 )
-from ..ops import BINARY, BITWISE, COMPARISONS
+from ..ops import BINARY, BITWISE, COMPARISON_SYMBOLS, COMPARISONS
 from ..python_random import PythonRandom
 from . import bounds, runtime
 from .builtins import BUILTINS, MATH_FUNCTIONS
@@ -95,7 +95,7 @@ _PY_IN_PLACE = {
     ast.FloorDiv: lambda a, b: a.__ifloordiv__(b),
     ast.Pow: lambda a, b: a.__ipow__(b),
 }
-_COMPARED = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
+_COMPARED = {getattr(ast, kind): COMPARISON_SYMBOLS[name] for kind, name in COMPARISONS.items()}
 _PY_CMP = {
     ast.Gt: lambda a, b: a > b,
     ast.Lt: lambda a, b: a < b,
