@@ -482,24 +482,20 @@ def _rule_of(name: str) -> Any:
 
 def forward_points(graph: Any, inputs: dict[str, Any], dtype: np.dtype) -> list[Any]:
     """autograd.forward with some inputs Batched (many points of one shape each)."""
-    from .graph import OP
+    from .engine import forward
 
-    values: list[Any] = []
+    def evaluate(node: Any, values: list[Any]) -> Any:
+        args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
+        value = apply(node.op.name, *args, **node.attrs)
+        if not isinstance(value, Batched):
+            return np.asarray(value, dtype=dtype)
+        value = Batched(value.value.astype(dtype, copy=False))
+        if value.shape != node.shape:
+            raise Unbatchable(f"{node.op.name} gave a sample of shape {list(value.shape)}")
+        return value
+
     with np.errstate(all="ignore"):
-        for node in graph.nodes:
-            if node.kind != OP:
-                values.append(inputs[node.name])
-                continue
-            args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
-            value = apply(node.op.name, *args, **node.attrs)
-            if isinstance(value, Batched):
-                value = Batched(value.value.astype(dtype, copy=False))
-                if value.shape != node.shape:
-                    raise Unbatchable(f"{node.op.name} gave a sample of shape {list(value.shape)}")
-            else:
-                value = np.asarray(value, dtype=dtype)
-            values.append(value)
-    return values
+        return forward(graph.nodes, [None] * len(graph.nodes), lambda node: inputs[node.name], evaluate)
 
 
 def backward_rows(graph: Any, values: Sequence[Any], seeds: np.ndarray, dtype: np.dtype) -> list[Any]:

@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .engine import backward, reaching
 from .formula_text import EdgeReader, Text, add, as_written, name, number, spell
-from .graph import OP, Graph
+from .graph import OP, Graph, Node
 from .results import formula_parts
 
 READABLE_NODES = 200  # past this many nodes a program's leaf formulas are not composed
@@ -43,12 +44,19 @@ def given_names(graph: Graph) -> set[str]:
     return {s.target for s in graph.program.statements if s.target} | set(graph.program.inputs)
 
 
+def _in_order(terms: list[tuple[int, int, Text]]) -> Text:
+    """A node's adjoint: its edge terms summed as the program writes its uses (consumer, then
+    operand position), whatever order the walk sent them in."""
+    total: Text | None = None
+    for _, _, term in sorted(terms, key=lambda found: found[:2]):
+        total = term if total is None else add(total, term)
+    return total if total is not None else number(0)
+
+
 class Composer:
     """Any node's adjoint composed from the output down (--explain reads intermediate nodes')."""
 
     def __init__(self, graph: Graph) -> None:
-        from .engine import reaching
-
         self.graph, self.nodes = graph, graph.nodes
         given = given_names(graph)
         self.made_up = [n.kind == OP and n.name not in given for n in self.nodes]
@@ -85,27 +93,13 @@ class Composer:
     def formula(self, leaf: int, label: str | None = None) -> tuple[str, ...] | None:
         """`LABEL = ...` (NAME.grad by default) and the lines defining the names it uses."""
         nodes = self.nodes
-        below = [False] * len(nodes)  # nodes the leaf flows into
-        below[leaf] = True
-        for node in nodes[leaf + 1 :]:
-            below[node.index] = any(below[o] for o in node.inputs())
+        below = reaching(nodes, [leaf], toward_inputs=False, gradient=False)  # what the leaf flows into
         on_path = [r and b for r, b in zip(self.reached, below)]
         if not on_path[self.graph.output]:
             return None
-        into: dict[int, list[tuple[int, int]]] = {}  # operand -> (consumer, position), as written
-        for node in nodes:
-            if not on_path[node.index]:
-                continue
-            for position, operand in enumerate(node.operands):
-                if isinstance(operand, int) and on_path[operand]:
-                    into.setdefault(operand, []).append((node.index, position))
-        uses = dict.fromkeys(range(len(nodes)), 0)  # how often each adjoint is read
-        for edges in into.values():
-            for consumer, _ in edges:
-                uses[consumer] += 1
         named: set[int] = set()
         for _ in range(len(nodes)):
-            texts, inside = self._compose(leaf, on_path, into, uses, named)
+            texts, inside = self._compose(on_path, named)
             if texts.get(leaf) is None:
                 return None
             lines = self._lines(leaf, texts)
@@ -118,35 +112,35 @@ class Composer:
         result = [f"{label} = {t.text}" if i == leaf else f"adj_{nodes[i].name} = {t.text}" for i, t in lines]
         return (*result, *self._form_lines(result))
 
-    def _compose(
-        self, leaf: int, on_path: list[bool], into: dict, uses: dict[int, int], named: set[int]
-    ) -> tuple[dict[int, Text], dict[int, set[int]]]:
-        """Each path node's adjoint, consumers written in place or by name; and which
-        adjoints each one holds in place."""
-        output = self.graph.output
-        texts: dict[int, Text] = {output: number(1)}
-        refer: dict[int, Text] = {output: number(1)}
-        inside: dict[int, set[int]] = {output: set()}
-        for index in range(output - 1, leaf - 1, -1):
-            if not on_path[index]:
-                continue
-            total: Text | None = None
-            held: set[int] = set()
-            for consumer, position in into.get(index, ()):
-                term = self.reader.edge(consumer, position, refer[consumer])
-                if term is None:
-                    continue
-                total = term if total is None else add(total, term)
-                if refer[consumer] is texts[consumer]:
-                    held |= inside[consumer] | {consumer}
-            if total is None:
-                total = number(0)
-            texts[index], inside[index] = total, held
-            by_name = index in named or (
-                not _plain(total) and (len(total.text) > (SHARED if uses[index] > 1 else IN_PLACE))
-            )
-            refer[index] = name(f"adj_{self.nodes[index].name}") if by_name else total
-        return texts, inside
+    def _compose(self, on_path: list[bool], named: set[int]) -> tuple[dict[int, Text], dict[int, set[int]]]:
+        """Each path node's adjoint, by the engine's one backward walk over the edge texts:
+        a consumer's adjoint is written in place, or by name when `named`, read twice and
+        long, or too long to hold in place; and which adjoints each one holds in place."""
+        nodes = self.nodes
+        in_place: set[int] = set()
+        inside: dict[int, set[int]] = {}
+
+        def pullback(node: Node, total: Text, wanted: list[int]) -> list[tuple[int, int, Text] | None]:
+            index = node.index
+            on = [p for p in wanted if on_path[node.operands[p]]]
+            limit = SHARED if len(on) > 1 else IN_PLACE
+            if index in named or (not _plain(total) and len(total.text) > limit):
+                written = name(f"adj_{nodes[index].name}")
+            else:
+                written = total
+                in_place.add(index)
+            terms = {p: self.reader.edge(index, p, written) for p in on}
+            return [(index, p, terms[p]) if terms.get(p) is not None else None for p in wanted]
+
+        def on_edge(node: Node, position: int, operand: int, term: Any) -> None:
+            if node.index in in_place:
+                inside.setdefault(operand, set()).update(inside.get(node.index, ()), (node.index,))
+
+        adjoints = backward(
+            nodes, [(self.graph.output, (-1, 0, number(1)))], pullback, on_edge=on_edge, combine=_in_order
+        )
+        texts = {i: number(0) if a is None else a for i, a in enumerate(adjoints) if on_path[i]}
+        return texts, {i: inside.get(i, set()) for i in texts}
 
     def _lines(self, leaf: int, texts: dict[int, Text]) -> list[tuple[int, Text]]:
         """The leaf's line, then each named adjoint it needs, nearest the leaf first."""

@@ -164,9 +164,10 @@ def _adjoints(graph: Graph, symbols: list[sp.Symbol]) -> list[sp.Expr | None]:
         if isinstance(found, Traced) and found.index >= len(nodes):
             adjoint_of.setdefault(found.index, node.index)
     forms: dict[int, sp.Expr | None] = {}  # as a root reads it
-    used: dict[int, sp.Expr | None] = {}  # as a consumer reads it: a big adjoint by name
+    used: list[sp.Expr | None] = [None] * len(tape.nodes)  # as a consumer reads it: a big adjoint by name
     sizes: dict[int, int] = {}
-    for node in tape.nodes:
+
+    def read_node(node: Node, _: Any = None) -> sp.Expr | None:
         index = node.index
         if index < len(nodes):
             form, size = symbols[index], 1
@@ -191,10 +192,13 @@ def _adjoints(graph: Graph, symbols: list[sp.Symbol]) -> list[sp.Expr | None]:
                     args.append(literal_form(operand))
             shapes = tuple(tape.nodes[o].shape if isinstance(o, int) else () for o in node.operands)
             form = None if any(a is None for a in args) else _read_form(node.op, args, shapes, node.attrs)
-        forms[index], sizes[index], used[index] = form, size, form
+        forms[index], sizes[index] = form, size
         if index in adjoint_of and size > INLINE_LIMIT and form is not None:
-            used[index] = sp.Symbol(f"adj_{nodes[adjoint_of[index]].name}", real=True)
             sizes[index] = 1
+            return sp.Symbol(f"adj_{nodes[adjoint_of[index]].name}", real=True)
+        return form
+
+    engine.forward(tape.nodes, used, read_node, read_node)  # every kind of tape node: one reading
     result: list[sp.Expr | None] = []
     for node in nodes:
         found = traced[node.index]
@@ -262,31 +266,26 @@ def read(graph: Graph, values: Sequence[Any], named: int, limit: int = READ_LIMI
 
     nodes = graph.nodes
     needed = engine.reaching(nodes, [graph.output], gradient=False)
-    forms: dict[int, sp.Expr | None] = {}
-    sizes: dict[int, int] = {}
-    for node in nodes:
-        index = node.index
-        if not needed[index]:
-            continue
-        sizes[index] = 1
-        if node.kind != OP and index < named:
-            forms[index] = sp.Symbol(node.name, real=True)
-            continue
-        if node.kind != OP:
-            forms[index] = uniform(values[index])
-            continue
+    sizes = [1] * len(nodes)
+
+    def read_input(node: Node) -> sp.Expr | None:
+        return sp.Symbol(node.name, real=True) if node.index < named else uniform(values[node.index])
+
+    def evaluate(node: Node, forms: list) -> sp.Expr | None:
         args: list[sp.Expr] = []
         for operand in node.operands:
             if isinstance(operand, int):
                 args.append(forms[operand])
-                sizes[index] += sizes[operand]
+                sizes[node.index] += sizes[operand]
             else:
                 args.append(literal_form(operand))
-        if any(arg is None for arg in args) or sizes[index] > limit:
-            forms[index] = None
-            continue
+        if any(arg is None for arg in args) or sizes[node.index] > limit:
+            return None
         shapes = tuple(graph.operand_shape(o) for o in node.operands)
-        forms[index] = _read_form(node.op, args, shapes, node.attrs)
+        return _read_form(node.op, args, shapes, node.attrs)
+
+    wanted = (node for node in nodes if needed[node.index])
+    forms = engine.forward(wanted, [None] * len(nodes), read_input, evaluate)
     return forms[graph.output]
 
 
