@@ -275,7 +275,10 @@ def test_the_sources_digest_changes_with_a_rule_file(monkeypatch, tmp_path):
         cache_module.sources_digest.cache_clear()
         assert cache_module.sources_digest() == before
         rules = copy / "ops" / "arithmetic.py"
-        rules.write_text(rules.read_text().replace("d(a*b) = b*da + a*db", "d(a*b) = b*da + a*db "))
+        original = rules.read_text()
+        changed = original.replace('grad_fn="MulBackward0"', 'grad_fn="MulBackward1"')
+        assert changed != original  # the edit must land somewhere, or this proves nothing
+        rules.write_text(changed)
         cache_module.sources_digest.cache_clear()
         assert cache_module.sources_digest() not in ("", before)
     finally:
