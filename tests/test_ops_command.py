@@ -223,10 +223,10 @@ def test_double_backward_nodes_are_torchs(run, name):
 
 
 # Ops whose generated rule still names a backward kernel or a constant from index values
-# (tests/test_readable.py's OPAQUE, and index/_unsafe_view with no example edge): fix one and
+# (most of tests/test_readable.py's OPAQUE), or none (_unsafe_view has no example): fix one and
 # this test asks to take it off.
 NOT_EVALUATED = {
-    "binary_cross_entropy", "diag", "diagonal", "embedding", "huber_loss", "index",
+    "binary_cross_entropy", "diag", "diagonal", "embedding", "huber_loss",
     "masked_select", "smooth_l1_loss", "trace", "_unsafe_view",
 }  # fmt: skip
 

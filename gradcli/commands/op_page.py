@@ -68,7 +68,7 @@ EXAMPLES: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "index_add": ("x.index_add(0, i, y)", {"x": _VECTOR, "y": [0.2, 0.6]}, {"i": [2, 0]}),
     "index_copy": ("x.index_copy(0, i, y)", {"x": _VECTOR, "y": [0.2, 0.6]}, {"i": [2, 0]}),
     "index_fill": ("x.index_fill(0, i, 0.5)", {"x": _VECTOR}, {"i": [2, 0]}),
-    "index": ("x[1:3]", {"x": _VECTOR}, {}),
+    "index": ("x[[2, 0]]", {"x": _VECTOR}, {}),
     "index1": ("x[i]", {"x": _VECTOR}, {"i": [2, 0]}),
     "embedding": ("F.embedding(i, W)", {"W": _MATRIX}, {"i": [1, 0]}),
     "nll_loss": ("nll_loss(X, t)", {"X": _MATRIX}, {"t": [0, 2]}),
@@ -124,7 +124,7 @@ def spellings(name: str) -> list[str]:
     names = sorted(k for k, s in TORCH_SPELLINGS.items() if s.op == name and not s.numbers)
     forms = []
     first = op.syntax.split(", ")[0].split(" or ")[0] if op is not None else ""
-    if first and "(" not in first and "." not in first:
+    if first and "(" not in first and "." not in first and first.count("[") == first.count("]"):
         forms.append(first)  # an operator: "a * b"
     forms += [f"{k}(...)" for k in names]
     forms += [f"torch.{k}(...)" for k in names if k not in NOT_IN_TORCH]
