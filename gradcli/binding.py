@@ -22,6 +22,8 @@ from .ops import (
     MODULES,
     NOT_IN_TORCH,
     NOT_METHODS,
+    NUMPY_MEANS_OTHER,
+    NUMPY_SPELLINGS,
     OTHER_ORDER,
     PYTHON_BUILTINS,
     REGISTRY,
@@ -257,6 +259,10 @@ class CallBinding:
         if refused:
             raise self.error(refused[0], func, hint=refused[1])
         if spelling is None:
+            if table is NUMPY_SPELLINGS and name in NUMPY_MEANS_OTHER:
+                raise self.error(
+                    f"'{written}' means NumPy's {name}, which is not torch's", func, hint=NUMPY_MEANS_OTHER[name]
+                )
             hint = _NOT_MODELLED.get(name) if receiver else _NOT_IN_PROGRAMS.get(name)
             raise self.error(
                 f"unknown {'method' if receiver else 'function'} '{written}'", func, hint=hint or _guess(name)

@@ -303,3 +303,51 @@ def _spelling_names() -> list[str]:
 
 
 TORCH_SPELLINGS_NAMES = _spelling_names()
+
+
+# NumPy's and Python math's own meanings: a name they share with torch is computed as NumPy
+# (or math) computes it, or refused with the torch spelling to write, never silently torch's.
+MATRIX = [[1.0, 2.0], [3.0, 4.0]]
+
+
+@pytest.mark.parametrize(
+    ("program", "x", "numpy_function"),
+    [
+        ("np.repeat(x, 2)", X, lambda x: np.repeat(x, 2)),  # each element twice, not Tensor.repeat's tiling
+        ("np.repeat(x, 2, 1)", MATRIX, lambda x: np.repeat(x, 2, 1)),
+        ("jnp.repeat(x, 3, axis=0)", MATRIX, lambda x: np.repeat(x, 3, axis=0)),
+        ("np.dot(x, x)", X, lambda x: np.dot(x, x)),
+        ("np.dot(x, x)", MATRIX, lambda x: np.dot(x, x)),
+        ("math.sin(x)", X, np.sin),
+    ],
+)
+def test_numpy_names_compute_what_numpy_computes(program, x, numpy_function):
+    expected = numpy_function(np.asarray(x))
+    result = grad(f"sum({program} ** 2)", at={"x": x})
+    np.testing.assert_allclose(result.value, np.sum(expected**2), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("program", "fragment"),
+    [
+        ("np.select(x, 0, 1)", "'np.select' means NumPy's select"),
+        ("np.sort(x)[0]", "torch.sort(x, dim).values"),
+        ("jnp.pad(x, (1, 2))", "F.pad(x, pad)"),
+        ("np.nan_to_num(x, 5.0)", "second argument is copy"),
+        ("np.dot(y, y)", "np.dot of a 3-D array is not matmul"),
+        ("math.sum(x)", "unknown function 'math.sum'"),
+        ("math.remainder(x, 3)", "unknown function 'math.remainder'"),
+        ("math.prod(x)", "unknown function 'math.prod'"),
+    ],
+)
+def test_numpy_and_math_names_with_another_meaning_are_refused(program, fragment):
+    with pytest.raises(GradcliError, match=re.escape(fragment)):
+        at = {"y": [MATRIX, MATRIX]} if "y" in program else {"x": X}
+        grad(f"sum({program})", at=at)
+
+
+def test_every_math_name_is_a_function_of_pythons_math_module():
+    from gradcli.ops import MODULES
+
+    for name in MODULES["math"]:
+        assert callable(getattr(math, name, None)), name

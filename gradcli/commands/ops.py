@@ -73,6 +73,7 @@ def grad_fn_names(op: Any) -> list[str]:
 _SYNTAX = {
     "np_var": "np.var(x, axis=0, ddof=0)",
     "np_std": "np.std(x, axis=0, ddof=0)",
+    "np_dot": "np.dot(a, b)",
     "bitwise_and": "a & b (bool tensors)",
     "bitwise_or": "a | b (bool tensors)",
     "bitwise_not": "~a (a bool tensor)",

@@ -209,7 +209,29 @@ TORCH_SPELLINGS = {
     for name, spelling in _spellings(_TORCH_ALIASES).items()
 }
 FUNCTIONAL_SPELLINGS = _spellings(_TORCH_ALIASES)
-NUMPY_SPELLINGS = _spellings(_NUMPY_ALIASES, _NUMPY_NAMES)
+# NumPy names whose NumPy meaning is not what gradcli's record of that name computes: refused
+# under np./jnp., with the torch spelling to write (np.select(condlist, choicelist) is not
+# torch.select(x, dim, index)). np.repeat and np.dot are NumPy's own (shape.py, products.py).
+NUMPY_MEANS_OTHER: dict[str, str] = {
+    "select": "NumPy's select(condlist, choicelist) is not supported; torch's is x.select(dim, index)",
+    "sort": "NumPy's sort returns the sorted array alone; write torch.sort(x, dim).values",
+    "pad": "NumPy's pad widths pad every axis; write F.pad(x, pad), whose pairs pad the last dims first",
+    "logspace": "NumPy's logspace takes endpoint before base; write torch.logspace(start, end, steps, base=10.0)",
+    "nan_to_num": "NumPy's second argument is copy; write torch.nan_to_num(x, nan=0.0, posinf=None, neginf=None)",
+}
+NUMPY_SPELLINGS = {
+    name: spelling
+    for name, spelling in _spellings(_NUMPY_ALIASES, _NUMPY_NAMES).items()
+    if name not in NUMPY_MEANS_OTHER
+}
+# Python's math module: its own functions only (math.sum is no function), and not remainder
+# (IEEE's, not torch's floor modulo) or prod (of an array: the product of its rows).
+_PYTHON_MATH = (
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "cos", "cosh", "erf", "exp",
+    "exp2", "expm1", "floor", "fmod", "isfinite", "isinf", "isnan", "log", "log10", "log1p", "log2",
+    "pow", "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+)  # fmt: skip
+MATH_SPELLINGS = {name: NUMPY_SPELLINGS[name] for name in _PYTHON_MATH if name in NUMPY_SPELLINGS}
 # Module prefixes, as users import them, and which table they read.
 MODULES: dict[str, dict[str, Spelling]] = {
     "torch": TORCH_SPELLINGS,
@@ -220,7 +242,7 @@ MODULES: dict[str, dict[str, Spelling]] = {
     "numpy": NUMPY_SPELLINGS,
     "jnp": NUMPY_SPELLINGS,
     "jax.numpy": NUMPY_SPELLINGS,
-    "math": NUMPY_SPELLINGS,
+    "math": MATH_SPELLINGS,
 }
 # torch.special has few names, and only these of them are records here (expit is sigmoid);
 # torch.special.sin is refused, as torch has no such function.
@@ -310,6 +332,7 @@ NOT_IN_TORCH = frozenset(
         "mse_loss",
         "nll_loss",
         "normalize",
+        "np_dot",
         "np_std",
         "np_var",
         "one_hot",
@@ -370,6 +393,7 @@ NOT_METHODS = frozenset(
         "mse_loss",
         "nll_loss",
         "normalize",
+        "np_dot",
         "np_std",
         "np_var",
         "one_hot",
@@ -452,6 +476,7 @@ __all__ = [
     "MODULES",
     "NUMBER",
     "NUMPY_SPELLINGS",
+    "NUMPY_MEANS_OTHER",
     "OPS",
     "KERNELS",
     "INTERNAL",

@@ -181,7 +181,28 @@ def _outer(apply, a, b, shapes=((), ()), **_):
     return apply("mul", apply("reshape", a, shape=(-1, 1)), b)
 
 
+def _numpy_dot(apply, a, b, shapes=((), ()), **_):
+    """np.dot(a, b) is matmul for 1-D and 2-D arrays. NumPy's N-D dot pairs every other axis of
+    a with every other axis of b, which is not matmul's batching: refused, not silently changed."""
+    for shape in shapes:
+        if shape is not None and len(shape) > 2:
+            raise ShapeError(
+                f"np.dot of a {len(shape)}-D array is not matmul (NumPy pairs every other axis of both); "
+                "gradcli's np.dot takes 1-D and 2-D arrays (write torch.matmul(a, b) for batches)"
+            )
+    return apply("matmul", a, b)
+
+
 COMPOSITES: tuple[Composite, ...] = (
+    Composite(
+        "np_dot",
+        2,
+        (),
+        _numpy_dot,
+        torch="torch.matmul",
+        derivative="np.dot(a, b) of 1-D and 2-D arrays is a @ b: DotBackward0, MvBackward0 or MmBackward0",
+        shaped=True,
+    ),
     Composite(
         "outer",
         2,
@@ -193,3 +214,4 @@ COMPOSITES: tuple[Composite, ...] = (
     ),
 )
 TORCH_ALIASES = {"ger": Spelling("outer")}
+NUMPY_ALIASES = {"dot": Spelling("np_dot")}

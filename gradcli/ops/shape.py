@@ -804,6 +804,8 @@ NUMPY_ALIASES: dict[str, Spelling] = {
     "moveaxis": Spelling("movedim"),
     "transpose": Spelling("permute"),
     "expand_dims": Spelling("unsqueeze", renames=(("axis", "dim"),)),
+    # np.repeat(a, r, axis) repeats each element, as torch.repeat_interleave; Tensor.repeat tiles
+    "repeat": Spelling("repeat_interleave"),
 }
 
 ATEN_MODULES = {"torch.ops.aten": {"_unsafe_view": Spelling("_unsafe_view")}}
