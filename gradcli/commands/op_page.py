@@ -258,8 +258,8 @@ def local_derivatives(name: str, found: Example) -> list[str]:
 
 def derivative(name: str, found: Example | None) -> str:
     """What `gradcli ops` shows as an op's derivative, generated from its record and rule,
-    never stated beside it: an elementwise op's local derivative (`cos(x)`; `d/dx = y; d/dy =
-    x`), any other op's VJP (`X: g @ W.T; W: X.T @ g`), or why there is none."""
+    never stated beside it: an elementwise op's local derivative (`cos(x)`; `d/da = b; d/db =
+    a`), any other op's VJP (`a: g @ b.T; b: a.T @ g`), or why there is none."""
     from ..ops import REGISTRY
 
     op = REGISTRY[name]
