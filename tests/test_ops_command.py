@@ -157,11 +157,19 @@ def test_one_op_page_has_spellings_grad_fn_rule_double_backward_and_example(run)
         ("@", "matmul"),
         ("x.sum()", "sum"),
         ("np.multiply", "mul"),
+        ("np.dot", "np_dot"),  # a module's name in that module's table, as a program reads it
+        ("jnp.repeat", "repeat_interleave"),
+        (">=", "ge"),
     ],
 )
 def test_an_op_is_found_by_any_spelling(run, written, name):
     page = json.loads(run("ops", written, "--format", "json").stdout)
     assert page["name"] == name
+
+
+def test_a_numpy_name_numpy_means_otherwise_says_so(run):
+    result = run("ops", "np.select")
+    assert result.exit_code == 1 and "NumPy's select(condlist, choicelist)" in result.stderr
 
 
 def test_one_op_as_json_is_its_list_record_and_more(run):

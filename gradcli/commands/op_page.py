@@ -282,8 +282,17 @@ def derivative(name: str, found: Example | None) -> str:
 
 
 def lookup(written: str) -> str | None:
-    """The registry name of what a user typed: `sigmoid`, `torch.sigmoid`, `F.relu`, `x.sum()`, `*`."""
-    from ..ops import BINARY, COMPOSITES, OPERATOR_SYMBOLS, REGISTRY, TORCH_SPELLINGS
+    """The registry name of what a user typed: `sigmoid`, `torch.sigmoid`, `F.relu`, `x.sum()`,
+    `*`, `np.dot`; a module's name is looked up in that module's table, as a program's is."""
+    from ..ops import (
+        BINARY,
+        COMPARISON_SYMBOLS,
+        COMPOSITES,
+        MODULES,
+        OPERATOR_SYMBOLS,
+        REGISTRY,
+        TORCH_SPELLINGS,
+    )
 
     text = written.strip().removesuffix("()").removesuffix("(...)")
     symbols = {
@@ -297,21 +306,18 @@ def lookup(written: str) -> str | None:
     }
     if text in symbols and symbols[text] in BINARY:
         return BINARY[symbols[text]]
-    comparisons = {">": "gt", "<": "lt", ">=": "ge", "<=": "le", "==": "eq", "!=": "ne"}
+    comparisons = {symbol: name for name, symbol in COMPARISON_SYMBOLS.items()}
     bitwise = {"&": "bitwise_and", "|": "bitwise_or", "~": "bitwise_not"}
     if text in comparisons or text in bitwise:
         return {**comparisons, **bitwise}[text]
-    for prefix in (
-        "torch.nn.functional.",
-        "nn.functional.",
-        "torch.Tensor.",
-        "torch.",
-        "F.",
-        "np.",
-        "numpy.",
-        "x.",
-    ):
-        text = text.removeprefix(prefix)
+    text = text.removeprefix("torch.Tensor.").removeprefix("x.")
+    for prefix in sorted(MODULES, key=len, reverse=True):  # torch.nn.functional before torch
+        if text.startswith(prefix + "."):
+            name = text[len(prefix) + 1 :]
+            spelling = MODULES[prefix].get(name)
+            if spelling is not None:
+                return spelling.op
+            return name if prefix == "torch" and name in REGISTRY else None
     if text in REGISTRY or text in COMPOSITES:
         return text
     spelling = TORCH_SPELLINGS.get(text)
