@@ -241,7 +241,7 @@ def test_a_step_per_parameter_group_uses_that_groups_options(name, kwargs, dtype
 )
 def test_only_the_root_separates_ieee_sqrt(name, kwargs, dtype):
     """With gradcli's default (IEEE) root, one step from fresh state differs from torch only
-    in elements whose root MKL rounds the other way."""
+    in elements whose root MKL rounds the other way (none, where MKL's root is IEEE's)."""
     rng = np.random.default_rng(11)
     start = rng.standard_normal(1000).astype(dtype)
     grad = (rng.standard_normal(1000) * 0.1).astype(dtype)
@@ -260,8 +260,11 @@ def test_only_the_root_separates_ieee_sqrt(name, kwargs, dtype):
         ]
     root_differs = bits(np.sqrt(rooted)) != bits(torch_sqrt(rooted))
     differs = bits(ours_param) != bits(theirs_param.detach().numpy())
-    assert root_differs.any()  # MKL's root does round some of these the other way
+    # MKL's float32 root rounds some of these the other way on some CPU paths (AVX512, or an AMD
+    # CPU); on the AVX2 path the tests pin (conftest.py) it is IEEE's and every bit agrees
     assert not (differs & ~root_differs).any()
+    if not root_differs.any():
+        assert not differs.any()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -202,6 +202,27 @@ def linspace_values(start: float, end: float, steps: int, dtype: Any = np.float6
     return np.where(index < steps // 2, up, down).astype(dtype)
 
 
+def _power(base: float, exponent: float) -> float:
+    """C's pow where Python's math.pow raises: overflow is ±inf, 0 to a negative power inf (-inf
+    for -0.0 to an odd one), a negative base to a fractional power nan."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        odd = exponent.is_integer() and exponent % 2 == 1
+        return -math.inf if odd and base < 0 else math.inf
+    except ValueError:
+        if base == 0:
+            odd = exponent.is_integer() and exponent % 2 == 1
+            return math.copysign(math.inf, base) if odd else math.inf
+        return math.nan
+
+
+def _libm_power(base: float, exponents: np.ndarray) -> np.ndarray:
+    """base ** e by the C library's pow, as torch's std::pow computes it. NumPy's own float64
+    power is SIMD code on AVX512 CPUs that can differ from it in the last bit."""
+    return np.fromiter(map(_power, [base] * exponents.size, exponents.tolist()), np.float64, exponents.size)
+
+
 def logspace_values(
     start: float, end: float, steps: int, base: float = 10.0, dtype: Any = np.float32
 ) -> np.ndarray:
@@ -220,7 +241,7 @@ def logspace_values(
         exponents = np.where(
             index < steps // 2, float(first) + step * index, float(last) - step * (steps - 1 - index)
         )
-        values = np.power(float(base), exponents)
+        values = _libm_power(float(base), exponents)
     if dtype.kind in "iu":
         values = np.trunc(values)
     return values.astype(dtype)
