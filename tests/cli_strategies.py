@@ -496,6 +496,9 @@ NAMED = {
     "output": lambda draw, param, program: draw(
         weighted((60, st.just([])), (40, output_pieces(_spelling(draw, param))))
     ),
+    # run --python executes its script as Python, and the fuzzer's programs are formulas that
+    # Python may take hours over (10**10**10): never drawn here; tests/test_run_python.py tests it
+    "on_python": lambda draw, param, program: [],
     # run --call / --line: numbers and ranges, and what is not one
     "calls": lambda draw, param, program: draw(_selection_pieces(param)),
     "lines": lambda draw, param, program: draw(_selection_pieces(param)),
@@ -506,7 +509,7 @@ NAMED = {
 def _selection_pieces(draw, param: click.Option) -> list[Piece]:
     text = draw(st.sampled_from(["1", "2", "1,3", "2-4", "0", "5-2", "x", "", "1-100001", "-1", "3,,4"]))
     return draw(weighted((70, st.just([])), (30, st.just([_valued(draw, _spelling(draw, param), param.name, text)]))))
-ARGUMENTS = {"expr", "script", "name"}  # positional arguments the builder fills itself, from programs() (ops NAME: an unknown name is a clean error)
+ARGUMENTS = {"expr", "script", "name", "script_args"}  # positional arguments the builder fills itself, from programs() (ops NAME: an unknown name is a clean error)
 
 
 def _spelling(draw, param: click.Parameter) -> str:

@@ -240,8 +240,8 @@ def test_renderers_see_result_types_never_the_engine():
         for edge in edges
         if not edge.target.startswith(RENDERERS_MAY_IMPORT)
     ]
-    assert not wrong, "renderers import the engine; give them what they need in gradcli/results.py:\n" + "\n".join(
-        wrong
+    assert not wrong, (
+        "renderers import the engine; give them what they need in gradcli/results.py:\n" + "\n".join(wrong)
     )
 
 
@@ -263,3 +263,22 @@ def test_one_thread_pool():
         f"{sorted(OWN_POOLS_PENDING - set(making))} now use(s) gradcli/pool.py: "
         "remove it from OWN_POOLS_PENDING in tests/test_layering.py"
     )
+
+
+def test_nothing_in_gradcli_imports_the_real_torch():
+    """gradcli's own torch lives at gradcli/torch/ and is reached by relative imports; an
+    absolute `import torch` in gradcli/ would reach the real one (a test process has it)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            found += [
+                f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {n}"
+                for n in names
+                if n.split(".")[0] == "torch"
+            ]
+    assert found == [], found

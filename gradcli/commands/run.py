@@ -48,6 +48,10 @@ script's own lines. --explain narrates each call's chain rule instead, as grad
 A training loop makes many calls: --call 50 (the 50th call), --call 1,10-12
 or --line 23 (calls made on line 23) keep only those in all three.
 
+--python (in progress) runs the script on CPython itself, as `python SCRIPT ARGS...`
+runs it, with `import torch` bound to gradcli's own torch (gradcli.torch): the whole
+language and standard library, and no sandbox, as `python SCRIPT` is none.
+
 \b
 Examples:
   gradcli run tutorial.py
@@ -65,11 +69,27 @@ Examples:
   gradcli run train.py --trace --call 50
   gradcli run train.py --explain --line 23
   gradcli run tutorial.py --format json
+  gradcli run --python train.py -- --epochs 3   # sys.argv[1:] is the ARGS
 """
 
 
 @click.command("run", help=RUN_HELP, no_args_is_help=True)
 @click.argument("script", type=click.Path(allow_dash=True))  # a Path: shells complete file names
+@click.argument("script_args", metavar="[ARGS]...", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "--python",
+    "on_python",
+    is_flag=True,
+    help="Run the script on CPython itself, as `python SCRIPT ARGS...` runs it, with `import torch` bound "
+    "to gradcli's own torch (gradcli.torch); ARGS become its sys.argv[1:]. The coming default, still "
+    "in progress: docs/run.md says what it runs.",
+)
+@click.option(
+    "--traceback",
+    "show_traceback",
+    is_flag=True,
+    help="With --python: on an uncaught exception, print Python's traceback of the script's own frames.",
+)
 @click.option(
     "--format",
     "fmt",
@@ -106,6 +126,9 @@ Examples:
 @node_option
 def run_command(
     script: str,
+    script_args: tuple[str, ...],
+    on_python: bool,
+    show_traceback: bool,
     fmt: str,
     trace: bool,
     explain: bool,
@@ -118,7 +141,9 @@ def run_command(
 
     chosen_calls, chosen_lines = _numbers("--call", calls), _numbers("--line", lines)
     if (calls or lines) and not (trace or explain or fmt == "json"):
-        raise click.UsageError("--call and --line choose what --trace, --explain or --format json show; add one")
+        raise click.UsageError(
+            "--call and --line choose what --trace, --explain or --format json show; add one"
+        )
 
     if trace and fmt == "json":
         raise click.UsageError("--trace prints tables; --format json already has each call's nodes")
@@ -126,6 +151,13 @@ def run_command(
         raise click.UsageError("--explain prints prose; use it with the default text format")
     if nodes and not trace:
         raise click.UsageError("--node chooses what --trace prints whole; add --trace")
+    if (script_args or show_traceback) and not on_python:
+        raise click.UsageError("script arguments and --traceback need --python (the script run on CPython)")
+    if on_python:
+        _run_on_python(
+            script, script_args, fmt, trace, explain, chosen_calls, chosen_lines, width, nodes, show_traceback
+        )
+        return
     if script == "-":
         source = read_program("-")
     else:
@@ -134,7 +166,9 @@ def run_command(
 
         # a FIFO or /dev/zero would block or never end: only a regular file is opened
         most = 4 * limits.MAX_PROGRAM_CHARS  # UTF-8 needs at most 4 bytes a character
-        check_regular(script, f"SCRIPT {script}", most, f"MAX_PROGRAM_CHARS={limits.MAX_PROGRAM_CHARS:,} characters")
+        check_regular(
+            script, f"SCRIPT {script}", most, f"MAX_PROGRAM_CHARS={limits.MAX_PROGRAM_CHARS:,} characters"
+        )
         try:
             with open(script, encoding="utf-8") as handle:
                 source = handle.read(4 * 500_000 + 1)
@@ -174,8 +208,63 @@ def _numbers(option: str, text: str | None) -> frozenset[int] | None:
             low = int(first)
             high = int(last) if dash else low
         except ValueError:
-            raise click.UsageError(f"{option} takes numbers and ranges such as 3, 1,50 or 10-12, not {part.strip()!r}") from None
+            raise click.UsageError(
+                f"{option} takes numbers and ranges such as 3, 1,50 or 10-12, not {part.strip()!r}"
+            ) from None
         if low < 1 or high < low or high - low >= 100_000:
-            raise click.UsageError(f"{option} {part.strip()}: numbers count from 1, ranges go up (10-12), at most 100,000 long")
+            raise click.UsageError(
+                f"{option} {part.strip()}: numbers count from 1, ranges go up (10-12), at most 100,000 long"
+            )
         found.update(range(low, high + 1))
     return frozenset(found)
+
+
+def _run_on_python(
+    script: str,
+    argv: tuple[str, ...],
+    fmt: str,
+    trace: bool,
+    explain: bool,
+    calls: frozenset[int] | None,
+    lines: frozenset[int] | None,
+    width: int | None,
+    nodes: tuple[str, ...],
+    show_traceback: bool,
+) -> None:
+    """--python: the script on CPython with gradcli.torch; its stdout as it prints (text), or
+    in the JSON document; its exit code."""
+    import os
+
+    from ..runner import run_script
+
+    source = None
+    if script == "-":
+        source = click.get_text_stream("stdin").read()
+    elif not os.path.isfile(script):
+        raise GradcliError(
+            f"cannot read {script}: {'no such file' if not os.path.exists(script) else 'not a regular file'}"
+        )
+    result = run_script(
+        script,
+        list(argv),
+        source=source,
+        capture=fmt == "json",
+        trace_width=table_width(width) if trace else None,
+        explain_width=table_width(width) if explain else None,
+        record=fmt == "json",
+        nodes=nodes,
+        calls=calls,
+        lines=lines,
+        show_traceback=show_traceback,
+    )
+    if fmt == "json":
+        click.echo(json_visible(json.dumps(result.to_dict(), ensure_ascii=False)))
+    for warning in result.warnings:
+        click.echo(f"warning: {visible(warning)}", err=True)
+    if result.error is not None:
+        if show_traceback:
+            click.echo(result.error, err=True)
+            raise SystemExit(1)
+        raise GradcliError(result.error)
+    if result.exit_code:
+        raise SystemExit(result.exit_code)

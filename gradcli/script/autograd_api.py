@@ -35,15 +35,18 @@ class AutogradAPI:
         """t.register_hook(f): backward passes t's gradient through f, which may return a new one."""
         if not t.requires_grad:
             raise ScriptRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if not isinstance(hook, UserFunction) and hook != Function("", "print"):
+        foreign = self.foreign(hook)  # a Python function, when Python runs the script
+        if not isinstance(hook, UserFunction) and hook != Function("", "print") and not foreign:
             raise ScriptError(f"{source_position(node)}: a hook is a function defined with def (or print)")
         dtype = t.dtype
-        label = hook.node.name if isinstance(hook, UserFunction) else "print"
+        label = hook.node.name if isinstance(hook, UserFunction) else getattr(hook, "__name__", "print")
 
         def run(g: np.ndarray) -> np.ndarray:
             grad = Tensor(np.array(g, dtype=dtype), dtype=dtype)
             if isinstance(hook, UserFunction):
                 returned = self.call_user(hook, [grad], {}, node)
+            elif foreign:
+                returned = self.call_function(hook, [grad], {}, node)
             else:
                 returned = self.builtin("print", [grad], {}, node)
             if returned is None:  # the hook may have changed its gradient in place (g *= 2)

@@ -151,6 +151,10 @@ class Interpreter(
     def result(self, error: str | None) -> RunResult:
         return RunResult("".join(self.out), self.warnings, self.backward_calls, error)
 
+    def foreign(self, value: Any) -> bool:
+        """A callable of Python's own (gradcli.torch's bridge): never, in an interpreted script."""
+        return False
+
     def write(self, text: str) -> None:
         self.printed += len(text)
         if self.printed > limits.Script.MAX_OUTPUT_CHARS:

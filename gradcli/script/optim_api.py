@@ -156,11 +156,11 @@ class Optimisers:
         """A script's function as a Python callable of numbers (LambdaLR's lr_lambda)."""
         if isinstance(function, (list, tuple)):
             return [self.python_callable(f) for f in function]
-        if not isinstance(function, UserFunction):
+        if not isinstance(function, UserFunction) and not self.foreign(function):
             raise ScriptRuntimeError("lr_lambda should be a function", "TypeError")
 
         def call(epoch: int) -> float:
-            value = self.call_user(function, [epoch], {}, self.here())
+            value = self.call_function(function, [epoch], {}, self.here())
             if isinstance(value, Tensor):
                 value = value.value.item()
             return value

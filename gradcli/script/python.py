@@ -675,37 +675,41 @@ class PythonSubset:
         result: Any = True
         for op, comparator in zip(node.ops, node.comparators):
             right = self.expr(comparator)
-            kind = type(op)
-            if (isinstance(left, Tensor) or isinstance(right, Tensor)) and kind.__name__ in COMPARISONS:
-                if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
-                    raise ScriptRuntimeError(
-                        f"'{_COMPARED[kind]}' not supported between instances of "
-                        f"'{self.class_name(left).replace('torch.', '')}' and "
-                        f"'{self.class_name(right).replace('torch.', '')}'",
-                        "TypeError",
-                    )
-                pair = [v.item() if isinstance(v, np.generic) else v for v in (left, right)]
-                value = self.apply(COMPARISONS[kind.__name__], pair, {})
-            else:
-                if kind in (ast.In, ast.NotIn) and not isinstance(left, int):
-                    bounds.check_range(right, self.line)  # 1.5 in range(n) walks the range
-                if kind in (ast.In, ast.NotIn) and isinstance(right, (dict, set)):
-                    if isinstance(left, CONTAINERS):  # a key is hashed, not compared item by item
-                        bounds.measure(left, self.line)
-                elif isinstance(left, CONTAINERS) or isinstance(right, CONTAINERS):
-                    bounds.measure([left, right], self.line)
-                if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
-                    self.check_array_result(left, right)
-                pair = [
-                    v.numpy if isinstance(v, NumpyType) else v for v in (left, right)
-                ]  # a.dtype == np.float32
-                value = self.python(lambda kind=kind, pair=pair: _PY_CMP[kind](*pair))
+            value = self.compare_pair(left, type(op), right)
             if len(node.ops) == 1:
                 return value
             if not self.truth(value):
                 return value
             result, left = value, right
         return result
+
+    def compare_pair(self, left: Any, kind: type, right: Any) -> Any:
+        """`left <op> right` of two values, `kind` the ast class of the comparison."""
+        if (isinstance(left, Tensor) or isinstance(right, Tensor)) and kind.__name__ in COMPARISONS:
+            if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+                raise ScriptRuntimeError(
+                    f"'{_COMPARED[kind]}' not supported between instances of "
+                    f"'{self.class_name(left).replace('torch.', '')}' and "
+                    f"'{self.class_name(right).replace('torch.', '')}'",
+                    "TypeError",
+                )
+            pair = [v.item() if isinstance(v, np.generic) else v for v in (left, right)]
+            value = self.apply(COMPARISONS[kind.__name__], pair, {})
+        else:
+            if kind in (ast.In, ast.NotIn) and not isinstance(left, int):
+                bounds.check_range(right, self.line)  # 1.5 in range(n) walks the range
+            if kind in (ast.In, ast.NotIn) and isinstance(right, (dict, set)):
+                if isinstance(left, CONTAINERS):  # a key is hashed, not compared item by item
+                    bounds.measure(left, self.line)
+            elif isinstance(left, CONTAINERS) or isinstance(right, CONTAINERS):
+                bounds.measure([left, right], self.line)
+            if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+                self.check_array_result(left, right)
+            pair = [
+                v.numpy if isinstance(v, NumpyType) else v for v in (left, right)
+            ]  # a.dtype == np.float32
+            value = self.python(lambda kind=kind, pair=pair: _PY_CMP[kind](*pair))
+        return value
 
     def truth(self, value: Any) -> bool:
         if isinstance(value, Tensor):

@@ -390,7 +390,10 @@ class TensorMethods:
         raise ScriptRuntimeError("only integers, slices, lists and tensors can index a tensor", "IndexError")
 
     def set_item(self, owner: Any, target: ast.Subscript, value: Any) -> None:
-        key = self.index_value(target.slice)
+        self.set_item_at(owner, self.index_value(target.slice), value)
+
+    def set_item_at(self, owner: Any, key: Any, value: Any) -> None:
+        """owner[key] = value, the key evaluated."""
         if isinstance(owner, (list, dict)):
             if isinstance(key, slice):  # a[0:1] = range(10**9) would build the list first
                 bounds.check_range(value, self.line)

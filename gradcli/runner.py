@@ -1,0 +1,178 @@
+"""`gradcli run` on CPython: the script runs as `python SCRIPT ARGS...` runs it, with every
+`torch` module it imports bound to gradcli's own (`gradcli.torch`).
+
+For one script: `torch` and `torch.*` in `sys.modules` are gradcli.torch's modules (the same
+module object whichever way it is imported); `sys.argv`, `sys.path` (the script's folder
+first), `__name__ == "__main__"` as python sets them; gradcli.torch starts from torch's
+initial state. Afterwards everything changed is put back: the `torch*` entries of
+`sys.modules` (the real torch too, in a process that had imported it), the modules the script
+imported, `sys.path`, `sys.argv`, the working directory and stdout. It is no sandbox, as
+`python SCRIPT` is none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import runpy
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+_GRADCLI = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+@dataclass
+class ScriptRun:
+    """What a script did: its stdout (when captured), torch's warnings, its backward calls,
+    the error that ended it (`line N: Kind: message`) and its exit code."""
+
+    stdout: str
+    warnings: list[str] = field(default_factory=list)
+    backward_calls: list[Any] = field(default_factory=list)
+    error: str | None = None
+    exit_code: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.exit_code == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "stdout": self.stdout,
+            "warnings": list(self.warnings),
+            "backward_calls": [c if isinstance(c, dict) else c.to_dict() for c in self.backward_calls],
+        }
+        if self.error is not None:
+            document["error"] = self.error
+        return document
+
+
+def _torch_modules() -> dict[str, Any]:
+    """gradcli.torch's modules under the names a script imports them by."""
+    import gradcli.torch  # noqa: F401  (imports every submodule)
+
+    prefix = "gradcli.torch"
+    return {
+        "torch" + name[len(prefix) :]: module
+        for name, module in list(sys.modules.items())
+        if (name == prefix or name.startswith(prefix + ".")) and not name.rpartition(".")[2].startswith("_")
+    }
+
+
+def _script_line(exc: BaseException, filename: str) -> int | None:
+    """The line of the innermost frame of the script's own file in the exception's traceback."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _last_line(exc: BaseException) -> str:
+    from .torch._bridge import NotInGradcli
+
+    if isinstance(exc, NotInGradcli):
+        return str(exc)
+    return traceback.format_exception_only(type(exc), exc)[-1].rstrip("\n")
+
+
+def _user_traceback(exc: BaseException) -> str:
+    """Python's traceback of the script's frames only (never gradcli's or runpy's)."""
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not f.filename.startswith(_GRADCLI) and "runpy" not in os.path.basename(f.filename)
+    ]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)
+
+
+def run_script(
+    path: str,
+    argv: list[str] | tuple[str, ...] = (),
+    *,
+    source: str | None = None,
+    capture: bool = True,
+    trace_width: int | None = None,
+    explain_width: int | None = None,
+    record: bool = False,
+    nodes: tuple[str, ...] = (),
+    calls: frozenset[int] | None = None,
+    lines: frozenset[int] | None = None,
+    show_traceback: bool = False,
+) -> ScriptRun:
+    """Run a script file (or `source`, named `path`, for `-`) on CPython with gradcli's torch.
+
+    capture: keep stdout in the result (else it goes to sys.stdout as the script prints).
+    The other options are run's: --trace, --explain, --format json's records, --node,
+    --call, --line, --traceback."""
+    from .torch import _bridge
+
+    filename = "<stdin>" if source is not None and path == "-" else os.path.abspath(path)
+    saved_modules = dict(sys.modules)
+    saved_path, saved_argv, saved_cwd, saved_stdout = list(sys.path), list(sys.argv), os.getcwd(), sys.stdout
+    buffer = io.StringIO() if capture else None
+    session = _bridge.reset()
+    _bridge.reset_modes()
+    session.trace_width = trace_width
+    session.explain_width = explain_width
+    session.record = record or trace_width is not None or explain_width is not None
+    session.trace_nodes = tuple(nodes)
+    session.chosen_calls, session.chosen_lines = calls, lines
+    error: str | None = None
+    code = 0
+    try:
+        for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+            del sys.modules[name]
+        sys.modules.update(_torch_modules())
+        sys.argv = [path, *argv]
+        sys.path.insert(0, os.path.dirname(filename) if source is None else "")
+        if buffer is not None:
+            sys.stdout = buffer
+        try:
+            if source is None:
+                runpy.run_path(filename, run_name="__main__")
+            else:
+                code_object = compile(source, filename, "exec")
+                main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": filename}
+                exec(code_object, main)  # the script given on stdin, run as python runs `python -`
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            if stop.code is not None and not isinstance(stop.code, int):
+                sys.stderr.write(f"{stop.code}\n")
+        except KeyboardInterrupt:
+            code = 130
+        except BaseException as exc:  # noqa: BLE001  (the script's own error: reported, not raised)
+            code = 1
+            if show_traceback:
+                error = _user_traceback(exc).rstrip("\n")
+            else:
+                line = _script_line(exc, filename)
+                error = (f"line {line}: " if line is not None else "") + _last_line(exc)
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+    finally:
+        sys.stdout = saved_stdout
+        for name in list(sys.modules):
+            if name not in saved_modules and not name.startswith("gradcli"):
+                del sys.modules[name]
+        for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+            del sys.modules[name]
+        sys.modules.update({n: m for n, m in saved_modules.items() if n == "torch" or n.startswith("torch.")})
+        sys.path[:], sys.argv[:] = saved_path, saved_argv
+        with contextlib.suppress(OSError):
+            os.chdir(saved_cwd)
+    return ScriptRun(
+        buffer.getvalue() if buffer is not None else "",
+        list(session.warnings),
+        list(session.backward_calls),
+        error,
+        code,
+    )

@@ -1,0 +1,29 @@
+"""gradcli's torch: PyTorch's API on NumPy, for scripts Python runs (`gradcli run`) and for
+`import gradcli.torch as torch` in any Python or notebook.
+
+Laid out on torch's own paths (`nn/functional.py`, `optim/lr_scheduler.py`, `utils/data.py`,
+`autograd/forward_ad.py`, ...), so `gradcli run` binds every `torch.*` module a script
+imports to the one module here. Names this package lacks raise AttributeError (ImportError
+for `from torch.x import Name`) naming them, as torch would for a name it lacks.
+"""
+
+from ..script.torch_api import TORCH_VERSION
+from . import autograd, backends, cuda, func, linalg, nn, optim, special, utils
+from ._bridge import namespace
+from ._tensor import Tensor
+
+__version__ = TORCH_VERSION
+__getattr__ = namespace("torch")
+__all__ = [
+    "Tensor",
+    "__version__",
+    "autograd",
+    "backends",
+    "cuda",
+    "func",
+    "linalg",
+    "nn",
+    "optim",
+    "special",
+    "utils",
+]

@@ -1,0 +1,168 @@
+"""torch.Tensor, gradcli's: a real Python class with torch's operator protocol, over the
+runtime's tensor (`script/runtime.py`: storage, views, versions, its grad_fn).
+
+Every attribute, method and operator goes to the interpreter's room for it (`_bridge.call`),
+so a tensor behaves as it does in an interpreted script, errors and reprs included.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..ops import BINARY, BITWISE
+from ..script import runtime
+from . import _bridge
+from ._bridge import call, here, unwrap
+
+
+def _binary(kind: type, reflected: bool = False):
+    def operator(self: Tensor, other: Any) -> Any:
+        other_value = unwrap(other)
+        if reflected:
+            return call(lambda s: s.binop(other_value, kind, self._rt, here()))
+        return call(lambda s: s.binop(self._rt, kind, other_value, here()))
+
+    operator.__name__ = f"__{'r' if reflected else ''}{kind.__name__.lower()}__"
+    return operator
+
+
+def _compare(kind: type):
+    def operator(self: Tensor, other: Any) -> Any:
+        other_value = unwrap(other)
+        return call(lambda s: s.compare_pair(self._rt, kind, other_value))
+
+    return operator
+
+
+def _in_place(kind: type):
+    def operator(self: Tensor, other: Any) -> Any:
+        name = kind.__name__
+        other_value = unwrap(other)
+        if name in BINARY and kind is not ast.MatMult:
+            call(lambda s: s.in_place(self._rt, BINARY[name], other_value))
+            return self
+        if name in BITWISE:  # x &= m: torch's bitwise_and_
+            call(lambda s: s.tensor_method(self._rt, BITWISE[name] + "_", [other_value], {}, here()))
+            return self
+        return call(lambda s: s.binop(self._rt, kind, other_value, here()))
+
+    return operator
+
+
+class Tensor:
+    """A tensor of gradcli's torch (see the module's docstring)."""
+
+    __slots__ = ("_rt", "__weakref__")
+    __array_priority__ = 1000  # NumPy defers `array * tensor` to __rmul__, as with torch's
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """torch.Tensor(2, 3) and torch.Tensor([1, 2]): the legacy constructor."""
+        return _bridge.call_value(_bridge.module_function("torch", "Tensor"), args, kwargs)
+
+    @classmethod
+    def _of(cls, rt: runtime.Tensor) -> Tensor:
+        public = object.__new__(cls)
+        object.__setattr__(public, "_rt", rt)
+        rt.__dict__["public"] = public
+        return public
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+        rt = object.__getattribute__(self, "_rt")
+        try:
+            return call(lambda s: s.attribute(rt, name, here()))
+        except _bridge.NotInGradcli:  # hasattr(x, name) is False, as for a name torch lacks
+            raise AttributeError(f"'Tensor' object has no attribute '{name}' in gradcli's torch") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        v = unwrap(value)
+        call(lambda s: s.set_attribute(self._rt, name, v, here()))
+
+    # -- printing and Python's conversions -----------------------------------------------
+
+    def __repr__(self) -> str:
+        return call(lambda s: s.repr(self._rt))
+
+    def __format__(self, spec: str) -> str:
+        return call(lambda s: s.format(self._rt, spec))
+
+    def __bool__(self) -> bool:
+        return call(lambda s: s.truth(self._rt))
+
+    def __int__(self) -> int:
+        return call(lambda s: s.builtin("int", [self._rt], {}, here()))
+
+    def __float__(self) -> float:
+        return call(lambda s: s.builtin("float", [self._rt], {}, here()))
+
+    def __index__(self) -> int:
+        rt = self._rt
+        if (rt.dtype in runtime.INTEGER_DTYPES or rt.dtype == "bool") and rt.value.size == 1:
+            return int(rt.value.reshape(()))
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+
+    def __len__(self) -> int:
+        return call(lambda s: s.builtin("len", [self._rt], {}, here()))
+
+    def __iter__(self) -> Any:
+        return iter(call(lambda s: list(s.iterable(self._rt, here()))))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        array = call(lambda s: s.tensor_method(self._rt, "numpy", [], {}, here()))
+        return array if dtype is None else array.astype(dtype)
+
+    # -- indexing ------------------------------------------------------------------------
+
+    def __getitem__(self, key: Any) -> Any:
+        k = unwrap(key)
+        return call(lambda s: s.index_by(self._rt, k, here()))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        k, v = unwrap(key), unwrap(value)
+        call(lambda s: s.set_item_at(self._rt, k, v))
+
+    # -- operators -----------------------------------------------------------------------
+
+    __add__, __radd__ = _binary(ast.Add), _binary(ast.Add, True)
+    __sub__, __rsub__ = _binary(ast.Sub), _binary(ast.Sub, True)
+    __mul__, __rmul__ = _binary(ast.Mult), _binary(ast.Mult, True)
+    __truediv__, __rtruediv__ = _binary(ast.Div), _binary(ast.Div, True)
+    __floordiv__, __rfloordiv__ = _binary(ast.FloorDiv), _binary(ast.FloorDiv, True)
+    __mod__, __rmod__ = _binary(ast.Mod), _binary(ast.Mod, True)
+    __pow__, __rpow__ = _binary(ast.Pow), _binary(ast.Pow, True)
+    __matmul__, __rmatmul__ = _binary(ast.MatMult), _binary(ast.MatMult, True)
+    __and__, __rand__ = _binary(ast.BitAnd), _binary(ast.BitAnd, True)
+    __or__, __ror__ = _binary(ast.BitOr), _binary(ast.BitOr, True)
+    __xor__, __rxor__ = _binary(ast.BitXor), _binary(ast.BitXor, True)
+    __lshift__, __rlshift__ = _binary(ast.LShift), _binary(ast.LShift, True)
+    __rshift__, __rrshift__ = _binary(ast.RShift), _binary(ast.RShift, True)
+
+    __iadd__, __isub__ = _in_place(ast.Add), _in_place(ast.Sub)
+    __imul__, __itruediv__ = _in_place(ast.Mult), _in_place(ast.Div)
+    __ifloordiv__, __imod__ = _in_place(ast.FloorDiv), _in_place(ast.Mod)
+    __ipow__, __imatmul__ = _in_place(ast.Pow), _in_place(ast.MatMult)
+    __iand__, __ior__, __ixor__ = _in_place(ast.BitAnd), _in_place(ast.BitOr), _in_place(ast.BitXor)
+
+    __lt__, __le__ = _compare(ast.Lt), _compare(ast.LtE)
+    __gt__, __ge__ = _compare(ast.Gt), _compare(ast.GtE)
+    __eq__, __ne__ = _compare(ast.Eq), _compare(ast.NotEq)
+
+    def __neg__(self) -> Any:
+        return call(lambda s: s.apply("neg", [self._rt], {}))
+
+    def __pos__(self) -> Any:
+        return self
+
+    def __invert__(self) -> Any:
+        return call(lambda s: s.registry("torch", BITWISE["Invert"], None, [self._rt], {}, here()))
+
+    def __abs__(self) -> Any:
+        return call(lambda s: s.builtin("abs", [self._rt], {}, here()))
+
+
+_bridge.PUBLIC_TENSOR[:] = [Tensor]

@@ -1,0 +1,5 @@
+"""torch.backends.mps, gradcli's: gradcli runs on the CPU: is_available() is False."""
+
+from .._bridge import namespace
+
+__getattr__ = namespace("torch.backends.mps")
