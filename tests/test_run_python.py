@@ -170,3 +170,113 @@ def test_the_cli_runs_a_script_on_python_with_its_arguments(run, tmp_path):
     assert result.stdout == "['x', '-y'] tensor(2.)\n"
     result = run("run", str(script), "x")
     assert result.exit_code == 2 and "need --python" in result.stderr
+
+
+def _same_as_torch(script: str) -> None:
+    """The script prints under gradcli.torch what it prints under torch, or ends as torch does."""
+    theirs = run_under_torch(source=script)
+    ours = _run(script)
+    assert _mask(ours.stdout) == _mask(theirs.stdout), ours.error
+    if theirs.returncode == 0:
+        assert ours.error is None, ours.error
+    else:
+        assert ours.error is not None and ours.error.endswith(theirs.stderr.strip().splitlines()[-1])
+
+
+def test_a_scripts_module_registers_as_torchs_does():
+    _same_as_torch(
+        """
+import torch
+from torch import nn
+from collections import OrderedDict
+
+torch.manual_seed(0)
+
+class Block(nn.Module):
+    def __init__(self, width, **options):
+        super().__init__()
+        self.fc = nn.Linear(width, width, **options)
+        self.scale = nn.Parameter(torch.ones(width))
+        self.register_buffer("steps", torch.zeros(()))
+        self.register_buffer("cache", torch.ones(2), persistent=False)
+        self.note = "plain"
+
+    def forward(self, x):
+        self.steps += 1
+        return torch.relu(self.fc(x)) * self.scale
+
+    def extra_repr(self):
+        return f"note={self.note}"
+
+net = nn.Sequential(OrderedDict(first=Block(3), act=nn.Tanh(), last=nn.Linear(3, 1, bias=False)))
+print(net)
+print([n for n, _ in net.named_parameters()], list(net.state_dict()))
+print([type(m).__name__ for m in net.modules()], isinstance(net.first.scale, nn.Parameter))
+print(type(net.last), type(net.first.fc.weight), net.last.in_features, net[0] is net.first, len(net[1:]))
+y = net(torch.ones(2, 3)).sum()
+y.backward()
+print(net.first.steps, net.first.scale.grad, net.first.fc.bias.grad)
+net.eval()
+print(net.training, net.first.training, net.first.note, hasattr(net.first, "missing"))
+blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+blocks.append(nn.ReLU())
+print(blocks, len(list(blocks.parameters())))
+heads = nn.ModuleDict({"a": nn.Linear(1, 1), "b": nn.Identity()})
+print(list(heads.keys()), heads["b"])
+def init(m):
+    if type(m) == nn.Linear:
+        nn.init.constant_(m.weight, 0.5)
+net.apply(init)
+print(net.last.weight)
+try:
+    net.first.scale = torch.zeros(3)
+except TypeError as e:
+    print(e)
+print(net.load_state_dict(net.state_dict()))
+try:
+    net.load_state_dict({"first.scale": torch.ones(3)})
+except RuntimeError as e:
+    print(str(e).splitlines()[0])
+"""
+    )
+
+
+def test_a_custom_function_and_a_dataset_run_as_torchs():
+    _same_as_torch(
+        """
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.save_for_backward(x)
+        ctx.k = k
+        return k * x ** 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        print("needs", ctx.needs_input_grad)
+        return grad * 3 * ctx.k * x ** 2, None
+
+x = torch.tensor([1.0, -2.0], requires_grad=True)
+y = Cube.apply(x, 2.0)
+print(y)
+y.sum().backward()
+print(x.grad)
+
+class Squares(Dataset):
+    def __init__(self, n):
+        self.x = torch.arange(n, dtype=torch.float32)
+    def __len__(self):
+        return len(self.x)
+    def __getitem__(self, i):
+        return {"x": self.x[i], "y": self.x[i] ** 2}
+
+torch.manual_seed(1)
+for batch in DataLoader(Squares(7), batch_size=3, shuffle=True):
+    print(batch)
+print(len(DataLoader(Squares(7), batch_size=3, drop_last=True)))
+"""
+    )

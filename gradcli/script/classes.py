@@ -423,15 +423,22 @@ class Classes:
             raise ScriptRuntimeError(
                 "You must implement the forward function for custom autograd.Function.", "NotImplementedError"
             )
+        function = backward[1].function if backward is not None and isinstance(backward[1], StaticMethod) else None
+        return self.apply_custom(cls.name, forward[1].function, function, args, kwargs, node)
+
+    def apply_custom(
+        self, class_name: str, forward: Any, function: Any, args: list, kwargs: dict, node: ast.AST
+    ) -> Any:
+        """A custom Function's call, its forward and backward given as callables of the script."""
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         count_instance()
         ctx = Context(
-            ClassValue(f"{cls.name}Backward", None, qualified=f"torch.autograd.function.{cls.name}Backward"),
+            ClassValue(f"{class_name}Backward", None, qualified=f"torch.autograd.function.{class_name}Backward"),
             needs,
         )
         previous, self.grad_enabled = self.grad_enabled, False
         try:
-            output = self.call_user(forward[1].function, [ctx, *args], kwargs, node)
+            output = self.call_function(forward, [ctx, *args], kwargs, node)
         finally:
             self.grad_enabled = previous
         tensors = [a for a in args if isinstance(a, Tensor)]
@@ -439,10 +446,10 @@ class Classes:
             return output
         if not isinstance(output, Tensor):
             raise ScriptError(
-                f"{source_position(node)}: {cls.name}.forward returned {self.class_name(output)}: gradcli "
+                f"{source_position(node)}: {class_name}.forward returned {self.class_name(output)}: gradcli "
                 "records a custom Function that returns one tensor"
             )
-        if backward is None or not isinstance(backward[1], StaticMethod):
+        if function is None:
             raise ScriptRuntimeError(
                 "You must implement either the backward or vjp method for your custom autograd.Function "
                 "to use it with backward mode AD.",
@@ -450,10 +457,9 @@ class Classes:
             )
         if any(output is t for t in tensors):
             output = Tensor.alias(output)  # torch returns a view of an input handed back as is
-        function = backward[1].function
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         results: dict[int, tuple] = {}
-        name = f"{cls.name}Backward"
+        name = f"{class_name}Backward"
 
         def run(g: Any) -> tuple:
             key = id(g)
@@ -467,7 +473,7 @@ class Classes:
                 line, before = self.line, self.grad_enabled
                 self.grad_enabled = traced
                 try:
-                    given = self.call_user(function, [ctx, grad], {}, node)
+                    given = self.call_function(function, [ctx, grad], {}, node)
                 finally:
                     self.line, self.grad_enabled = line, before
                 given = tuple(given) if isinstance(given, (tuple, list)) else (given,)
@@ -509,14 +515,14 @@ class Classes:
         shape = output.shape
         op = dataclasses.replace(
             REGISTRY["clone"],
-            name=cls.name,
-            syntax=f"{cls.name}.apply",
+            name=class_name,
+            syntax=f"{class_name}.apply",
             vjp=rules,
             grad_fn=name,
             elementwise=False,
             infer_shape=lambda *shapes, **attrs: shape,
             saves_tensors=bool(ctx.saved),
-            torch=f"{cls.name}.apply",
+            torch=f"{class_name}.apply",
             text=None,
             batching=None,
         )

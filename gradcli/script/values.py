@@ -82,6 +82,11 @@ class Size(tuple):
         return size_repr(self)
 
 
+# torch.Size is a C type named "torch.Size": Python's own messages ("'torch.Size' object has no
+# attribute ...") and type(x.shape) say so
+Size.__name__, Size.__qualname__, Size.__module__ = "torch.Size", "Size", "torch"
+
+
 @dataclass(frozen=True)
 class TypeOf:
     """What `type(v)` gives a script: a class it can print and compare, nothing to call."""

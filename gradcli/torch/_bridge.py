@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import operator
 import os
 import sys
 import types
@@ -25,6 +26,7 @@ import numpy as np
 
 from ..errors import AutogradError, LimitError, ParseError, ShapeError
 from ..script import runtime
+from ..script.classes import reset_instances
 from ..script.interpreter import Interpreter
 from ..script.python import torch_kind
 from ..script.runtime import ScriptError, ScriptRuntimeError
@@ -74,11 +76,28 @@ class Session(Interpreter):
             return call_foreign(func, args, kwargs)
         return super().dispatch(func, args, kwargs, node)
 
+    def dataset_length(self, dataset: Any) -> int:
+        if _pythons(dataset):  # a script's own Dataset: Python's len()
+            return call_foreign(len, [dataset], {})
+        return super().dataset_length(dataset)
+
+    def dataset_item(self, dataset: Any, index: int, node: Any) -> Any:
+        if _pythons(dataset):
+            return call_foreign(operator.getitem, [dataset, index], {})
+        return super().dataset_item(dataset, index, node)
+
+
+def _pythons(value: Any) -> bool:
+    """An object of the script's own (or Python's), not one of the interpreter's values."""
+    return not (type(value).__module__ or "").startswith("gradcli.") and not isinstance(
+        value, (list, tuple, dict, runtime.Tensor)
+    )
+
 
 def _foreign(value: Any) -> bool:
     """A callable of the script's own (a def, a lambda, a class, a bound method of its objects)."""
     module = type(value).__module__ or ""
-    return callable(value) and not module.startswith("gradcli.") and not isinstance(value, type(len))
+    return callable(value) and not module.startswith("gradcli.")
 
 
 def call_foreign(func: Callable, args: list, kwargs: dict) -> Any:
@@ -96,7 +115,8 @@ def call_foreign(func: Callable, args: list, kwargs: dict) -> Any:
 
 
 SESSION: list[Session] = []
-PUBLIC_TENSOR: list[type] = []  # torch.Tensor (_tensor.py puts it here: it imports this module)
+# torch.Tensor and nn.Parameter (_tensor.py and nn/parameter.py put them here: they import this module)
+PUBLIC_TENSOR: list[type] = []
 
 
 def reset() -> Session:
@@ -121,7 +141,7 @@ def wrap(value: Any) -> Any:
     if isinstance(value, runtime.Tensor):
         public = value.__dict__.get("public")
         if public is None or object.__getattribute__(public, "_rt") is not value:  # none, or a copy's
-            public = PUBLIC_TENSOR[0]._of(value)
+            public = PUBLIC_TENSOR[1 if value.__dict__.get("parameter") else 0]._of(value)
         return public
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.ndarray, np.generic)):
         return value
@@ -135,8 +155,8 @@ def wrap(value: Any) -> Any:
         return value
     if isinstance(value, (range, slice, type(Ellipsis))):
         return value
-    if _foreign(value) or isinstance(value, types.GeneratorType):
-        return value
+    if not (type(value).__module__ or "").startswith("gradcli."):
+        return value  # Python's, or the script's own (a Module, a Dataset, a function)
     return Proxy._of(value)
 
 
@@ -194,12 +214,25 @@ def _place_stripped(text: str) -> str:
 def call(method: Callable, *args: Any) -> Any:
     """Run one of the interpreter's methods for the script: its line set, its values wrapped,
     its errors the script's."""
+    return wrap(call_raw(method, *args))
+
+
+def is_dtype(value: Any) -> bool:
+    """torch.float32 and its kin, as the bridge hands them out."""
+    from ..script.values import DType
+
+    return isinstance(value, Proxy) and isinstance(object.__getattribute__(value, "_value"), DType)
+
+
+def call_raw(method: Callable, *args: Any) -> Any:
+    """call() without wrapping the result: for the interpreter's own values (a layer's state)."""
     session = SESSION[0] if SESSION else reset()
     line = session.line
     session.line = _caller_line()
     runtime._work[0] = 0  # the interpreter's work cap is for interpreted scripts, not Python
+    reset_instances()
     try:
-        return wrap(method(session, *args))
+        return method(session, *args)
     except ScriptRuntimeError as exc:
         raise python_exception(exc.kind, exc.message) from None
     except (AutogradError, ShapeError) as exc:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import numpy as np
+
 from ..ops import BINARY, BITWISE
 from ..script import runtime
 from . import _bridge
@@ -50,10 +52,20 @@ def _in_place(kind: type):
     return operator
 
 
+def _index_key(key: Any) -> Any:
+    """A NumPy array in an index is the tensor torch makes of it (integers, or a mask)."""
+    if isinstance(key, tuple):
+        return tuple(_index_key(k) for k in key)
+    if isinstance(key, np.ndarray) and key.dtype.kind in "iub":
+        return runtime.Tensor(key.astype(bool if key.dtype.kind == "b" else np.int64), dtype=None)
+    return key
+
+
 class Tensor:
     """A tensor of gradcli's torch (see the module's docstring)."""
 
     __slots__ = ("_rt", "__weakref__")
+    __module__ = "torch"
     __array_priority__ = 1000  # NumPy defers `array * tensor` to __rmul__, as with torch's
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
@@ -119,11 +131,11 @@ class Tensor:
     # -- indexing ------------------------------------------------------------------------
 
     def __getitem__(self, key: Any) -> Any:
-        k = unwrap(key)
+        k = _index_key(unwrap(key))
         return call(lambda s: s.index_by(self._rt, k, here()))
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        k, v = unwrap(key), unwrap(value)
+        k, v = _index_key(unwrap(key)), unwrap(value)
         call(lambda s: s.set_item_at(self._rt, k, v))
 
     # -- operators -----------------------------------------------------------------------
@@ -165,4 +177,4 @@ class Tensor:
         return call(lambda s: s.builtin("abs", [self._rt], {}, here()))
 
 
-_bridge.PUBLIC_TENSOR[:] = [Tensor]
+_bridge.PUBLIC_TENSOR[:1] = [Tensor]

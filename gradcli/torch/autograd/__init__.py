@@ -2,6 +2,7 @@
 
 from .._bridge import namespace
 from . import forward_ad, functional, graph
+from .function import Function
 
 __getattr__ = namespace("torch.autograd")
-__all__ = ["forward_ad", "functional", "graph"]
+__all__ = ["Function", "forward_ad", "functional", "graph"]
