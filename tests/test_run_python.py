@@ -280,3 +280,19 @@ for batch in DataLoader(Squares(7), batch_size=3, shuffle=True):
 print(len(DataLoader(Squares(7), batch_size=3, drop_last=True)))
 """
     )
+
+
+def test_constructors_like_a_tensor_and_tensor_slice_bounds_as_torchs():
+    _same_as_torch(
+        """
+import torch
+import torch.functional
+x = torch.tensor([[1.0, 2.0]], dtype=torch.float64)
+print(x.new_ones(2, 3), x.new_zeros((2,)), x.new_full((2, 2), 3.5), x.new_tensor([1, 2]))
+print(x.new_ones(2, dtype=torch.int64), x.new_empty(0).shape, x.new_zeros(1, requires_grad=True))
+data = torch.arange(20)
+ix = torch.randint(0, 10, (3,), generator=torch.Generator().manual_seed(0))
+print(torch.stack([data[i:i + 4] for i in ix]), [10, 20, 30][ix[0] % 3])
+print(torch.accelerator.is_available(), torch.accelerator.current_accelerator())
+"""
+    )

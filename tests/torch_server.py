@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-_SERVER = r'''
+_SERVER = r"""
 import json, os, runpy, signal, sys, tempfile, time, traceback
 import torch  # noqa: F401  (the point: imported once, before any fork)
 
@@ -76,31 +77,36 @@ for line in requests:
         reply = {"stdout": out.read().decode(errors="replace"), "stderr": err.read().decode(errors="replace"), "returncode": code}
     replies.write(json.dumps(reply) + "\n")
     replies.flush()
-'''
+"""
 
-_server: subprocess.Popen | None = None
+_servers: dict[str | None, subprocess.Popen] = {}
 
 
-def _start() -> subprocess.Popen:
-    global _server
-    if _server is None or _server.poll() is not None:
-        _server = subprocess.Popen(
+def _start(hash_seed: str | None = None) -> subprocess.Popen:
+    """The server (one per PYTHONHASHSEED asked for: a script that iterates a set of strings
+    prints the same order only where both sides hash alike)."""
+    server = _servers.get(hash_seed)
+    if server is None or server.poll() is not None:
+        env = None if hash_seed is None else {**os.environ, "PYTHONHASHSEED": hash_seed}
+        server = subprocess.Popen(
             [sys.executable, "-c", _SERVER],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             bufsize=1,
+            env=env,
         )
-        atexit.register(_server.kill)
-    return _server
+        atexit.register(server.kill)
+        _servers[hash_seed] = server
+    return server
 
 
 def run_under_torch(
-    source: str | None = None, *, path: Path | None = None, timeout: float = 120
+    source: str | None = None, *, path: Path | None = None, timeout: float = 120, hash_seed: str | None = None
 ) -> subprocess.CompletedProcess:
     """What `python -c source` (or `python path`, in path's directory) prints under torch."""
     pytest.importorskip("torch")
-    server = _start()
+    server = _start(hash_seed)
     job = {
         "source": source,
         "path": str(path) if path else None,

@@ -8,7 +8,7 @@ for `from torch.x import Name`) naming them, as torch would for a name it lacks.
 """
 
 from ..script.torch_api import TORCH_VERSION
-from . import autograd, backends, cuda, func, linalg, nn, optim, special, utils
+from . import accelerator, autograd, backends, cuda, func, functional, linalg, nn, optim, special, utils
 from ._bridge import namespace
 from ._tensor import Tensor
 
@@ -17,10 +17,12 @@ __getattr__ = namespace("torch")
 __all__ = [
     "Tensor",
     "__version__",
+    "accelerator",
     "autograd",
     "backends",
     "cuda",
     "func",
+    "functional",
     "linalg",
     "nn",
     "optim",

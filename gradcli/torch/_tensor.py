@@ -53,12 +53,31 @@ def _in_place(kind: type):
 
 
 def _index_key(key: Any) -> Any:
-    """A NumPy array in an index is the tensor torch makes of it (integers, or a mask)."""
+    """A NumPy array in an index is the tensor torch makes of it (integers, or a mask); a slice
+    bound that is a one-element integer tensor is its number (torch reads it with __index__:
+    nanoGPT's `data[i:i + block_size]` for `i` in a tensor of offsets)."""
     if isinstance(key, tuple):
         return tuple(_index_key(k) for k in key)
+    if isinstance(key, slice):
+        return slice(*(_bound(b) for b in (key.start, key.stop, key.step)))
     if isinstance(key, np.ndarray) and key.dtype.kind in "iub":
         return runtime.Tensor(key.astype(bool if key.dtype.kind == "b" else np.int64), dtype=None)
     return key
+
+
+def _bound(value: Any) -> Any:
+    integral = isinstance(value, runtime.Tensor) and (
+        value.dtype in runtime.INTEGER_DTYPES or value.dtype == "bool"
+    )
+    if integral and value.value.size == 1:
+        return int(value.value.reshape(()))
+    return value
+
+
+def _made_like(self: Tensor, maker: str, args: tuple, dtype: Any, requires_grad: bool, **options: Any) -> Any:
+    """x.new_ones(...) and its kin: torch's constructor with x's dtype unless told otherwise."""
+    make = _bridge.module_attribute("torch", maker)
+    return make(*args, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad, **options)
 
 
 class Tensor:
@@ -127,6 +146,40 @@ class Tensor:
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         array = call(lambda s: s.tensor_method(self._rt, "numpy", [], {}, here()))
         return array if dtype is None else array.astype(dtype)
+
+    # -- constructors like this tensor --------------------------------------------------
+
+    def new_ones(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    ) -> Any:
+        return _made_like(self, "ones", size, dtype, requires_grad)
+
+    def new_zeros(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    ) -> Any:
+        return _made_like(self, "zeros", size, dtype, requires_grad)
+
+    def new_empty(
+        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    ) -> Any:
+        return _made_like(self, "empty", size, dtype, requires_grad)
+
+    def new_full(
+        self,
+        size: Any,
+        fill_value: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        **_: Any,
+    ) -> Any:
+        return _made_like(self, "full", (size, fill_value), dtype, requires_grad)
+
+    def new_tensor(
+        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    ) -> Any:
+        return _made_like(self, "tensor", (data,), dtype, requires_grad)
 
     # -- indexing ------------------------------------------------------------------------
 

@@ -1,0 +1,91 @@
+# Source: pytorch/examples, time_sequence_prediction/generate_sine_wave.py and
+#   time_sequence_prediction/train.py (commit 77f55b912142e11fcfdf5b530231fb9c52f181e8), "Time sequence prediction" example
+#   (PyTorch examples authors).
+# Changes: the two files joined into one script: generate_sine_wave.py's data is built in memory
+#   (with N = 10 series of length L = 100 instead of 100 x 1000) instead of torch.save/torch.load
+#   of traindata.pt; --steps default 15 -> 2; future 1000 -> 100 (and the slice pred[:, :-future]
+#   follows it); matplotlib imports, plotting and savefig dropped. The rest is as written.
+from __future__ import print_function
+import argparse
+import torch
+import torch.nn as nn
+import torch.optim as optim
+import numpy as np
+
+# --- generate_sine_wave.py (in memory) ---
+np.random.seed(2)
+
+T = 20
+L = 100
+N = 10
+
+x = np.empty((N, L), 'int64')
+x[:] = np.array(range(L)) + np.random.randint(-4 * T, 4 * T, N).reshape(N, 1)
+traindata = np.sin(x / 1.0 / T).astype('float64')
+
+# --- train.py ---
+class Sequence(nn.Module):
+    def __init__(self):
+        super(Sequence, self).__init__()
+        self.lstm1 = nn.LSTMCell(1, 51)
+        self.lstm2 = nn.LSTMCell(51, 51)
+        self.linear = nn.Linear(51, 1)
+
+    def forward(self, input, future = 0):
+        outputs = []
+        h_t = torch.zeros(input.size(0), 51, dtype=torch.double)
+        c_t = torch.zeros(input.size(0), 51, dtype=torch.double)
+        h_t2 = torch.zeros(input.size(0), 51, dtype=torch.double)
+        c_t2 = torch.zeros(input.size(0), 51, dtype=torch.double)
+
+        for input_t in input.split(1, dim=1):
+            h_t, c_t = self.lstm1(input_t, (h_t, c_t))
+            h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
+            output = self.linear(h_t2)
+            outputs += [output]
+        for i in range(future):# if we should predict the future
+            h_t, c_t = self.lstm1(output, (h_t, c_t))
+            h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
+            output = self.linear(h_t2)
+            outputs += [output]
+        outputs = torch.cat(outputs, dim=1)
+        return outputs
+
+
+if __name__ == '__main__':
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--steps', type=int, default=2, help='steps to run')
+    opt = parser.parse_args()
+    # set random seed to 0
+    np.random.seed(0)
+    torch.manual_seed(0)
+    # load data and make training set
+    data = traindata
+    input = torch.from_numpy(data[3:, :-1])
+    target = torch.from_numpy(data[3:, 1:])
+    test_input = torch.from_numpy(data[:3, :-1])
+    test_target = torch.from_numpy(data[:3, 1:])
+    # build the model
+    seq = Sequence()
+    seq.double()
+    criterion = nn.MSELoss()
+    # use LBFGS as optimizer since we can load the whole data to train
+    optimizer = optim.LBFGS(seq.parameters(), lr=0.8)
+    #begin to train
+    for i in range(opt.steps):
+        print('STEP: ', i)
+        def closure():
+            optimizer.zero_grad()
+            out = seq(input)
+            loss = criterion(out, target)
+            print('loss:', loss.item())
+            loss.backward()
+            return loss
+        optimizer.step(closure)
+        # begin to predict, no need to track gradient here
+        with torch.no_grad():
+            future = 100
+            pred = seq(test_input, future=future)
+            loss = criterion(pred[:, :-future], test_target)
+            print('test loss:', loss.item())
+            y = pred.detach().numpy()
