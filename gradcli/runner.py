@@ -5,8 +5,9 @@ For one script: `torch` and `torch.*` in `sys.modules` are gradcli.torch's modul
 module object whichever way it is imported); `sys.argv`, `sys.path` (the script's folder
 first), `__name__ == "__main__"` as python sets them; gradcli.torch starts from torch's
 initial state. Afterwards everything changed is put back: the `torch*` entries of
-`sys.modules` (the real torch too, in a process that had imported it), the modules the script
-imported, `sys.path`, `sys.argv`, the working directory and stdout. It is no sandbox, as
+`sys.modules` (the real torch too, in a process that had imported it), the script's own
+modules (those from its folder), `sys.path`, `sys.argv`, the working directory, stdout and
+the warning filters. It is no sandbox, as
 `python SCRIPT` is none.
 """
 
@@ -18,10 +19,19 @@ import os
 import runpy
 import sys
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 _GRADCLI = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# A fresh interpreter's warnings.filters (Python 3.10-3.13, no -W options)
+_PYTHON_FILTERS = [
+    ("default", None, DeprecationWarning, "__main__", 0),
+    ("ignore", None, DeprecationWarning, None, 0),
+    ("ignore", None, PendingDeprecationWarning, None, 0),
+    ("ignore", None, ImportWarning, None, 0),
+    ("ignore", None, ResourceWarning, None, 0),
+]
 
 
 @dataclass
@@ -60,6 +70,10 @@ def _torch_modules() -> dict[str, Any]:
         for name, module in list(sys.modules.items())
         if (name == prefix or name.startswith(prefix + ".")) and not name.rpartition(".")[2].startswith("_")
     }
+
+
+def _inside(path: str | None, folder: str) -> bool:
+    return path is not None and os.path.abspath(path).startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _script_line(exc: BaseException, filename: str) -> int | None:
@@ -118,6 +132,7 @@ def run_script(
     saved_modules = dict(sys.modules)
     saved_path, saved_argv, saved_cwd, saved_stdout = list(sys.path), list(sys.argv), os.getcwd(), sys.stdout
     buffer = io.StringIO() if capture else None
+    folder = os.path.dirname(filename) if source is None else os.getcwd()
     session = _bridge.reset()
     _bridge.reset_modes()
     session.trace_width = trace_width
@@ -125,16 +140,30 @@ def run_script(
     session.record = record or trace_width is not None or explain_width is not None
     session.trace_nodes = tuple(nodes)
     session.chosen_calls, session.chosen_lines = calls, lines
+    if source is None:
+        with open(filename, encoding="utf-8", errors="replace") as handle:
+            source_text = handle.read()
+    else:
+        source_text = source
+    session.lines = source_text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # a call's line, shown
     error: str | None = None
     code = 0
+    recording: Any = None
+    caught: list = []
     try:
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]
         sys.modules.update(_torch_modules())
         sys.argv = [path, *argv]
-        sys.path.insert(0, os.path.dirname(filename) if source is None else "")
+        sys.path.insert(0, folder if source is None else "")
         if buffer is not None:
             sys.stdout = buffer
+        # Python's own warning filters, as a fresh `python` has them (gradcli's CLI silences
+        # NumPy's); a captured run keeps the warnings for its result instead of printing them
+        recording = warnings.catch_warnings(record=buffer is not None)
+        log = recording.__enter__()  # the list warnings go to, when recorded
+        caught = log if log is not None else []
+        warnings.filters[:] = _PYTHON_FILTERS
         try:
             if source is None:
                 runpy.run_path(filename, run_name="__main__")
@@ -160,8 +189,10 @@ def run_script(
                 sys.stdout.flush()
     finally:
         sys.stdout = saved_stdout
-        for name in list(sys.modules):
-            if name not in saved_modules and not name.startswith("gradcli"):
+        if recording is not None:
+            recording.__exit__(None, None, None)
+        for name, module in list(sys.modules.items()):  # the script's own modules, not Python's or gradcli's
+            if name not in saved_modules and _inside(getattr(module, "__file__", None), folder):
                 del sys.modules[name]
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]
@@ -169,9 +200,10 @@ def run_script(
         sys.path[:], sys.argv[:] = saved_path, saved_argv
         with contextlib.suppress(OSError):
             os.chdir(saved_cwd)
+    said = [f"line {w.lineno}: {w.category.__name__}: {w.message}" for w in caught]
     return ScriptRun(
         buffer.getvalue() if buffer is not None else "",
-        list(session.warnings),
+        said + list(session.warnings),
         list(session.backward_calls),
         error,
         code,

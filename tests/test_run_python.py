@@ -2,7 +2,8 @@
 is gradcli's own torch (`gradcli.torch`), so Python's features are Python's own.
 
 Every script of tests/scripts/ and docs/examples/ is run both ways and compared as test_run.py
-compares the interpreted run: stdout byte for byte, torch's error at torch's line. Scripts
+compares the interpreted run: stdout byte for byte, torch's error at torch's line. gradcli's
+side runs them all in one process where the real torch cannot be imported. Scripts
 that do not run as torch runs them yet are listed in python_run_gaps.json with the reason;
 the list may only shrink (a listed script that now runs as torch runs it fails here, so it
 leaves the list), and nothing else may fail.
@@ -11,9 +12,12 @@ leaves the list), and nothing else may fail.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from blas_kernels import BLAS_SCRIPTS, close_text, modelled_kernels
@@ -38,9 +42,48 @@ def _torch_error(path: Path, stderr: str) -> str:
     return f"line {lines[-1]}: {stderr.strip().splitlines()[-1]}"
 
 
-def _runs_as_torch(path: Path) -> tuple[bool, str]:
+_RUN_ALL = """
+import json, sys
+from gradcli.runner import run_script
+done = {}
+for path in sys.argv[1:]:
+    result = run_script(path)
+    done[path] = {"stdout": result.stdout, "error": result.error, "exit_code": result.exit_code}
+print(json.dumps(done))
+"""
+
+
+@pytest.fixture(scope="module")
+def corpus_runs(tmp_path_factory) -> dict[str, dict]:
+    """Every script run once, in one process where the real torch cannot be imported (a `torch`
+    package ahead of it on the path raises ImportError): what gradcli prints owes nothing to it."""
+    blocked = tmp_path_factory.mktemp("blocked") / "torch"
+    blocked.mkdir()
+    (blocked / "__init__.py").write_text("raise ImportError('the real torch was imported')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocked.parent), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_ALL, *map(str, SCRIPTS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_the_real_torch_is_blocked_in_that_process(tmp_path):
+    blocked = tmp_path / "torch"
+    blocked.mkdir()
+    (blocked / "__init__.py").write_text("raise ImportError('the real torch was imported')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    probe = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True, text=True, env=env)
+    assert "the real torch was imported" in probe.stderr
+
+
+def _runs_as_torch(path: Path, runs: dict[str, dict]) -> tuple[bool, str]:
     theirs = run_under_torch(path=path)
-    ours = run_script(str(path))
+    ours = SimpleNamespace(**runs[str(path)])
     if path.stem in BLAS_SCRIPTS and not modelled_kernels():
         same = close_text(_mask(ours.stdout), _mask(theirs.stdout))
     else:
@@ -60,8 +103,8 @@ def test_the_gap_list_names_real_scripts():
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])
-def test_script_runs_on_python_as_under_torch(path):
-    same, why = _runs_as_torch(path)
+def test_script_runs_on_python_as_under_torch(path, corpus_runs):
+    same, why = _runs_as_torch(path, corpus_runs)
     if path.stem in GAPS:
         assert not same, f"{path.stem} now runs as torch runs it: take it off tests/python_run_gaps.json"
     else:
@@ -296,3 +339,47 @@ print(torch.stack([data[i:i + 4] for i in ix]), [10, 20, 30][ix[0] % 3])
 print(torch.accelerator.is_available(), torch.accelerator.current_accelerator())
 """
     )
+
+
+def test_torchs_warnings_are_pythons_warnings(tmp_path):
+    """Printed by Python's warnings at the script's line, as torch's are, so filterwarnings works;
+    a captured run (JSON, the API) keeps them in its result."""
+    script = tmp_path / "warns.py"
+    script.write_text(
+        "import torch, warnings\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n"
+        "warnings.filterwarnings('ignore')\nprint(y.grad)\n"
+    )
+    theirs = run_under_torch(path=script)
+    ours = subprocess.run(
+        [sys.executable, "-m", "gradcli", "run", "--python", str(script)], capture_output=True, text=True
+    )
+    assert ours.stdout == theirs.stdout == "None\nNone\n"
+    assert ours.stderr == theirs.stderr and ours.stderr.startswith(
+        f"{script}:4: UserWarning: The .grad attribute"
+    )
+    captured = run_script(str(script))
+    assert [w.split(": ")[:2] for w in captured.warnings] == [["line 4", "UserWarning"]]
+
+
+TRACED = """import torch
+x = torch.tensor(2.0, requires_grad=True)
+y = 2 * x
+z = y ** 3
+print('before')
+z.backward()
+print(x.grad)
+"""
+
+
+def test_trace_explain_and_json_tell_a_call_as_the_interpreted_run_does(run):
+    """The nodes named after the script's variables (the calling frames' names), the call's line
+    and source; and a later command in the same process prints as before (nothing it imported
+    was dropped after the script)."""
+    for options in (["--trace", "--width", "80"], ["--explain", "--width", "80"], ["--format", "json"]):
+        interpreted = run("run", *options, "-", input=TRACED)
+        on_python = run("run", "--python", *options, "-", input=TRACED)
+        assert on_python.exit_code == interpreted.exit_code == 0, on_python.stderr
+        assert on_python.stdout == interpreted.stdout
+        assert "z.backward()" in on_python.stdout and "t1" not in on_python.stdout  # y and z, not t1, t2
+    after = run("grad", "2*x", "--at", "x=1", "--width", "80")
+    assert after.exit_code == 0 and after.stdout.startswith("output t1 = 2  grad_fn=MulBackward0")

@@ -259,8 +259,9 @@ def _run_on_python(
     )
     if fmt == "json":
         click.echo(json_visible(json.dumps(result.to_dict(), ensure_ascii=False)))
-    for warning in result.warnings:
-        click.echo(f"warning: {visible(warning)}", err=True)
+    else:  # torch's warnings went to stderr through Python's warnings, as python prints them; these are gradcli's notes
+        for warning in result.warnings:
+            click.echo(f"warning: {visible(warning)}", err=True)
     if result.error is not None:
         if show_traceback:
             click.echo(result.error, err=True)

@@ -19,11 +19,13 @@ import operator
 import os
 import sys
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .. import limits
 from ..errors import AutogradError, LimitError, ParseError, ShapeError
 from ..script import runtime
 from ..script.classes import reset_instances
@@ -65,6 +67,54 @@ class Session(Interpreter):
 
     def foreign(self, value: Any) -> bool:
         return _foreign(value)
+
+    def warn(self, message: str) -> None:
+        """torch's warning through Python's warnings, at the script's line (as torch's C++
+        warnings are), so a script's filterwarnings and -W work on it."""
+        frame = _script_frame()
+        if frame is None:
+            warnings.warn(message, UserWarning, stacklevel=2)
+            return
+        registry = frame.f_globals.setdefault("__warningregistry__", {})
+        warnings.warn_explicit(
+            message,
+            UserWarning,
+            frame.f_code.co_filename,
+            frame.f_lineno,
+            module=frame.f_globals.get("__name__"),
+            registry=registry,
+            module_globals=frame.f_globals,
+        )
+
+    def traced(self) -> Any:
+        """A record for the next backward call, its nodes named after the script's variables:
+        the names bound in the calling frames (module globals first, inner frames last)."""
+        if not self.record or len(self.backward_calls) >= limits.Script.MAX_RECORDED_BACKWARD_CALLS:
+            return None  # past the cap a call keeps only its line (--format json's records)
+        if not self.chosen_call(len(self.backward_calls) + 1, self.line):
+            return None
+        scopes = []
+        frame = _script_frame()
+        while frame is not None:
+            if not frame.f_code.co_filename.startswith(_GRADCLI):
+                scopes.append(frame.f_locals)
+                if frame.f_back is None or frame.f_globals is not frame.f_back.f_globals:
+                    scopes.append(frame.f_globals)
+            frame = frame.f_back
+        names: dict[int, str] = {}
+        tensor = PUBLIC_TENSOR[0]
+        for scope in reversed(scopes):
+            for name, value in list(scope.items()):
+                if isinstance(value, tensor):
+                    rt = object.__getattribute__(value, "_rt")
+                    names[id(rt)] = name
+                    if rt.grad_fn is not None:
+                        names[id(rt.grad_fn)] = name
+        return runtime.Traced(names)
+
+    def warn_once(self, message: str) -> None:
+        """A warning of torch's autograd engine: one place in torch, so Python shows it once."""
+        warnings.warn_explicit(message, UserWarning, _ENGINE, 1, registry=_ENGINE_WARNED)
 
     def call_function(self, func: Any, args: list, kwargs: dict, node: Any) -> Any:
         if _foreign(func):
@@ -121,6 +171,7 @@ PUBLIC_TENSOR: list[type] = []
 
 def reset() -> Session:
     """torch's initial state: a new generator, grad mode on, default print options."""
+    _ENGINE_WARNED.clear()
     reset_print_options()
     runtime.reset_work()
     SESSION[:] = [Session()]
@@ -185,6 +236,17 @@ def _caller_line() -> int:
     while frame is not None and frame.f_code.co_filename.startswith(_GRADCLI):
         frame = frame.f_back
     return frame.f_lineno if frame is not None else 1
+
+
+def _script_frame() -> Any:
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_GRADCLI):
+        frame = frame.f_back
+    return frame
+
+
+_ENGINE = os.path.join(_GRADCLI, "torch", "autograd", "__init__.py")  # where torch's is graph.py
+_ENGINE_WARNED: dict = {}
 
 
 def _here(line: int) -> ast.AST:
