@@ -5,10 +5,10 @@ Both sides hash strings alike (PYTHONHASHSEED=0: one script's vocabulary comes f
 A script listed in real_scripts/known_gaps.json does not run as torch runs it yet: `"error"`
 names the gradcli error it still stops with (a script that gets further fails here, so the
 entry is updated), `"differs"` says why its output differs (it must still differ), and
-`"float32"` says which float32 last bits part it from torch's on this CPU's kernels
-(tests/blas_kernels.py): it runs to its end, and must differ except where both sides run the
-AVX2 kernels gradcli models. The list may only shrink; every other script must print torch's
-bytes and end as torch ends.
+`"float32"` says which float32 last bits part it from torch's on an Intel Xeon with AVX512
+(measured there): it must run to its end, and may print torch's bytes on another CPU's
+kernels (tests/blas_kernels.py). The list may only shrink; every other script must print
+torch's bytes and end as torch ends.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from blas_kernels import modelled_kernels
 from torch_server import run_under_torch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,11 +55,11 @@ def test_a_real_script_runs_as_under_torch(path):
         return
     theirs = run_under_torch(path=path, hash_seed="0", timeout=300)
     same = _mask(ours.stdout) == _mask(theirs.stdout) and ours.returncode == theirs.returncode
-    if "differs" in gap or "float32" in gap and not modelled_kernels():
+    if "differs" in gap:
         assert ours.returncode == 0 and not same, (
             f"{path.stem} now runs as torch: take it off known_gaps.json"
         )
-    elif "float32" in gap:
+    elif "float32" in gap:  # the digits follow the CPU's kernels; the run itself must not stop
         assert ours.returncode == 0, ours.stderr[-500:]
     else:
         assert same, (ours.stderr[-500:], _first_difference(ours.stdout, theirs.stdout))
