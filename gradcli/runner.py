@@ -192,7 +192,11 @@ def run_script(
         if recording is not None:
             recording.__exit__(None, None, None)
         for name, module in list(sys.modules.items()):  # the script's own modules, not Python's or gradcli's
-            if name not in saved_modules and _inside(getattr(module, "__file__", None), folder):
+            if (
+                name not in saved_modules
+                and not name.startswith("gradcli")
+                and _inside(getattr(module, "__file__", None), folder)
+            ):
                 del sys.modules[name]
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]

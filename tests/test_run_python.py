@@ -383,3 +383,15 @@ def test_trace_explain_and_json_tell_a_call_as_the_interpreted_run_does(run):
         assert "z.backward()" in on_python.stdout and "t1" not in on_python.stdout  # y and z, not t1, t2
     after = run("grad", "2*x", "--at", "x=1", "--width", "80")
     assert after.exit_code == 0 and after.stdout.startswith("output t1 = 2  grad_fn=MulBackward0")
+
+
+def test_the_scripts_own_modules_go_after_it_and_gradclis_stay(tmp_path, monkeypatch):
+    (tmp_path / "helper_for_run.py").write_text("VALUE = 3\n")
+    script = tmp_path / "main.py"
+    script.write_text("import helper_for_run, torch\nprint(helper_for_run.VALUE, torch.ones(1))\n")
+    before = {name: module for name, module in sys.modules.items() if name.startswith("gradcli")}
+    monkeypatch.chdir(ROOT)  # a script from stdin imports from the working directory: gradcli's own here
+    assert run_script(str(script)).stdout == "3 tensor([1.])\n"
+    assert _run("import torch\nprint(torch.zeros(1))\n").stdout == "tensor([0.])\n"
+    assert "helper_for_run" not in sys.modules
+    assert all(sys.modules.get(name) is module for name, module in before.items())
