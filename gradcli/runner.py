@@ -14,6 +14,7 @@ the warning filters. It is no sandbox, as
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
 import io
 import os
 import runpy
@@ -72,6 +73,39 @@ def _torch_modules() -> dict[str, Any]:
     }
 
 
+# torch's sibling libraries: built on torch's C++ core, which gradcli's torch does not have
+_SIBLINGS = (
+    "torchvision",
+    "torchaudio",
+    "torchtext",
+    "torchdata",
+    "torchrec",
+    "torch_geometric",
+    "functorch",
+)
+
+
+class _TorchNames(importlib.abc.MetaPathFinder):
+    """Ahead of every other finder during a run: a torch submodule gradcli's torch lacks, or one of
+    torch's sibling libraries, is an ImportError naming it (never the real one, if installed)."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        from .torch._bridge import MissingImport
+
+        top = fullname.partition(".")[0]
+        if fullname.startswith("torch.") and fullname not in sys.modules:
+            raise MissingImport(
+                f"{fullname} is not in gradcli's torch (docs/run.md lists what is)", name=fullname
+            )
+        if top in _SIBLINGS:
+            raise MissingImport(
+                f"{top} is not in gradcli's torch: gradcli run --python runs scripts that need torch alone "
+                "(docs/run.md)",
+                name=fullname,
+            )
+        return None
+
+
 def _inside(path: str | None, folder: str) -> bool:
     return path is not None and os.path.abspath(path).startswith(folder.rstrip(os.sep) + os.sep)
 
@@ -88,9 +122,9 @@ def _script_line(exc: BaseException, filename: str) -> int | None:
 
 
 def _last_line(exc: BaseException) -> str:
-    from .torch._bridge import NotInGradcli
+    from .torch._bridge import MissingImport, MissingName, NotInGradcli
 
-    if isinstance(exc, NotInGradcli):
+    if isinstance(exc, (NotInGradcli, MissingName, MissingImport)):  # gradcli's own gaps: the message says it
         return str(exc)
     return traceback.format_exception_only(type(exc), exc)[-1].rstrip("\n")
 
@@ -150,10 +184,13 @@ def run_script(
     code = 0
     recording: Any = None
     caught: list = []
+    finder: Any = None
     try:
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]
         sys.modules.update(_torch_modules())
+        finder = _TorchNames()
+        sys.meta_path.insert(0, finder)
         sys.argv = [path, *argv]
         sys.path.insert(0, folder if source is None else "")
         if buffer is not None:
@@ -188,6 +225,8 @@ def run_script(
             with contextlib.suppress(OSError, ValueError):
                 sys.stdout.flush()
     finally:
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)
         sys.stdout = saved_stdout
         if recording is not None:
             recording.__exit__(None, None, None)

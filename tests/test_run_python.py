@@ -200,9 +200,26 @@ def test_argv_exit_codes_and_errors():
 def test_a_name_gradclis_torch_lacks_is_pythons_error_naming_it():
     result = _run("import torch\nprint(hasattr(torch, 'no_such_thing'))\ntorch.no_such_thing(1)\n")
     assert result.stdout == "False\n"
-    assert result.error == (
-        "line 3: AttributeError: torch.no_such_thing is not in gradcli's torch (docs/run.md lists what is)"
+    assert result.error == "line 3: torch.no_such_thing is not in gradcli's torch (docs/run.md lists what is)"
+    script = """
+import torch
+try:
+    from torch.nn import NoSuchLayer
+except ImportError as exc:
+    print(type(exc).__name__, exc)
+try:
+    import torch.no_such_module
+except ImportError as exc:
+    print(type(exc).__name__, exc)
+from torch.nn import Linear
+import torchvision
+"""
+    result = _run(script)
+    assert result.stdout == (
+        "ImportError torch.nn.NoSuchLayer is not in gradcli's torch (docs/run.md lists what is)\n"
+        "ImportError torch.no_such_module is not in gradcli's torch (docs/run.md lists what is)\n"
     )
+    assert result.error.startswith("line 12: torchvision is not in gradcli's torch")
 
 
 def test_the_cli_runs_a_script_on_python_with_its_arguments(run, tmp_path):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dis
 import functools
 import operator
 import os
@@ -42,6 +43,22 @@ _LISTED = "docs/run.md lists what is"
 class NotInGradcli(NotImplementedError):
     """Something a script asked of torch that gradcli's torch does not model (yet): the run
     ends with the message alone, as an interpreted run's refusals did."""
+
+
+class MissingName(AttributeError):
+    """A torch name gradcli's torch lacks: an AttributeError, so hasattr() and getattr(m, n,
+    default) answer as for a name torch lacks; the run ends with the message alone."""
+
+
+class MissingImport(ImportError):
+    """`from torch.x import Name` (or `import torch.x`) of what gradcli's torch lacks."""
+
+
+# Named as Python's own, so a script that prints type(exc).__name__ (or a traceback) sees what
+# torch's would show for a name it lacks
+for _gap, _python in ((MissingName, "AttributeError"), (MissingImport, "ImportError")):
+    _gap.__name__ = _gap.__qualname__ = _python
+    _gap.__module__ = "builtins"
 
 
 class ForeignError(BaseException):
@@ -333,7 +350,7 @@ def module_attribute(module: str, name: str) -> Any:
     try:
         return call(lambda s: s.module_attribute(Module(module), name, here()))
     except NotInGradcli:
-        raise AttributeError(f"{module}.{name} is not in gradcli's torch ({_LISTED})") from None
+        raise MissingName(f"{module}.{name} is not in gradcli's torch ({_LISTED})") from None
 
 
 def module_function(module: str, name: str) -> Any:
@@ -347,9 +364,18 @@ def namespace(module: str) -> Callable[[str], Any]:
     """A torch module's `__getattr__` (PEP 562): the names it has, as the interpreter gives them."""
 
     def lookup(name: str) -> Any:
-        return module_attribute(module, name)
+        try:
+            return module_attribute(module, name)
+        except MissingName as exc:
+            caller = sys._getframe(1)  # `from torch.nn import Foo` asks here: Python would say ImportError
+            if caller.f_code.co_code[caller.f_lasti] == _IMPORT_FROM:
+                raise MissingImport(str(exc), name=module) from None
+            raise
 
     return lookup
+
+
+_IMPORT_FROM = dis.opmap["IMPORT_FROM"]
 
 
 class Proxy:
