@@ -21,8 +21,10 @@ import runpy
 import sys
 import traceback
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from .script.values import RunResult
 
 _GRADCLI = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # A fresh interpreter's warnings.filters (Python 3.10-3.13, no -W options)
@@ -36,29 +38,15 @@ _PYTHON_FILTERS = [
 
 
 @dataclass
-class ScriptRun:
-    """What a script did: its stdout (when captured), torch's warnings, its backward calls,
-    the error that ended it (`line N: Kind: message`) and its exit code."""
+class ScriptRun(RunResult):
+    """What a script did, as an interpreted run reports it (stdout when captured, torch's
+    warnings, backward calls, the error `line N: Kind: message`), and its exit code."""
 
-    stdout: str
-    warnings: list[str] = field(default_factory=list)
-    backward_calls: list[Any] = field(default_factory=list)
-    error: str | None = None
     exit_code: int = 0
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.exit_code == 0
-
-    def to_dict(self) -> dict[str, Any]:
-        document: dict[str, Any] = {
-            "stdout": self.stdout,
-            "warnings": list(self.warnings),
-            "backward_calls": [c if isinstance(c, dict) else c.to_dict() for c in self.backward_calls],
-        }
-        if self.error is not None:
-            document["error"] = self.error
-        return document
 
 
 def _torch_modules() -> dict[str, Any]:
