@@ -208,6 +208,8 @@ def run_script(
                 error = _user_traceback(exc).rstrip("\n")
             else:
                 line = _script_line(exc, filename)
+                if isinstance(exc, SyntaxError) and exc.filename == filename:  # raised before any frame ran
+                    line = exc.lineno
                 error = (f"line {line}: " if line is not None else "") + _last_line(exc)
         finally:
             with contextlib.suppress(OSError, ValueError):

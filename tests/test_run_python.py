@@ -197,6 +197,13 @@ def test_argv_exit_codes_and_errors():
     assert result.error == "line 3: RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"
 
 
+def test_a_syntax_error_ends_the_run_at_its_line(tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text("import torch\nx = (1 +\n")
+    result = run_script(str(script))
+    assert (result.error, result.exit_code) == ("line 2: SyntaxError: '(' was never closed", 1)
+
+
 def test_a_name_gradclis_torch_lacks_is_pythons_error_naming_it():
     result = _run("import torch\nprint(hasattr(torch, 'no_such_thing'))\ntorch.no_such_thing(1)\n")
     assert result.stdout == "False\n"
