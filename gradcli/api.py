@@ -32,7 +32,7 @@ from .results import GradResult, HessianResult, JacobianResult, NodeResult, Pass
 from .values import literal_dtype, to_array
 
 if TYPE_CHECKING:
-    from .script.interpreter import RunResult
+    from .runner import ScriptRun
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
 
@@ -533,15 +533,29 @@ def _node_results(
     return tuple(results)
 
 
-def run(script: str) -> RunResult:
-    """Run a PyTorch-style autograd script in gradcli's interpreter (never executed).
+def run(
+    path: str,
+    argv: Sequence[str] = (),
+    *,
+    source: str | None = None,
+    capture: bool = True,
+    record: bool = True,
+    traceback: bool = False,
+) -> ScriptRun:
+    """Run a PyTorch script on CPython as `python path *argv` runs it, its `torch` gradcli's own.
 
-    The result holds what the script printed (`.stdout`), PyTorch's warnings (`.warnings`),
-    one record per backward call (`.backward_calls`) and, when the script failed, the
-    error line `line N: RuntimeError: ...` (`.error`; `.stdout` keeps what came before)."""
-    from .script.interpreter import run_script
+    `source` runs that text instead of reading `path` (give path "-" for a script without a
+    file). The result holds what the script printed (`.stdout`, when `capture`; else it is
+    written to sys.stdout as the script prints), torch's warnings (`.warnings`), one record
+    per backward call (`.backward_calls`; `record=False` keeps none, for long training runs),
+    the error line `line N: RuntimeError: ...` of an uncaught exception (`.error`; Python's traceback of the script's frames with
+    `traceback=True`) and the exit code (`.exit_code`, `sys.exit(n)`'s n). It is no sandbox,
+    as python is none; sys.modules, sys.path, sys.argv and the cwd are restored afterwards."""
+    from .runner import run_script
 
-    return run_script(script)
+    return run_script(
+        path, list(argv), source=source, capture=capture, record=record, show_traceback=traceback
+    )
 
 
 def _vectors(prepared: _Prepared, v: Mapping[str, Any], what: str) -> dict[str, np.ndarray]:

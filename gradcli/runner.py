@@ -73,6 +73,39 @@ _SIBLINGS = (
 )
 
 
+# The interpreted run's caps on Python itself (statements, loops, sequence lengths, instances,
+# work): a script on CPython runs as long as python would, so a run lifts them. (They still sit in
+# gradcli/script/'s rooms that the bridge calls, until those rooms are gradcli.torch's own.)
+# MAX_ELEMENTS, MAX_SCRIPT_BYTES and MAX_RECORDED_BACKWARD_CALLS stay.
+_PYTHONS_OWN = (
+    "MAX_STEPS",
+    "MAX_LOOP",
+    "MAX_CALL_DEPTH",
+    "MAX_EXPR_DEPTH",
+    "MAX_OUTPUT_CHARS",
+    "MAX_SEQUENCE",
+    "MAX_VALUE_NESTING",
+    "MAX_INT_BITS",
+    "MAX_SCRIPT_WORK",
+    "MAX_INSTANCES",
+    "MAX_ATTRIBUTES",
+)
+
+
+@contextlib.contextmanager
+def _uncapped() -> Any:
+    from . import limits
+
+    saved = {name: getattr(limits.Script, name) for name in _PYTHONS_OWN}
+    try:
+        for name in _PYTHONS_OWN:
+            setattr(limits.Script, name, sys.maxsize)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(limits.Script, name, value)
+
+
 class _TorchNames(importlib.abc.MetaPathFinder):
     """Ahead of every other finder during a run: a torch submodule gradcli's torch lacks, or one of
     torch's sibling libraries, is an ImportError naming it (never the real one, if installed)."""
@@ -92,6 +125,14 @@ class _TorchNames(importlib.abc.MetaPathFinder):
                 name=fullname,
             )
         return None
+
+
+def _show_warning(
+    message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
+) -> None:
+    """Python's own printing of a warning (a fresh interpreter's `warnings.showwarning`)."""
+    with contextlib.suppress(OSError, ValueError):
+        (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def _inside(path: str | None, folder: str) -> bool:
@@ -189,13 +230,16 @@ def run_script(
         log = recording.__enter__()  # the list warnings go to, when recorded
         caught = log if log is not None else []
         warnings.filters[:] = _PYTHON_FILTERS
+        if buffer is None:  # printed as python prints them, even where a caller (pytest) replaced the printer
+            warnings.showwarning = _show_warning
         try:
-            if source is None:
-                runpy.run_path(filename, run_name="__main__")
-            else:
-                code_object = compile(source, filename, "exec")
-                main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": filename}
-                exec(code_object, main)  # the script given on stdin, run as python runs `python -`
+            with _uncapped():
+                if source is None:
+                    runpy.run_path(filename, run_name="__main__")
+                else:
+                    code_object = compile(source, filename, "exec")
+                    main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": filename}
+                    exec(code_object, main)  # the script given on stdin, run as python runs `python -`
         except SystemExit as stop:
             code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
             if stop.code is not None and not isinstance(stop.code, int):

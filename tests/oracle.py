@@ -403,7 +403,7 @@ def assert_prints_as_torch(script: str, theirs: str, same=lambda text: text) -> 
     """gradcli run prints what torch printed (`theirs`, from torch_stdouts); where torch raised,
     gradcli raises the same type and message after printing the same lines. `same` maps both
     printouts before they are compared (object addresses masked, say)."""
-    from gradcli.script.interpreter import run_script
+    from script_run import run_script
 
     ours = run_script(script)
     if "!" in theirs and not theirs.endswith("\n"):  # torch raised: "printed!Type: message"

@@ -376,7 +376,7 @@ def baseline(callee: Callee) -> tuple[str, tuple[str, ...], bool] | None:
     are benign, so torch runs them in this process."""
     import warnings
 
-    from gradcli.script.interpreter import run_script
+    from script_run import run_script
 
     def runs(text: str) -> bool:
         try:
@@ -617,7 +617,7 @@ def _short(filename: str) -> str:
 
 def run_gradcli(source: str, hard: float = HARD_SECONDS) -> dict:
     """gradcli's run of one script: stdout, error, or the exception that escaped."""
-    from gradcli.script.interpreter import run_script
+    from script_run import run_script
 
     started = time.perf_counter()
     outcome: dict = {"stdout": "", "error": None, "crash": None}
@@ -759,7 +759,7 @@ def _worker(engine: str, path: str, start: int) -> None:
 
         run = run_torch
     else:
-        import gradcli.script.interpreter  # noqa: F401
+        import gradcli.runner  # noqa: F401
 
         run = run_gradcli
     _limit_memory()

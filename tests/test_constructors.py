@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 
 from oracle import F  # noqa: E402
+from script_run import run_script  # noqa: E402
 
 from gradcli import GradcliError, grad  # noqa: E402
-from gradcli import run as run_script  # noqa: E402
 from gradcli.graph import InputSpec, build_graph  # noqa: E402
 from gradcli.ops.constructors import arange_values, linspace_values, logspace_values  # noqa: E402
 from gradcli.parse import parse_program  # noqa: E402

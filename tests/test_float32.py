@@ -65,4 +65,4 @@ def test_a_script_prints_float32_tanh_and_exp_as_torch_does():
         f"{torch.tanh(x).item()}\n{torch.exp(torch.tensor(-5.1387457847595215, dtype=single)).item()}\n"
         f"{torch.linspace(-3, 3, 50, dtype=single).exp().sum().item()}\n"
     )
-    assert run(script).stdout == expected
+    assert run("-", source=script).stdout == expected

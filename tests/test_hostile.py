@@ -22,7 +22,6 @@ from click.testing import CliRunner
 from conftest import strict_loads
 from hostile.cases import CANARY, CASES, SUBPROCESS_IDS, Case
 from hostile.contract import shown_to_users
-from hostile.scripts import SCRIPT_CASES
 from oracle import close, run_torch, torch_grads
 
 from gradcli import grad, limits
@@ -82,14 +81,12 @@ def test_the_table_covers_every_category() -> None:
 
 # Caps exercised elsewhere: MAX_VALUE_CHARS needs a 50 MB argument (tests/test_values.py
 # lowers it instead); MAX_PASS_ELEMENTS is checked by limits.check_pass_work, below.
-# MAX_SCRIPT_BYTES needs gigabytes (tests/test_run_limits.py lowers it); MAX_RECORDED_BACKWARD_CALLS
-# refuses nothing, it shortens JSON (tests/test_run_trace.py); MAX_FILE_BYTES needs a 1 GB file
+# MAX_RECORDED_BACKWARD_CALLS refuses nothing, it shortens JSON (tests/test_run_trace.py); MAX_FILE_BYTES needs a 1 GB file
 # (tests/test_files.py lowers it)
 CAPS_TESTED_ELSEWHERE = {
     "MAX_VALUE_CHARS",
     "MAX_FILE_BYTES",
     "MAX_PASS_ELEMENTS",
-    "MAX_SCRIPT_BYTES",
     "MAX_RECORDED_BACKWARD_CALLS",
 }
 
@@ -98,7 +95,7 @@ def test_every_cap_is_hit_by_some_hostile_case() -> None:
     named = {
         cap
         for cap in limits.table()
-        for case in CASES + SCRIPT_CASES  # scripts run under this contract in test_run_hostile.py
+        for case in CASES
         if any(cap + "=" in f or f == cap for f in case.fragments)
     }
     assert named | CAPS_TESTED_ELSEWHERE == set(limits.table())

@@ -36,7 +36,7 @@ def _mask(text: str) -> str:
 
 def _ours(path: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    command = [sys.executable, "-m", "gradcli", "run", "--python", path.name]
+    command = [sys.executable, "-m", "gradcli", "run", path.name]
     return subprocess.run(command, cwd=path.parent, env=env, capture_output=True, text=True, timeout=600)
 
 

@@ -5,7 +5,7 @@ fixed to the values they printed) or a public tutorial's flow (tut_*.py: PyTorch
 tutorial, d2l's autograd chapter, SGD loops). Each is run with the real torch in a subprocess (forked from one that imported torch: torch_server.py)
 and with `gradcli run`; stdout must be equal (object addresses masked), and a script that
 fails under torch must fail here with torch's exception text at torch's line.
-Hostile scripts are refused with one `error:` line before anything runs.
+The script runs on CPython (tests/test_run_python.py): `run` is no sandbox, as python is none.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -70,8 +69,8 @@ def test_non_leaf_grad_warns_in_torchs_words_on_stderr(run):
     script = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n"
     result = run("run", "-", input=script)
     assert result.exit_code == 0 and result.stdout == "None\n"
-    assert result.stderr.startswith(
-        "warning: line 4: UserWarning: The .grad attribute of a Tensor that is not a leaf"
+    assert result.stderr.startswith(  # as python prints a warning of a script read from stdin
+        "<stdin>:4: UserWarning: The .grad attribute of a Tensor that is not a leaf"
     )
 
 
@@ -79,7 +78,7 @@ def test_json_format_and_the_python_api():
     script = (
         "import torch\nx = torch.tensor(2.0, requires_grad=True)\n(3 * x ** 2).backward()\nprint(x.grad)\n"
     )
-    result = run_api(script)
+    result = run_api("-", source=script)
     assert result.stdout == "tensor(12.)\n" and result.error is None and result.warnings == []
     document = json.loads(json.dumps(result.to_dict()))
     assert set(document) == {"stdout", "warnings", "backward_calls"}
@@ -89,7 +88,7 @@ def test_json_format_and_the_python_api():
 
 def test_json_format_on_the_command_line_keeps_the_error_line(run):
     script = "import torch\nprint(1)\ntorch.tensor(1.0).backward()\n"
-    result = run("run", "-", "--format", "json", input=script)
+    result = run("run", "--format", "json", "-", input=script)
     assert result.exit_code == 1
     document = json.loads(result.stdout)
     assert document["stdout"] == "1\n"
@@ -104,57 +103,6 @@ def test_printed_output_comes_before_the_error(run):
         result.stderr
         == "error: line 4: RuntimeError: grad can be implicitly created only for scalar outputs\n"
     )
-
-
-HOSTILE = {
-    "import os": "import os\nos.system('echo hacked')",
-    "import subprocess": "import subprocess\nsubprocess.run(['ls'])",
-    "from os import": "from os import system\nsystem('ls')",
-    "dunder": "print('x')\nprint(().__class__.__bases__)",
-    "dunder import": "__import__('os').system('ls')",
-    "open": "print('x')\nopen('/etc/passwd').read()",
-    "eval": "eval('1+1')",
-    "exec": "exec('print(1)')",
-    "getattr": "import torch\ngetattr(torch, 'load')",
-    "while True": "print('x')\nwhile True:\n    pass",
-    "huge loop": "for i in range(10**9):\n    pass",
-    "deep recursion": "def f(n):\n    return f(n + 1)\nf(0)",
-    "huge power": "x = 10 ** 10 ** 10",
-    "huge string": "s = 'a' * 10**10",
-    "torch.load": "import torch\ntorch.load('model.pt')",
-    "lambda varargs": "f = lambda **a: a",
-    "lambda recursion": "f = lambda n: f(n + 1)\nf(0)",
-    "class": "class A(metaclass=type):\n    pass",
-    "deep expression": "x = " + "+".join(["1"] * 5000),
-    "doubling list": "x = [1]\nfor i in range(100):\n    x = x + x",
-    "comprehension bomb": "print('x')\nx = [0 for i in range(100000) for j in range(100000)]",
-    "hook recursion": (
-        "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
-        "def h(g):\n    y.backward(retain_graph=True)\n    return g\n"
-        "x.register_hook(h)\ny.backward(retain_graph=True)"
-    ),
-}
-
-
-@pytest.mark.parametrize("script", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_scripts_are_refused_quickly_with_one_error_line(run, script):
-    started = time.perf_counter()
-    result = run("run", "-", input=script)
-    assert time.perf_counter() - started < 5
-    assert result.exit_code == 1
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "internal error" not in lines[0] and "hacked" not in result.stdout
-
-
-def test_statically_refused_scripts_print_nothing(run):
-    for key in ("import os", "dunder", "open", "lambda varargs", "class"):
-        assert run("run", "-", input=HOSTILE[key]).stdout == ""
-
-
-def test_a_while_loop_is_capped_by_max_loop(run):
-    result = run("run", "-", input=HOSTILE["while True"])
-    assert result.stdout == "x\n" and "a while loop ran more than MAX_LOOP" in result.stderr
 
 
 def test_the_blas_tolerance_sees_a_wrong_number_and_changed_text():

@@ -114,7 +114,9 @@ def test_backward_with_create_graph_warns_once_in_torchs_words(run):
     assert REFERENCE_CYCLE.split(" (Triggered")[0] in theirs.stderr
     result = run("run", "-", input=script)
     assert result.exit_code == 0
-    assert result.stderr == f"warning: line 3: UserWarning: {REFERENCE_CYCLE}\n"
+    # as python prints it: at torch's own engine file (gradcli's copy of it), once a process
+    assert f": UserWarning: {REFERENCE_CYCLE}\n" in result.stderr
+    assert result.stderr.count("reference cycle") == 1
     assert theirs.stderr.count("reference cycle") == 1
 
 
@@ -150,14 +152,16 @@ def test_every_mode_runs_every_script(run, path):
     """--format json, --trace and --explain run each corpus script to the same end as plain run:
     the same exit code, the script's own lines in order, and never an internal error."""
     plain = run("run", str(path))
-    recorded = run_api(path.read_text())
+    recorded = run_api(str(path))
     assert recorded.stdout == plain.stdout
     if len(recorded.backward_calls) > 30:  # a training loop: a document, table or story per step is slow
         return
-    document = json.loads(run("run", str(path), "--format", "json").stdout)
-    assert document["stdout"] == plain.stdout and len(document["backward_calls"]) == len(recorded.backward_calls)
+    document = json.loads(run("run", "--format", "json", str(path)).stdout)
+    assert document["stdout"] == plain.stdout and len(document["backward_calls"]) == len(
+        recorded.backward_calls
+    )
     for mode in ("--trace", "--explain"):
-        shown = run("run", str(path), mode)
+        shown = run("run", mode, str(path))
         assert shown.exit_code == plain.exit_code
         assert "internal error" not in shown.stderr
         remaining = iter(shown.stdout.splitlines())
@@ -166,7 +170,7 @@ def test_every_mode_runs_every_script(run, path):
 
 def test_explain_narrates_each_backward_call_and_what_it_adds_to_grad(run):
     path = ROOT / "docs" / "examples" / "accumulate.py"
-    result = run("run", str(path), "--explain")
+    result = run("run", "--explain", str(path))
     assert result.exit_code == 0
     text = result.stdout
     assert text.count("Backward pass, from the output loss back to the leaves:") == 2
@@ -182,7 +186,7 @@ def test_explain_of_autograd_grad_and_a_gradient_argument(run):
         "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * 3\n"
         "g, = torch.autograd.grad(y, x, grad_outputs=torch.tensor([1.0, -1.0]))\nprint(g)\n"
     )
-    result = run("run", "-", "--explain", input=script)
+    result = run("run", "--explain", "-", input=script)
     assert result.exit_code == 0
     assert "start: v = [1, -1], the upstream gradient" in result.stdout
     assert "torch.autograd.grad returns these gradients; no .grad changes." in result.stdout
@@ -190,14 +194,15 @@ def test_explain_of_autograd_grad_and_a_gradient_argument(run):
 
 
 def test_explain_refuses_json(run):
-    result = run("run", "-", "--explain", "--format", "json", input="print(1)\n")
+    result = run("run", "--explain", "--format", "json", "-", input="print(1)\n")
     assert result.exit_code == 2 and "--explain prints prose" in result.stderr
 
 
 def test_python_api_runs_create_graph():
     result = run_api(
-        "import torch\nx = torch.tensor(3.0, requires_grad=True)\n"
-        "g, = torch.autograd.grad(x ** 3, x, create_graph=True)\ng.backward()\nprint(g, x.grad)\n"
+        "-",
+        source="import torch\nx = torch.tensor(3.0, requires_grad=True)\n"
+        "g, = torch.autograd.grad(x ** 3, x, create_graph=True)\ng.backward()\nprint(g, x.grad)\n",
     )
     assert result.error is None
     assert result.stdout == "tensor(27., grad_fn=<MulBackward0>) tensor(18.)\n"

@@ -14,8 +14,7 @@ import random
 
 import pytest
 from oracle import torch_stdouts
-
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 UNARY = [
     "torch.sin({})",
@@ -64,8 +63,6 @@ def _script(seed: int) -> str:
         )
         + "\n"
     )
-
-
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,7 @@ import re
 
 import pytest
 from oracle import assert_prints_as_torch, torch_stdouts
-
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 _HEAD = "import torch\nimport torch.nn.functional as F\nimport torch.autograd.forward_ad as fwAD\ntorch.manual_seed(0)\n"
 

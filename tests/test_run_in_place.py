@@ -10,10 +10,10 @@ import re
 
 import pytest
 from oracle import torch, torch_stdouts
+from script_run import run_script
 
 from gradcli.ops import NOT_METHODS, REGISTRY, TORCH_SPELLINGS
 from gradcli.script import tensor_methods
-from gradcli.script.interpreter import run_script
 
 IN_PLACE = tensor_methods._IN_PLACE_CALLS
 # the arguments each in-place call takes here (none: a unary op); `w` is a tensor like x

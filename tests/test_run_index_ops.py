@@ -10,8 +10,7 @@ import re
 
 import pytest
 from oracle import torch_stdouts
-
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 

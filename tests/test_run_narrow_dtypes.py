@@ -9,8 +9,7 @@ import random
 
 import pytest
 from oracle import assert_prints_as_torch, torch_stdouts
-
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 DTYPES = ["int8", "int16", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64", "bool"]
 BINARY = ["+", "-", "*", "/", "<", "=="]

@@ -1,4 +1,4 @@
-"""`gradcli run --python` (issue 40, first steps): the script runs on CPython and `import torch`
+"""`gradcli run` (issue 40): the script runs on CPython and `import torch`
 is gradcli's own torch (`gradcli.torch`), so Python's features are Python's own.
 
 Every script of tests/scripts/ and docs/examples/ is run both ways and compared as test_run.py
@@ -229,14 +229,18 @@ import torchvision
     assert result.error.startswith("line 12: torchvision is not in gradcli's torch")
 
 
-def test_the_cli_runs_a_script_on_python_with_its_arguments(run, tmp_path):
+def test_the_cli_runs_a_script_with_everything_after_it_as_its_arguments(run, tmp_path):
     script = tmp_path / "s.py"
     script.write_text("import sys, torch\nprint(sys.argv[1:], torch.ones(2).sum())\n")
-    result = run("run", "--python", str(script), "--", "x", "-y")
+    result = run("run", str(script), "x", "-y", "--epochs", "3")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "['x', '-y'] tensor(2.)\n"
-    result = run("run", str(script), "x")
-    assert result.exit_code == 2 and "need --python" in result.stderr
+    assert result.stdout == "['x', '-y', '--epochs', '3'] tensor(2.)\n"
+    # as `python s.py -- x` keeps the --; --python, the flag of before, is still taken
+    assert run("run", "--python", str(script), "--", "x").stdout == "['--', 'x'] tensor(2.)\n"
+    # run's own option after SCRIPT is the script's, with a note saying where run's options go
+    moved = run("run", str(script), "--trace")
+    assert moved.stdout == "['--trace'] tensor(2.)\n"
+    assert moved.stderr.startswith("note: --trace comes after SCRIPT, so it is the script's own argument")
 
 
 def _same_as_torch(script: str) -> None:
@@ -375,7 +379,7 @@ def test_torchs_warnings_are_pythons_warnings(tmp_path):
     )
     theirs = run_under_torch(path=script)
     ours = subprocess.run(
-        [sys.executable, "-m", "gradcli", "run", "--python", str(script)], capture_output=True, text=True
+        [sys.executable, "-m", "gradcli", "run", str(script)], capture_output=True, text=True
     )
     assert ours.stdout == theirs.stdout == "None\nNone\n"
     assert ours.stderr == theirs.stderr and ours.stderr.startswith(
@@ -395,16 +399,24 @@ print(x.grad)
 """
 
 
-def test_trace_explain_and_json_tell_a_call_as_the_interpreted_run_does(run):
-    """The nodes named after the script's variables (the calling frames' names), the call's line
-    and source; and a later command in the same process prints as before (nothing it imported
-    was dropped after the script)."""
-    for options in (["--trace", "--width", "80"], ["--explain", "--width", "80"], ["--format", "json"]):
-        interpreted = run("run", *options, "-", input=TRACED)
-        on_python = run("run", "--python", *options, "-", input=TRACED)
-        assert on_python.exit_code == interpreted.exit_code == 0, on_python.stderr
-        assert on_python.stdout == interpreted.stdout
-        assert "z.backward()" in on_python.stdout and "t1" not in on_python.stdout  # y and z, not t1, t2
+def test_trace_explain_and_json_name_a_calls_nodes_after_the_scripts_variables(run):
+    """The nodes named after the calling frames' variables (y and z, not t1 and t2), the call's
+    line and source; and a later command in the same process prints as before (nothing it
+    imported was dropped after the script)."""
+    traced = run("run", "--trace", "--width", "80", "-", input=TRACED)
+    assert traced.exit_code == 0, traced.stderr
+    assert traced.stdout.startswith("before\n── line 6: z.backward() ")
+    rows = {line.split()[0]: line.split() for line in traced.stdout.splitlines() if line.startswith("  ")}
+    assert rows["y"][1:3] == ["MulBackward0", "2"] and rows["z"][1:4] == ["(out)", "PowBackward0", "y**3"]
+    assert "t1" not in traced.stdout and traced.stdout.endswith(
+        "x.grad: None -> tensor(96.)\n\ntensor(96.)\n"
+    )
+    explained = run("run", "--explain", "--width", "80", "-", input=TRACED)
+    assert explained.exit_code == 0 and "z.backward()" in explained.stdout and "t1" not in explained.stdout
+    document = json.loads(run("run", "--format", "json", "-", input=TRACED).stdout)
+    (call,) = document["backward_calls"]
+    assert call["line"] == 6 and [node["name"] for node in call["nodes"]] == ["x", "y", "z"]
+    assert call["grads_after"] == {"x": 96.0}
     after = run("grad", "2*x", "--at", "x=1", "--width", "80")
     assert after.exit_code == 0 and after.stdout.startswith("output t1 = 2  grad_fn=MulBackward0")
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from oracle import assert_prints_as_torch, torch_stdouts
 from saved_probe import probe
+from script_run import run_script
 
 from gradcli.script import saved_table
-from gradcli.script.interpreter import run_script
 
 _TABLE = Path(saved_table.__file__)
 _HEADER = '''"""What torch 2.13 saves for each grad_fn: its saved tensors in the order its pack hooks see

@@ -11,9 +11,9 @@ import json
 import re
 
 import pytest
+from script_run import run_script
 
 from gradcli import limits
-from gradcli.script.interpreter import run_script
 
 CHAIN = (
     "import torch\n"
@@ -37,7 +37,7 @@ def _section(text: str, start: str) -> str:
 
 
 def test_trace_prints_grads_node_table_where_the_call_happens(run):
-    traced = run("run", "-", "--trace", "--width", "80", input=CHAIN)
+    traced = run("run", "--trace", "--width", "80", "-", input=CHAIN)
     assert traced.exit_code == 0, traced.stderr
     program = run("grad", "-", "--at", "x=2", "--width", "80", input="y = 2 * x\nz = y ** 3\nz\n")
     table = _section(program.stdout, "Graph, in topological order")
@@ -64,7 +64,7 @@ def test_trace_shows_a_zeroed_grad_and_a_gradient_mask(run):
         "v = w * 3\n"
         "v.backward(torch.tensor([1.0, 0.0]))\n"
     )
-    out = run("run", "-", "--trace", "--width", "100", input=script).stdout
+    out = run("run", "--trace", "--width", "100", "-", input=script).stdout
     assert "  w.grad: None -> tensor([2., 4.])\n" in out
     assert "  w.grad: tensor([0., 0.]) -> tensor([3., 0.])\n" in out
     assert re.search(r"^  v \(out\) .* gradient$", out, re.M)  # the mask is the upstream gradient
@@ -77,7 +77,7 @@ def test_trace_of_autograd_grad_names_what_it_returns(run):
         "b = a.sin() * a\n"
         "(g,) = torch.autograd.grad(b, a)\n"
     )
-    out = run("run", "-", "--trace", "--width", "100", input=script).stdout
+    out = run("run", "--trace", "--width", "100", "-", input=script).stdout
     assert "── line 4: (g,) = torch.autograd.grad(b, a)" in out
     assert "torch.autograd.grad returns these; no .grad changes." in out
     assert "SinBackward0" in out and "MulBackward0" in out
@@ -85,11 +85,11 @@ def test_trace_of_autograd_grad_names_what_it_returns(run):
 
 def test_node_prints_a_node_whole_and_needs_trace(run):
     script = "import torch\nx = torch.arange(12.0, requires_grad=True)\ny = (x * x).sum()\ny.backward()\n"
-    out = run("run", "-", "--trace", "--width", "60", "--node", "x", input=script).stdout
+    out = run("run", "--trace", "--width", "60", "--node", "x", "-", input=script).stdout
     assert "Chosen with --node, whole:" in out
-    refused = run("run", "-", "--node", "x", input=script)
+    refused = run("run", "--node", "x", "-", input=script)
     assert refused.exit_code == 2 and "--node chooses what --trace prints whole" in refused.stderr
-    both = run("run", "-", "--trace", "--format", "json", input=script)
+    both = run("run", "--trace", "--format", "json", "-", input=script)
     assert both.exit_code == 2
 
 
@@ -101,7 +101,7 @@ def _strict(text: str) -> dict:
 
 
 def test_json_has_one_record_per_call_with_nodes_and_grads(run):
-    result = run("run", "-", "--format", "json", input=CHAIN)
+    result = run("run", "--format", "json", "-", input=CHAIN)
     assert result.exit_code == 0, result.stderr
     document = _strict(result.stdout)
     assert document["stdout"] == "before\nbetween\ntensor(192.)\n"
@@ -123,7 +123,7 @@ def test_json_of_autograd_grad_and_of_non_finite_values(run):
         "g = torch.autograd.grad(b, [a])\n"
         "print(g)\n"
     )
-    document = _strict(run("run", "-", "--format", "json", input=script).stdout)
+    document = _strict(run("run", "--format", "json", "-", input=script).stdout)
     (call,) = document["backward_calls"]
     assert call["call"] == "autograd.grad" and "grads_before" not in call
     assert call["grads"] == {"a": ["nan", 1.0]}  # -inf + 0 / 0, as torch gives
@@ -131,7 +131,7 @@ def test_json_of_autograd_grad_and_of_non_finite_values(run):
 
 def test_a_warning_is_a_json_list_item(run):
     script = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 2\nprint(y.grad)\n"
-    document = _strict(run("run", "-", "--format", "json", input=script).stdout)
+    document = _strict(run("run", "--format", "json", "-", input=script).stdout)
     assert document["stdout"] == "None\n"
     (warning,) = document["warnings"]
     assert warning.startswith("line 4: UserWarning: The .grad attribute of a Tensor that is not a leaf")
@@ -158,7 +158,7 @@ def test_trace_lines_fit_the_width(run, width):
         "activations = torch.tanh(weights_of_the_first_layer @ torch.tensor([1.0, 2.0]))\n"
         "activations.sum().backward(retain_graph=True)\n"
     )
-    out = run("run", "-", "--trace", "--width", width, input=script).stdout
+    out = run("run", "--trace", "--width", width, "-", input=script).stdout
     rules = [line for line in out.splitlines() if line.startswith("── line")]
     assert rules and all(len(line) <= max(int(width), 40) for line in rules)
 
@@ -190,7 +190,7 @@ _LOOP = (
 def test_call_and_line_choose_which_backward_calls_are_shown(run, tmp_path, options, shown):
     script = tmp_path / "loop.py"
     script.write_text(_LOOP)
-    result = run("run", str(script), *options)
+    result = run("run", *options, str(script))
     assert result.exit_code == 0, result.output
     headers = re.findall(r"── line (\d+): ", result.output)
     assert [int(h) for h in headers] == shown
@@ -199,7 +199,7 @@ def test_call_and_line_choose_which_backward_calls_are_shown(run, tmp_path, opti
 def test_call_and_line_keep_only_the_chosen_records_in_json(run, tmp_path):
     script = tmp_path / "loop.py"
     script.write_text(_LOOP)
-    result = run("run", str(script), "--format", "json", "--call", "2", "--line", "11")
+    result = run("run", "--format", "json", "--call", "2", "--line", "11", str(script))
     calls = json.loads(result.output)["backward_calls"]
     assert len(calls) == 6  # every call is listed; only the chosen ones carry their graph
     assert [c["line"] for c in calls if "nodes" in c] == [6, 11]
@@ -218,5 +218,5 @@ def test_call_and_line_keep_only_the_chosen_records_in_json(run, tmp_path):
 def test_call_and_line_mistakes_are_usage_errors(run, tmp_path, options, words):
     script = tmp_path / "loop.py"
     script.write_text(_LOOP)
-    result = run("run", str(script), *options)
+    result = run("run", *options, str(script))
     assert result.exit_code == 2 and words in result.output

@@ -9,8 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import torch_stdouts
-
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 _BOUNDS = st.sampled_from(
     [
@@ -83,15 +82,7 @@ def test_erfinv_is_torchs_with_its_gradient():
     assert ours.stdout == f"{y} {x.grad} {torch.tensor([1.0, -1.0, 2.0]).erfinv()}\n"
 
 
-def test_a_sampler_that_never_accepts_ends_at_the_work_cap():
-    """torch's rejection loop would run for ever here; gradcli counts each round of redraws."""
-    ours = run_script(
-        "import torch\ntorch.manual_seed(0)\nw = torch.empty(1000)\ntorch.nn.init.trunc_normal_(w, 0.0, 0.001, 5.0, 6.0)\n"
-    )
-    assert ours.error is not None and "MAX_SCRIPT_WORK=" in ours.error
-
-
-def test_trunc_normal_and_logspace_errors_are_torchs_and_big_ones_end_quickly():
+def test_trunc_normal_and_logspace_errors_are_torchs():
     script = (
         "import torch\n"
         "for f in [lambda: torch.nn.init.trunc_normal_(torch.empty(3), a=2.0, b=-2.0),\n"
@@ -104,6 +95,3 @@ def test_trunc_normal_and_logspace_errors_are_torchs_and_big_ones_end_quickly():
     )
     (theirs,) = torch_stdouts([script])
     assert run_script(script).stdout == theirs
-    for big in ["torch.nn.init.trunc_normal_(torch.empty(5 * 10**7))", "torch.logspace(0, 1, 10**8)"]:
-        ours = run_script(f"import torch\ntorch.manual_seed(0)\nprint({big}.sum())\n")
-        assert ours.error is not None and "MAX_SCRIPT" in ours.error

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 
 def test_a_long_chain_of_views_stays_one_step_and_writes_through():

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 from oracle import torch_stdouts
-
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 _HEAD = "import torch\nfrom torch.func import vmap, grad\ntorch.manual_seed(0)\n"
 

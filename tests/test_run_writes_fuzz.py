@@ -16,8 +16,7 @@ import re
 
 import pytest
 from oracle import torch_stdouts
-
-from gradcli.script.interpreter import run_script
+from script_run import run_script
 
 MAKE = [
     "y = x * 2",

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from script_run import run_script as run
 
-from gradcli import run
 from gradcli.ops.summation import torch_mean, torch_sum
 
 torch = pytest.importorskip("torch")

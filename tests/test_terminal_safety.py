@@ -197,17 +197,17 @@ def test_a_script_error_quoting_a_string_is_escaped(run):
     assert_no_raw(result)
 
 
-def test_warning_lines_are_escaped(run, monkeypatch):
-    from gradcli.script import interpreter
+def test_gradclis_own_warning_lines_are_escaped(run, monkeypatch):
+    from gradcli import runner
 
-    real = interpreter.run_script
+    real = runner.run_script
 
     def warned(*args, **kwargs):
         result = real(*args, **kwargs)
         result.warnings.append("line 1: UserWarning: " + HOSTILE)
         return result
 
-    monkeypatch.setattr(interpreter, "run_script", warned)
+    monkeypatch.setattr(runner, "run_script", warned)
     result = run("run", "-", input="import torch\n")
     assert result.exit_code == 0
     assert result.stderr == f"warning: line 1: UserWarning: {visible(HOSTILE)}\n"
@@ -272,7 +272,7 @@ print(label)
 
 @pytest.mark.parametrize("flags", [("--trace",), ("--explain",), ("--trace", "--node", "x")])
 def test_run_headers_are_escaped_and_the_scripts_print_is_not(run, flags):
-    result = run("run", "-", *flags, input=SCRIPT)
+    result = run("run", *flags, "-", input=SCRIPT)
     assert result.exit_code == 0, result.stderr
     assert result.stdout.endswith(HOSTILE + "\n")  # print(label): what python prints
     gradcli_own = result.stdout[: -len(HOSTILE) - 1]
@@ -288,13 +288,13 @@ def test_run_prints_exactly_what_the_script_prints(run):
 
 
 def test_run_json_escapes_and_keeps_the_same_document(run):
-    result = run("run", "-", "--format", "json", input=SCRIPT)
+    result = run("run", "--format", "json", "-", input=SCRIPT)
     assert result.exit_code == 0, result.stderr
     assert_no_raw(result)
     document = json.loads(result.stdout)
     assert document["stdout"] == HOSTILE + "\n"
     assert document["backward_calls"][0]["source"] == f"y.backward()  # {IN_COMMENT}"
-    greek = run("run", "-", "--format", "json", input="import torch\nprint('α·β')\n")
+    greek = run("run", "--format", "json", "-", input="import torch\nprint('α·β')\n")
     assert '"stdout": "α·β\\n"' in greek.stdout  # ordinary Unicode stays readable
 
 
@@ -302,6 +302,6 @@ def test_a_line_break_python_does_not_see(run):
     """str.splitlines() breaks at \\x85 where Python's tokenizer does not: the header must
     show line 3 as Python numbers it."""
     script = "import torch\nx = torch.tensor(2.0, requires_grad=True)  # a\x85b\n(x * 3).backward()\n"
-    result = run("run", "-", "--trace", input=script)
+    result = run("run", "--trace", "-", input=script)
     assert result.exit_code == 0, result.stderr
     assert "── line 3: (x * 3).backward() " in result.stdout

@@ -82,7 +82,8 @@ def _function_node(func: Any) -> ast.FunctionDef:
         return func.node
     made = ast.parse("def wrapper_fn(): pass").body[0]
     assert isinstance(made, ast.FunctionDef)
-    made.name = getattr(func, "name", "wrapper_fn")
+    # a torch function's name, or a Python function's (a script run on CPython hands over its own)
+    made.name = getattr(func, "name", None) or getattr(func, "__name__", "wrapper_fn")
     return made
 
 

@@ -207,7 +207,8 @@ def session() -> Session:
 def wrap(value: Any) -> Any:
     """An interpreter value as the script sees it."""
     if isinstance(value, runtime.Tensor):
-        public = value.__dict__.get("public")
+        held = value.__dict__.get("public")  # a weak reference: a strong one would be a cycle,
+        public = held() if held is not None else None  # freed only when the gc runs, not when dropped
         if public is None or object.__getattribute__(public, "_rt") is not value:  # none, or a copy's
             public = PUBLIC_TENSOR[1 if value.__dict__.get("parameter") else 0]._of(value)
         return public
@@ -392,9 +393,14 @@ class Proxy:
         return proxy
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") and name.endswith("__"):
+        if name.startswith("__") and name.endswith("__") and name not in ("__name__", "__qualname__"):
             raise AttributeError(name)
-        return attribute(object.__getattribute__(self, "_value"), name)
+        try:
+            return attribute(object.__getattribute__(self, "_value"), name)
+        except NotInGradcli:
+            if name in ("__name__", "__qualname__"):  # hasattr(f, "__name__") is False, as for a partial
+                raise AttributeError(name) from None
+            raise
 
     def __setattr__(self, name: str, value: Any) -> None:
         owner = object.__getattribute__(self, "_value")

@@ -8,6 +8,7 @@ so a tensor behaves as it does in an interpreted script, errors and reprs includ
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import Any
 
 import numpy as np
@@ -95,7 +96,7 @@ class Tensor:
     def _of(cls, rt: runtime.Tensor) -> Tensor:
         public = object.__new__(cls)
         object.__setattr__(public, "_rt", rt)
-        rt.__dict__["public"] = public
+        rt.__dict__["public"] = weakref.ref(public)  # the one public tensor while the script holds it
         return public
 
     def __getattr__(self, name: str) -> Any:
