@@ -447,6 +447,40 @@ def script(repeat: int) -> None:
         print("  stdout byte-identical to torch's")
 
 
+_OPS = """
+import sys, time
+if sys.argv[1] == "torch":
+    import torch
+else:
+    import gradcli.torch as torch
+torch.set_num_threads(1)
+w = torch.ones(3, requires_grad=True)
+x = torch.ones(3)
+times = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    for _ in range(2000):
+        y = w * 2
+        z = y.sin()
+        u = x + x
+        v = torch.tanh(z)
+    times.append((time.perf_counter() - start) / 8000)
+print(sorted(times)[len(times) // 2])
+"""
+
+
+def ops(repeat: int) -> None:
+    print("9. run: recording one small op (w * 2, y.sin(), x + x, torch.tanh(z) on 3 elements)", flush=True)
+    ours, _ = _run_python(_OPS, "gradcli", str(repeat))
+    print(f"  gradcli.torch: {ours * 1e6:.1f} µs an op (target <= 20 µs)")
+    if not HAVE_TORCH:
+        print("  (torch not installed: no baseline)")
+        return
+    theirs, _ = _run_python(_OPS, "torch", str(repeat))
+    print(f"  torch: {theirs * 1e6:.1f} µs an op")
+    report("op", "gradcli.torch, one small op", ours, "torch, one small op", theirs, "<= 20 µs an op")
+
+
 def training(repeat: int) -> None:
     print("8. run: training loops as tutorials write them (bench/training/*.py)", flush=True)
     if not HAVE_TORCH:
@@ -472,7 +506,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--only",
-        choices=["startup", "tensors", "points", "depth", "vocabulary", "higher", "script", "training"],
+        choices=["startup", "tensors", "points", "depth", "vocabulary", "higher", "script", "training", "ops"],
         help="run one target",
     )
     args = parser.parse_args()
@@ -485,7 +519,7 @@ def main() -> None:
 
     compileall.compile_dir(Path(gradcli.__file__).parent, quiet=1)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    everything = {"startup", "tensors", "points", "depth", "vocabulary", "higher", "script", "training"}
+    everything = {"startup", "tensors", "points", "depth", "vocabulary", "higher", "script", "training", "ops"}
     chosen = {args.only} if args.only else everything
     if "startup" in chosen:
         startup(repeat)
@@ -503,6 +537,8 @@ def main() -> None:
         script(repeat)
     if "training" in chosen:
         training(3)
+    if "ops" in chosen:
+        ops(repeat)
     print("\n| target | gradcli | s | baseline | s | ratio | goal |\n|---|---|---|---|---|---|---|")
     for target, ours, ours_s, baseline, base_s, goal in rows:
         print(

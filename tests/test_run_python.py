@@ -254,6 +254,18 @@ def _same_as_torch(script: str) -> None:
         assert ours.error is not None and ours.error.endswith(theirs.stderr.strip().splitlines()[-1])
 
 
+def test_a_call_made_again_with_other_tensors_or_arguments_computes_afresh():
+    """torch_api keeps the binder's plan of a call by its shape; each tensor and each argument
+    value must still reach the op (dims, bounds, keywords, a bool that is not an int)."""
+    _same_as_torch(
+        "import torch\nx = torch.arange(6.).reshape(2, 3).requires_grad_()\n"
+        "for t in (x, x * 10, x.detach() - 3):\n"
+        "    print(t.sum(0), t.sum(1), t.sum(dim=(0, 1)), t.sum(1, True), t.sum(1, keepdim=False))\n"
+        "    print(torch.clamp(t, min=2.0), torch.clamp(t, max=2.0), t.max(1), torch.max(t, x))\n"
+        "    print(t.sin().sum(), torch.cat([t, x], 0).shape, torch.cat((x, t, t), dim=1).shape)\n"
+    )
+
+
 def test_a_scripts_module_registers_as_torchs_does():
     _same_as_torch(
         """

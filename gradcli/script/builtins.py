@@ -18,7 +18,6 @@ from .classes import CLASS_OBJECTS, BoundMethod, ClassValue, Context, Instance, 
 from .forward_ad import UnpackedDual
 from .nn_modules import IncompatibleKeys, StateDict
 from .numpy_api import ARRAY_METHODS, GENERATOR_METHODS, ArrayFlags, NumpyGenerator, NumpyType
-from .optim_api import OptimizerInstance, ParamArray, SchedulerInstance
 from .random_api import GENERATOR_METHODS as TORCH_GENERATOR_METHODS
 from .random_api import RANDOM_METHODS, TorchGenerator
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
@@ -184,10 +183,6 @@ class Builtins:
             return show(value)
         if isinstance(value, IncompatibleKeys):
             return repr(value)
-        if isinstance(value, ParamArray):  # an optimiser's param_groups hold its parameters
-            return show(value.tensor)
-        if isinstance(value, OptimizerInstance):
-            return repr(value.engine)
         if isinstance(value, Counter):  # MultiStepLR's milestones, most common first as Python prints
             inner = ", ".join(f"{self.shown(k, path)}: {self.shown(v, path)}" for k, v in value.most_common())
             return f"Counter({{{inner}}})" if value else "Counter()"
@@ -588,8 +583,6 @@ class Builtins:
             )
         if isinstance(receiver, Context):
             return self.context_method(receiver, name, args, kwargs)
-        if isinstance(receiver, (OptimizerInstance, SchedulerInstance)):
-            return self.optim_method(receiver, name, args, kwargs, node)
         if isinstance(receiver, ClassValue) and name == "apply":
             return self.apply_function(receiver, args, kwargs, node)
         if isinstance(receiver, RawSaved):

@@ -235,10 +235,6 @@ class Classes:
         raise ScriptRuntimeError(f"'{name}' object is not callable", "TypeError")
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict, node: ast.AST) -> Any:
-        if cls.builtin is not None and (
-            cls.derives("Optimizer") or cls.qualified.startswith("torch.optim.lr_")
-        ):
-            return self.make_optimizer(cls, args, kwargs, node)
         if cls.builtin in ("TensorDataset", "DataLoader"):
             return self.make_data_object(cls, args, kwargs, node)
         if cls.builtin not in (None, "Module", "Function", "Dataset"):
@@ -586,8 +582,6 @@ class Classes:
         assert isinstance(owner, Instance)
         if isinstance(owner, Context):
             return self.context_attribute(owner, name)
-        if hasattr(owner, "engine"):  # an optimiser or a scheduler of torch.optim
-            return self.optim_attribute(owner, name)
         if isinstance(owner, ModuleInstance) and name == "training":
             return owner.training
         if name in owner.attrs:

@@ -12,7 +12,6 @@ kept here (frames, grad mode, output, the current line):
 - classes.py         class statements, instances, super(), attributes and calls of them
 - nn_modules.py      torch.nn's layers and losses, the Module API, module reprs
 - data.py            torch.utils.data: TensorDataset, DataLoader, default_collate
-- optim_api.py       torch.optim's optimisers and lr schedulers over the script's parameters
 - numpy_api.py       NumPy's arrays, functions and np.random, run by NumPy within the caps
 - random_api.py      torch.Generator objects, generator= of draws, get/set_rng_state
 - func_api.py        torch.func's transforms (grad, vjp, jacrev, jacfwd, hessian) of the script's functions
@@ -29,35 +28,28 @@ bits of an integer.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from .. import limits
-from ..errors import AutogradError, GradcliError, LimitError, ParseError, ShapeError
 from ..parse import CallBinder
 from ..python_random import PythonRandom
 from ..torch_random import Generator
-from . import runtime
 from .autograd_api import AutogradAPI
 from .builtins import Builtins
-from .classes import Classes, reset_instances
+from .classes import Classes
 from .data import DataLoading
 from .forward_ad import ForwardAD
 from .func_api import FuncAPI
 from .nn_modules import NNModules
 from .numpy_api import NumpyArrays
-from .optim_api import Optimisers
-from .python import Break, Continue, PythonSubset, Return, torch_kind
+from .python import PythonSubset
 from .random_api import RandomDraws, RandomGenerators
-from .resources import Memory, with_deep_stack
+from .resources import Memory
 from .runtime import ScriptError, ScriptRuntimeError
 from .saved_tensors import SavedTensors
 from .tensor_methods import TORCH_IN_PLACE_FUNCTIONS, TensorMethods
-from .tensor_repr import reset_print_options
 from .torch_api import TorchNamespace
-from .values import RunResult
 from .vmap import RANDOM_IN_VMAP, Vectorising
-from .whitelist import check, parse_script
 
 
 class Interpreter(
@@ -70,7 +62,6 @@ class Interpreter(
     Classes,
     NNModules,
     DataLoading,
-    Optimisers,
     NumpyArrays,
     RandomGenerators,
     RandomDraws,
@@ -113,43 +104,6 @@ class Interpreter(
         self.line = 1
         self.binder = CallBinder()
         self.memory = Memory()
-
-    # -- running ----------------------------------------------------------------
-
-    def run(self) -> RunResult:
-        reset_print_options()  # torch.set_printoptions lasts one run
-        try:
-            return with_deep_stack(self._run)
-        finally:
-            reset_print_options()
-
-    def _run(self) -> RunResult:
-        try:
-            module = parse_script(self.source)
-            check(module)
-            # NumPy's warnings on script values (np.float64(1) / 0) are not the script's output;
-            # turned off once here rather than around each operation (they cost 3 µs each).
-            runtime.reset_work()
-            reset_instances()
-            with Memory(lambda: self.line) as self.memory, warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.block(module.body)
-        except ScriptRuntimeError as exc:
-            said = f": {exc.message}" if exc.message else ""  # Python prints a bare `ValueError`
-            return self.result(f"line {self.line}: {exc.kind}{said}")
-        except (AutogradError, ShapeError) as exc:
-            return self.result(f"line {self.line}: {torch_kind(exc)}: {exc.message}")
-        except (ScriptError, ParseError, LimitError) as exc:
-            text = str(exc)
-            return self.result(text if text.startswith("line ") else f"line {self.line}: {text}")
-        except (Return, Break, Continue):
-            return self.result(
-                f"line {self.line}: SyntaxError: 'return', 'break' or 'continue' outside a loop or function"
-            )
-        return self.result(None)
-
-    def result(self, error: str | None) -> RunResult:
-        return RunResult("".join(self.out), self.warnings, self.backward_calls, error)
 
     def foreign(self, value: Any) -> bool:
         """A callable of Python's own (gradcli.torch's bridge): never, in an interpreted script."""
@@ -195,29 +149,3 @@ class Interpreter(
         if key not in self.warned:  # Python shows a warning once per line, as torch's do
             self.warned.add(key)
             self.warnings.append(f"line {self.line}: UserWarning: {message}")
-
-
-def run_script(
-    source: str,
-    trace_width: int | None = None,
-    record: bool = True,
-    nodes: tuple[str, ...] = (),
-    explain_width: int | None = None,
-    calls: frozenset[int] | None = None,
-    lines: frozenset[int] | None = None,
-) -> RunResult:
-    """Run a PyTorch-style script in gradcli's interpreter; never raises for the script's own errors.
-
-    trace_width: print each backward call's node table into the output (--trace).
-    record: keep each backward call's graph for `backward_calls` (--format json).
-    nodes: nodes the trace prints whole, by name (--node), where a call has them.
-    explain_width: narrate each backward call into the output (--explain), rules this wide.
-    calls, lines: trace, explain and record only these backward calls (numbered from 1 in the
-    order they run) or the calls made on these source lines (None: every call)."""
-    if not isinstance(source, str):
-        raise GradcliError(f"the script must be text, not {type(source).__name__}")
-    interpreter = Interpreter(source, trace_width, record or explain_width is not None)
-    interpreter.trace_nodes = tuple(nodes)
-    interpreter.explain_width = explain_width
-    interpreter.chosen_calls, interpreter.chosen_lines = calls, lines
-    return interpreter.run()

@@ -28,7 +28,6 @@ from .forward_ad import FUNCTIONS as FORWARD_AD_FUNCTIONS
 from .func_api import TRANSFORMS as FUNC_TRANSFORMS
 from .func_api import refuse as refuse_func
 from .nn_modules import DRAW_WORK, FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
-from .optim_api import OPTIM_CLASSES, SCHEDULER_CLASSES
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op, stored
 from .tensor_repr import set_print_options
@@ -245,6 +244,41 @@ def _dotted(name: str) -> ast.expr:
     return node
 
 
+# The binder's plans of calls already made, by the call's shape (which arguments are tensors, the
+# other arguments' values): a training loop makes the same calls over and over, and planning one
+# (an AST, the binder's checks) cost most of an op's recording time.
+_PLANS: dict[tuple, tuple[list, list, Any]] = {}
+_MOST_PLANS = 4096
+
+
+def _argument_key(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return "T"
+    if value is None or type(value) in (int, float, bool, str):
+        return (type(value).__name__, value)
+    if isinstance(value, (list, tuple)):  # a Size too: literal() reads them alike
+        inner = tuple(_argument_key(v) for v in value)
+        return None if None in inner else ("L", inner)
+    return None
+
+
+def _plan_key(module: str, name: str, receiver: Any, args: list, kwargs: dict) -> tuple | None:
+    """What a call's plan depends on, or None for a call not to plan again (a dtype, a module)."""
+    parts = [_argument_key(a) for a in args] + [_argument_key(v) for v in kwargs.values()]
+    if None in parts:
+        return None
+    return (module, name, receiver is not None, tuple(parts), tuple(kwargs))
+
+
+def _tensors_in(value: Any, found: list) -> None:
+    """The tensors of a call's arguments, in the order literal() made their placeholders."""
+    if isinstance(value, Tensor):
+        found.append(value)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _tensors_in(item, found)
+
+
 def _bound(mapping: dict[int, Any], node: ast.AST) -> Any:
     """The script value an operand node of the binder stands for: a placeholder's tensor, or a
     constant the binder wrote itself (clamp's missing bound is an infinite number)."""
@@ -381,10 +415,6 @@ class TorchNamespace:
                 return Module("torch.autograd.forward_ad")
         elif module.name == "torch.nn" and name == "Parameter":
             return Function("torch.nn", name)
-        elif module.name == "torch.optim" and name in OPTIM_CLASSES:
-            return OPTIM_CLASSES[name]
-        elif module.name == "torch.optim.lr_scheduler" and name in SCHEDULER_CLASSES:
-            return SCHEDULER_CLASSES[name]
         elif module.name == "torch.utils.data" and name in DATA_CLASSES:
             return DATA_CLASSES[name]
         elif module.name == "torch.nn" and name in NN_CLASSES:
@@ -1023,6 +1053,17 @@ class TorchNamespace:
             return self.into_out(
                 name, kwargs.pop("out"), self.registry(module, name, None, args, kwargs, node), node
             )
+        key = _plan_key(module, name, receiver, args, kwargs)
+        planned = _PLANS.get(key) if key is not None else None
+        if planned is not None:  # the same call with other tensors: the binder's plan again
+            placeholders, operands, build = planned
+            tensors: list = []
+            _tensors_in([receiver, args, list(kwargs.values())], tensors)
+            mapping = {id(p): t for p, t in zip(placeholders, tensors, strict=True)}
+            result = self.evaluate(build(*[_bound(mapping, o) for o in operands]))
+            if name == "batch_norm" and receiver is None:
+                self.update_running_stats(args, kwargs)
+            return result
         mapping: dict[int, Any] = {}
         if receiver is not None:
             func: ast.expr = ast.Attribute(
@@ -1047,6 +1088,12 @@ class TorchNamespace:
                 parts.append(self.evaluate(build(*[_bound(mapping, o) for o in operands])))
             return Picked(parts, name)
         operands, build = self.binder.plan_call(call, node.lineno, node.col_offset + 1)
+        if key is not None:
+            if len(_PLANS) >= _MOST_PLANS:
+                _PLANS.clear()
+            placeholders = [n for n in ast.walk(call) if id(n) in mapping and isinstance(mapping[id(n)], Tensor)]
+            placeholders.sort(key=lambda n: int(n.id[1:]))  # type: ignore[attr-defined]  (t0, t1, ... as made)
+            _PLANS[key] = (placeholders, operands, build)
         values = [_bound(mapping, o) for o in operands]
         result = self.evaluate(build(*values))
         if name == "batch_norm" and receiver is None:
