@@ -189,7 +189,7 @@ def run_script(
     capture: keep stdout in the result (else it goes to sys.stdout as the script prints).
     The other options are run's: --trace, --explain, --format json's records, --node,
     --call, --line, --traceback."""
-    from .torch import _bridge
+    from .torch import _bridge, _threads
 
     filename = "<stdin>" if source is not None and path == "-" else os.path.abspath(path)
     saved_modules = dict(sys.modules)
@@ -198,6 +198,7 @@ def run_script(
     folder = os.path.dirname(filename) if source is None else os.getcwd()
     session = _bridge.reset()
     _bridge.reset_modes()
+    _threads.reset()
     session.trace_width = trace_width
     session.explain_width = explain_width
     session.record = record or trace_width is not None or explain_width is not None

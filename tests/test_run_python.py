@@ -266,6 +266,17 @@ def test_a_call_made_again_with_other_tensors_or_arguments_computes_afresh():
     )
 
 
+def test_thread_counts_are_kept_and_checked_as_torchs():
+    _same_as_torch(
+        "import torch\ntorch.set_num_threads(3)\ntorch.set_num_interop_threads(1)\n"
+        "print(torch.get_num_threads(), torch.get_num_interop_threads())\n"
+        "for bad in (0, -1, 2.5, 'a'):\n"
+        "    try:\n        torch.set_num_threads(bad)\n"
+        "    except RuntimeError as e:\n        print(str(e).splitlines()[0])\n"
+    )
+    assert _run("import torch\nprint(torch.get_num_threads())\n").stdout == f"{os.cpu_count()}\n"  # reset
+
+
 def test_a_scripts_module_registers_as_torchs_does():
     _same_as_torch(
         """

@@ -11,6 +11,7 @@ from ..script.torch_api import TORCH_VERSION
 from . import accelerator, autograd, backends, cuda, func, functional, linalg, nn, optim, special, utils
 from ._bridge import namespace
 from ._tensor import Tensor
+from ._threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 
 __version__ = TORCH_VERSION
 __getattr__ = namespace("torch")
@@ -23,9 +24,13 @@ __all__ = [
     "cuda",
     "func",
     "functional",
+    "get_num_interop_threads",
+    "get_num_threads",
     "linalg",
     "nn",
     "optim",
+    "set_num_interop_threads",
+    "set_num_threads",
     "special",
     "utils",
 ]
