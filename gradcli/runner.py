@@ -76,7 +76,7 @@ _SIBLINGS = (
 # The interpreted run's caps on Python itself (statements, loops, sequence lengths, instances,
 # work): a script on CPython runs as long as python would, so a run lifts them. (They still sit in
 # gradcli/script/'s rooms that the bridge calls, until those rooms are gradcli.torch's own.)
-# MAX_ELEMENTS, MAX_SCRIPT_BYTES and MAX_RECORDED_BACKWARD_CALLS stay.
+# A tensor past the memory available fails as torch's allocator fails (runtime.check_allocation).
 _PYTHONS_OWN = (
     "MAX_STEPS",
     "MAX_LOOP",

@@ -191,12 +191,3 @@ def test_prints_as_torch(k, torch_outputs):
     assert ours.error is None, f"{SCRIPTS[k]}\n{ours.error}"
     assert "!" not in torch_outputs[k], torch_outputs[k]
     assert _ADDRESS.sub("", ours.stdout) == _ADDRESS.sub("", torch_outputs[k]), SCRIPTS[k]
-
-
-def test_a_huge_index_is_refused_quickly():
-    ours = run_script(
-        "import torch\nx = torch.zeros(3)\ntry:\n    x.index_add_(0, torch.zeros(10**9).long(), torch.ones(10**9))\n"
-        "except Exception as e:\n    print(type(e).__name__)\n"
-    )
-    assert ours.error is not None or ours.stdout  # a cap or torch's error, never a hang
-    assert "Traceback" not in (ours.error or "")

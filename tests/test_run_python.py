@@ -277,6 +277,17 @@ def test_thread_counts_are_kept_and_checked_as_torchs():
     assert _run("import torch\nprint(torch.get_num_threads())\n").stdout == f"{os.cpu_count()}\n"  # reset
 
 
+def test_a_tensor_past_the_machines_memory_fails_as_torchs_allocator_fails():
+    """Sizes no machine has (hundreds of terabytes), so torch's own allocation fails at once."""
+    _same_as_torch(
+        "import torch\nx = torch.ones(3)\n"
+        "for make in (lambda: torch.ones(10**7, 10**7), lambda: torch.zeros(10**7, 10**7, dtype=torch.float64),\n"
+        "             lambda: torch.full((10**8, 10**7), 2), lambda: x.expand(10**7, 10**7, 3) * 2):\n"
+        "    try:\n        make()\n    except RuntimeError as e:\n        print(e)\n"
+        "torch.empty(10**15)\n"
+    )
+
+
 def test_a_scripts_module_registers_as_torchs_does():
     _same_as_torch(
         """

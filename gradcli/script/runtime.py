@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import re
 import warnings
 from collections.abc import Callable
@@ -167,8 +168,7 @@ def check_op_size(
     """An op's result against MAX_ELEMENTS, and its work against MAX_SCRIPT_WORK, from shapes;
     a big result is also weighed against MAX_SCRIPT_BYTES before it is made."""
     size = math.prod(shape)
-    if size > limits.MAX_ELEMENTS:
-        raise ScriptError(f"a tensor of {size:,} elements exceeds MAX_ELEMENTS={limits.MAX_ELEMENTS:,}")
+    check_allocation(size, "float32")  # the smallest the result may be (apply_op checks its dtype's)
     largest = max([size, *(math.prod(s) for s in shapes)])
     work = largest * _PYTHON_ORDERED.get(name, 1)
     if name in _CONTRACTING and shapes and shapes[0]:
@@ -179,6 +179,49 @@ def check_op_size(
     spend(work - size + OP_WORK)  # making the result counts itself (Tensor.__init__)
     if size >= _WATCHED_SIZE:
         MEMORY_CHECK[0](size * 8)
+
+
+def _meminfo(*keys: str) -> int:
+    """The sum of these /proc/meminfo fields, in bytes (0 where there is no such file)."""
+    total = 0
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                key, _, rest = line.partition(":")
+                if key in keys:
+                    total += int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return 0
+    return total
+
+
+def _physical_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+# Below this a tensor is not weighed (reading /proc/meminfo costs more than a small op).
+_WEIGHED_BYTES = 1 << 26
+# NumPy makes a float32 result through a float64 working copy, and a script's own values sit
+# beside it: a tensor may take a third of the memory still available.
+_WORKING_COPIES = 3
+
+
+def check_allocation(count: int, dtype: str) -> None:
+    """A tensor of `count` elements of `dtype`, weighed before NumPy allocates it: past the
+    memory this machine has available for it, torch's CPU allocator's error, word for word
+    (so a script can catch it, and the process is not ended by the kernel's OOM killer)."""
+    nbytes = count * (2 if dtype == "bfloat16" else np.dtype(dtype).itemsize)
+    if nbytes < _WEIGHED_BYTES:
+        return
+    available = _meminfo("MemAvailable", "SwapFree") or _physical_bytes()
+    if nbytes * _WORKING_COPIES > available:
+        raise ScriptRuntimeError(
+            "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+            f"you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
+        )
 
 
 # A result of this many elements (8 MB) or more is weighed against the memory cap before it is
@@ -612,6 +655,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
             return apply_op("_unsafe_view", [copy], {"size": tuple(shape)}, grad_enabled)
     check_dtypes(op, operands)
     dtype = result_dtype(op, tensors, numbers, attrs)
+    check_allocation(math.prod(shape), dtype)
     compute = "float64" if dtype == "float64" else "float32"
     integral = dtype in INTEGER_DTYPES or dtype == "bool"
     args = []

@@ -655,25 +655,21 @@ class TorchNamespace:
             raise ScriptRuntimeError(
                 f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'", "TypeError"
             )
-        if value.size > limits.MAX_ELEMENTS:
-            raise ScriptError(
-                f"{source_position(node)}: a tensor of {value.size:,} elements exceeds MAX_ELEMENTS"
-            )
+        runtime.check_allocation(value.size, dtype)
         t = Tensor(stored(np.asarray(value), dtype), dtype=dtype)
         if requires_grad:
             t.set_requires_grad(True)
         return t
 
-    def sizes(self, args: list, node: ast.AST) -> tuple[int, ...]:
+    def sizes(self, args: list, node: ast.AST, dtype: str | None = "float32") -> tuple[int, ...]:
+        """A constructor's size, checked as torch checks it before allocating (`dtype`: what
+        each element takes; None: the caller weighs it once it knows its dtype)."""
         shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else tuple(args)
         if not all(isinstance(n, int) and not isinstance(n, bool) for n in shape):
             raise ScriptRuntimeError("size must be integers", "TypeError")
         runtime.check_shape(shape)
-        if math.prod(shape) > limits.MAX_ELEMENTS:
-            raise ScriptError(
-                f"{source_position(node)}: a tensor of {math.prod(shape):,} elements exceeds "
-                f"MAX_ELEMENTS={limits.MAX_ELEMENTS:,}"
-            )
+        if dtype is not None:
+            runtime.check_allocation(math.prod(shape), dtype)
         return shape
 
     def default_setting(self, name: str, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -823,13 +819,13 @@ class TorchNamespace:
         if name in ("zeros", "ones", "empty"):  # torch.empty holds whatever memory held: zeros here
             if not args and "size" in kwargs:  # torch.zeros(size=(2, 1))
                 args = [kwargs.pop("size")]
-            shape = self.sizes(args, node)
             dtype = self.dtype_of(kwargs, "float32")
+            shape = self.sizes(args, node, dtype)
             return self.finish((np.ones if name == "ones" else np.zeros)(shape), dtype, kwargs, name, node)
         if name == "full":
             if len(args) != 2:
                 raise ScriptRuntimeError("full() takes a size and a fill_value", "TypeError")
-            shape = self.sizes([args[0]], node)
+            shape = self.sizes([args[0]], node, None)
             fill = args[1]
             if isinstance(fill, Tensor) and fill.value.ndim == 0:
                 fill = self.item(fill)
@@ -844,6 +840,7 @@ class TorchNamespace:
                 raise ScriptRuntimeError("value cannot be converted to type int64_t without overflow")
             default = "bool" if isinstance(fill, bool) else "int64" if isinstance(fill, int) else "float32"
             dtype = self.dtype_of(kwargs, default)
+            runtime.check_allocation(math.prod(shape), dtype)
             return self.finish(np.full(shape, fill), dtype, kwargs, name, node)
         if name == "eye":
             n, m = (args + [None])[:2] if len(args) <= 2 else (None, None)
@@ -861,10 +858,7 @@ class TorchNamespace:
             if step == 0:
                 raise ScriptRuntimeError("step must be nonzero")
             count = max(0, math.ceil((end - start) / step))
-            if count > limits.MAX_ELEMENTS:
-                raise ScriptError(
-                    f"{source_position(node)}: arange of {count:,} elements exceeds MAX_ELEMENTS"
-                )
+            runtime.check_allocation(count, "int64" if all(isinstance(v, int) for v in values) else "float32")
             integral = all(isinstance(v, int) for v in values)
             dtype = self.dtype_of(kwargs, "int64" if integral else "float32")
             kind = dtype if dtype in ("float32", "float64") else "float64"
@@ -912,7 +906,7 @@ class TorchNamespace:
         if name in ("rand", "randn"):
             if not args and "size" in kwargs:  # torch.randn(size=(), requires_grad=True)
                 args = [kwargs.pop("size")]
-            shape = self.sizes(args, node)
+            shape = self.sizes(args, node, self.dtype_of(dict(kwargs), "float32"))
             values = self.draw(name, shape, self.dtype_of(kwargs, "float32"), kwargs)
             return self.finish(values, str(values.dtype), kwargs, name, node)
         if name in ("rand_like", "randn_like"):
@@ -927,7 +921,7 @@ class TorchNamespace:
                 raise ScriptRuntimeError("randperm() takes one integer n here", "TypeError")
             if args[0] < 0:
                 raise ScriptRuntimeError(f"n must be non-negative, got{args[0]}")
-            self.sizes([args[0]], node)
+            self.sizes([args[0]], node, "int64")
             dtype = self.dtype_of(kwargs, "int64")
             generator = self.chosen_generator(kwargs)
             return self.finish(stored(generator.randperm(args[0]), dtype), dtype, kwargs, name, node)
@@ -948,7 +942,7 @@ class TorchNamespace:
                 raise ScriptRuntimeError(
                     f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
                 )
-            shape = self.sizes([args[-1]], node)
+            shape = self.sizes([args[-1]], node, self.dtype_of(dict(kwargs), "int64"))
             generator = self.chosen_generator(kwargs)
             return self.finish(
                 generator.randint(low, high, shape), self.dtype_of(kwargs, "int64"), kwargs, name, node
