@@ -502,8 +502,9 @@ class Optimizer:
         start = 0
         result = []
         for group in self.param_groups:
-            for i, p in enumerate(group["params"], start):
-                first.setdefault(id(p), i)
+            # torch's state_dict numbering: a parameter listed twice in one group takes its last
+            # position there (one dict update per group), one in an earlier group keeps that one
+            first.update({id(p): i for i, p in enumerate(group["params"], start) if id(p) not in first})
             result.append([(first[id(p)], p) for p in group["params"]])
             start += len(group["params"])
         return result

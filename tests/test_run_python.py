@@ -288,6 +288,20 @@ def test_a_tensor_past_the_machines_memory_fails_as_torchs_allocator_fails():
     )
 
 
+def test_an_optimiser_over_a_tensor_listed_twice_or_in_two_groups_is_torchs():
+    """[w, w] updates w twice a step with one state, numbered as torch's state_dict numbers it;
+    a tensor in two groups is torch's ValueError."""
+    _same_as_torch(
+        "import torch, warnings\nwarnings.simplefilter('ignore')\nw = torch.ones(2, requires_grad=True)\n"
+        "for O in (torch.optim.SGD, torch.optim.Adam):\n    o = O([w, w], lr=0.1)\n"
+        "    for i in range(3):\n        o.zero_grad(); (w * w).sum().backward(); o.step()\n"
+        "    print(w, len(o.state), o.state_dict()['param_groups'][0]['params'])\n"
+        "for make in (lambda: torch.optim.SGD([{'params': [w]}, {'params': [w]}], lr=0.1),\n"
+        "             lambda: torch.optim.SGD([w], lr=0.1).add_param_group({'params': [w]})):\n"
+        "    try:\n        make()\n    except ValueError as e:\n        print(e)\n"
+    )
+
+
 def test_a_scripts_module_registers_as_torchs_does():
     _same_as_torch(
         """

@@ -63,17 +63,34 @@ def _groups(params: Any) -> list:
         )
     items = list(params)
     if not items or not isinstance(items[0], dict):
-        return [_checked(p) for p in items]  # the engine says what an empty list is
-    groups = []
+        tensors = [_checked(p) for p in items]  # the engine says what an empty list is
+        _check_distinct([], tensors)
+        return tensors
+    groups: list[dict] = []
     for group in items:
         if not isinstance(group, dict) or "params" not in group:
             raise TypeError("param_group must be a dict with 'params'")
         groups.append({**group, "params": _members(group["params"])})
+        _check_distinct(groups[:-1], groups[-1]["params"])
     return groups
 
 
-def _arrays(tensors: Iterable[Tensor]) -> list[np.ndarray]:
-    return [np.array(object.__getattribute__(t, "_rt").value, copy=True) for t in tensors]
+def _check_distinct(groups: list[dict], params: list) -> None:
+    """torch's add_param_group check across groups, by the tensors themselves (within a group,
+    the engine warns of a tensor listed twice: it gets one array for it)."""
+    ids = {id(p) for p in params}
+    if any(id(p) in ids for group in groups for p in group["params"]):
+        raise ValueError("some parameters appear in more than one parameter group")
+
+
+def _arrays(tensors: Iterable[Tensor], made: dict[int, np.ndarray] | None = None) -> list[np.ndarray]:
+    """The engine's arrays for these tensors: one per tensor, so a tensor listed twice is one
+    array the engine updates twice, as torch updates the one tensor twice."""
+    made = {} if made is None else made
+    for t in tensors:
+        if id(t) not in made:
+            made[id(t)] = np.array(object.__getattribute__(t, "_rt").value, copy=True)
+    return [made[id(t)] for t in tensors]
 
 
 def _as_tensor(value: Any) -> Any:
@@ -103,7 +120,8 @@ class Optimizer:
                 raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{key}'")
         groups = _groups(params)
         if groups and isinstance(groups[0], dict):
-            given: list = [{**g, "params": _arrays(g["params"])} for g in groups]
+            made: dict[int, np.ndarray] = {}
+            given: list = [{**g, "params": _arrays(g["params"], made)} for g in groups]
             publics = [g["params"] for g in groups]
         else:
             given, publics = _arrays(groups), [groups]
@@ -159,18 +177,17 @@ class Optimizer:
             grad = object.__getattribute__(p, "_rt")._grad
             grads.append(None if grad is None else np.asarray(grad.value))
         kept = [group["params"] for group in self.param_groups]
-        arrays: list[np.ndarray] = []
+        made: dict[int, np.ndarray] = {}
         try:
             for group in self.param_groups:
-                group["params"] = _arrays(group["params"])
-                arrays += group["params"]
+                group["params"] = _arrays(group["params"], made)
             self._engine.step(grads)
         finally:
             for group, params in zip(self.param_groups, kept, strict=True):
                 group["params"] = params
-        for p, array, grad in zip(tensors, arrays, grads, strict=True):
+        for p, grad in zip(tensors, grads, strict=True):
             if grad is not None:
-                object.__getattribute__(p, "_rt").assign(array)
+                object.__getattribute__(p, "_rt").assign(made[id(p)])
         return loss
 
     def state_dict(self) -> dict[str, Any]:
@@ -189,6 +206,7 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {_typename(param_group)}")
         (group,) = _groups([param_group])
+        _check_distinct(self.param_groups, group["params"])
         self._engine.add_param_group({**group, "params": _arrays(group["params"])})
         self._engine.param_groups[-1]["params"] = list(group["params"])
 
