@@ -302,6 +302,15 @@ def test_an_optimiser_over_a_tensor_listed_twice_or_in_two_groups_is_torchs():
     )
 
 
+def test_devices_carry_their_index_and_type_as_torchs():
+    _same_as_torch(
+        "import torch\nfor s in ('cpu', 'cuda', 'cuda:1', 'cpu:0', 0, 'cuda:x'):\n    try:\n"
+        "        d = torch.device(s)\n        print(repr(d), d.index, d.type, str(d), d == torch.device('cuda'))\n"
+        "    except Exception as e:\n        print(type(e).__name__, e)\n"
+        "print(torch.device('cuda', 2), torch.device('cuda', 2).index, torch.ones(2).device.index)\n"
+    )
+
+
 def test_a_scripts_module_registers_as_torchs_does():
     _same_as_torch(
         """

@@ -296,6 +296,8 @@ class Builtins:
             return self.object_attribute(owner, name, node)
         if isinstance(owner, Picked) and name in ("values", "indices"):
             return getattr(owner, name)
+        if isinstance(owner, Device) and name in ("type", "index"):
+            return owner.kind if name == "type" else owner.index
         if isinstance(owner, UnpackedDual) and name in ("primal", "tangent"):
             return getattr(owner, name)
         if isinstance(owner, Module):

@@ -635,13 +635,17 @@ class TorchNamespace:
             raise ScriptRuntimeError(
                 f"argument 'device' must be torch.device, not {self.type_name(spec)}", "TypeError"
             )
-        kind = spec.split(":")[0] if isinstance(spec, str) else None
+        if isinstance(spec, int):  # torch.device(0): the current accelerator's, which there is none of
+            raise ScriptRuntimeError("Cannot access accelerator device when none is available.")
+        kind, colon, number = spec.partition(":")
         if kind not in ("cpu", "cuda", "mps"):
             raise ScriptRuntimeError(
                 "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
                 f"xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {spec}"
             )
-        return Device(kind)
+        if colon and not number.isdigit():
+            raise ScriptRuntimeError(f"Invalid device string: '{spec}'")
+        return Device(kind, int(number) if colon else None)
 
     def on_cpu(self, spec: Any) -> None:
         """Tensors live on the CPU here; moving one to cuda is torch's error without CUDA."""
@@ -890,8 +894,12 @@ class TorchNamespace:
             dtype = self.dtype_of(kwargs, "float32")
             values = logspace_values(given["start"], given["end"], given["steps"], given["base"], dtype)
             return self.finish(values, dtype, kwargs, name, node)
-        if name == "device":  # torch.device("cpu"), torch.device("cuda" if ... else "cpu")
-            if len(args) != 1 or kwargs or not isinstance(args[0], (str, Device)):
+        if name == "device":  # torch.device("cpu"), torch.device("cuda" if ... else "cpu"), ("cuda", 1)
+            if len(args) == 2 and isinstance(args[0], str) and ":" not in args[0] and not kwargs:
+                if not isinstance(args[1], int) or isinstance(args[1], bool) or args[1] < 0:
+                    raise ScriptRuntimeError("device() takes a device name and an index such as 0", "TypeError")
+                return Device(self.device(args[0]).kind, args[1])
+            if len(args) != 1 or kwargs or not isinstance(args[0], (str, int, Device)):
                 raise ScriptRuntimeError("device() takes a device name such as 'cpu'", "TypeError")
             return self.device(args[0])
         if name == "manual_seed":

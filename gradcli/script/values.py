@@ -246,17 +246,18 @@ class HookHandle:
 class Device:
     """torch.device: gradcli runs on the CPU; a cuda or mps device can be named, not used."""
 
-    def __init__(self, kind: str = "cpu") -> None:
+    def __init__(self, kind: str = "cpu", index: int | None = None) -> None:
         self.kind = kind
+        self.index = index  # torch.device("cuda:1").index; None when not named
 
     def __repr__(self) -> str:
-        return f"device(type='{self.kind}')"
+        return f"device(type='{self.kind}'" + ("" if self.index is None else f", index={self.index}") + ")"
 
-    def __str__(self) -> str:  # print(x.device) and f"{x.device}" show "cpu"
-        return self.kind
+    def __str__(self) -> str:  # print(x.device) and f"{x.device}" show "cpu" ("cuda:1" with an index)
+        return self.kind if self.index is None else f"{self.kind}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Device) and other.kind == self.kind
+        return isinstance(other, Device) and (other.kind, other.index) == (self.kind, self.index)
 
     __hash__ = None  # type: ignore[assignment]
 
