@@ -30,8 +30,7 @@ def _typename(value: Any) -> str:
     """torch.typename of what a script handed an optimiser in place of a tensor."""
     if isinstance(value, Tensor):
         return "torch.nn.parameter.Parameter" if type(value).__name__ == "Parameter" else value.type()
-    kind = type(value)
-    return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    return engines._typename(value)  # the engine's, for what is not a tensor
 
 
 def _checked(value: Any) -> Any:
