@@ -248,6 +248,8 @@ def run_script(
         except KeyboardInterrupt:
             code = 130
         except BaseException as exc:  # noqa: BLE001  (the script's own error: reported, not raised)
+            if isinstance(exc, BrokenPipeError) and buffer is None:
+                raise  # stdout's reader went away (| head): the CLI ends quietly, as it does for grad
             code = 1
             if show_traceback:
                 error = _user_traceback(exc).rstrip("\n")

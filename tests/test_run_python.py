@@ -311,6 +311,21 @@ def test_devices_carry_their_index_and_type_as_torchs():
     )
 
 
+def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path):
+    """`gradcli run train.py | head -1`: no error line, exit 0, as grad ends it."""
+    script = tmp_path / "many.py"
+    script.write_text("for i in range(10**6):\n    print(i)\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gradcli", "run", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"0\n"
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0 and stderr == b""
+
+
 def test_a_scripts_module_registers_as_torchs_does():
     _same_as_torch(
         """
