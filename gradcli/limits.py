@@ -37,26 +37,9 @@ MAX_OP_MULTIPLY_ADDS = 2_000_000_000
 
 
 class Script:
-    """Caps of the interpreted `run` (gradcli/script/'s rooms still check them). A script now runs on
-    CPython, and runner.py lifts every cap on its Python for the run; only
-    MAX_RECORDED_BACKWARD_CALLS (what --format json keeps) is `gradcli run`'s, in table() and
-    docs/limits.md. The rest go with the interpreter (issue 40)."""
+    """`gradcli run`'s one cap: a script is Python's, with no caps on it (as python has none);
+    what --format json keeps of its backward calls is bounded (docs/limits.md)."""
 
-    MAX_STEPS = 500_000  # statements executed in one run (a 10,000-step training loop fits; 5-15 µs each)
-    MAX_LOOP = 100_000  # iterations of one for loop
-    MAX_CALL_DEPTH = 50  # nested calls of the script's own functions
-    MAX_EXPR_DEPTH = 100  # operators nested in one expression
-    MAX_OUTPUT_CHARS = 10_000_000  # characters printed
-    MAX_SEQUENCE = 1_000_000  # items in a list, characters in a string (measured before they are built)
-    MAX_VALUE_NESTING = 100  # lists, tuples and dicts nested in one another (str, ==, torch.tensor walk them)
-    MAX_INT_BITS = 10_000  # Python ints past this are refused (2**10**9 would take the machine)
-    MAX_SCRIPT_BYTES = 2_000_000_000  # how much memory a running script may add (tensors and lists it keeps)
-    # element operations of ops, forward and backward, about a nanosecond each; recording an op
-    # counts 100,000 more, a backward call 300,000 and 50,000 a node (script/runtime.py): ~10 s,
-    # what a tutorial's training loop takes (a 20-epoch MLP over 3,000 points needs 2.4e9)
-    MAX_SCRIPT_WORK = 10_000_000_000
-    MAX_INSTANCES = 100_000  # instances of classes (the script's and torch.nn's) made in one run
-    MAX_ATTRIBUTES = 10_000  # attributes of one class or instance
     MAX_RECORDED_BACKWARD_CALLS = 1_000  # backward calls kept whole for --format json (then the line only)
 
 
@@ -96,7 +79,6 @@ def check_pass_work(passes: int, graph_elements: int, graph_nodes: int = 0) -> N
 def table() -> dict[str, int]:
     """Every cap by name, for documentation and tests."""
     caps = {name: value for name, value in globals().items() if name.startswith("MAX_")}
-    # a run's script is Python's (no caps on it, as python has none); what `gradcli run` keeps
     scripts = {"MAX_RECORDED_BACKWARD_CALLS": Script.MAX_RECORDED_BACKWARD_CALLS}
     assert not caps.keys() & scripts.keys(), "a script cap shares a name with a program cap"
     return {**caps, **scripts}

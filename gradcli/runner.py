@@ -77,35 +77,6 @@ _SIBLINGS = (
 # work): a script on CPython runs as long as python would, so a run lifts them. (They still sit in
 # gradcli/script/'s rooms that the bridge calls, until those rooms are gradcli.torch's own.)
 # A tensor past the memory available fails as torch's allocator fails (runtime.check_allocation).
-_PYTHONS_OWN = (
-    "MAX_STEPS",
-    "MAX_LOOP",
-    "MAX_CALL_DEPTH",
-    "MAX_EXPR_DEPTH",
-    "MAX_OUTPUT_CHARS",
-    "MAX_SEQUENCE",
-    "MAX_VALUE_NESTING",
-    "MAX_INT_BITS",
-    "MAX_SCRIPT_WORK",
-    "MAX_INSTANCES",
-    "MAX_ATTRIBUTES",
-)
-
-
-@contextlib.contextmanager
-def _uncapped() -> Any:
-    from . import limits
-
-    saved = {name: getattr(limits.Script, name) for name in _PYTHONS_OWN}
-    try:
-        for name in _PYTHONS_OWN:
-            setattr(limits.Script, name, sys.maxsize)
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(limits.Script, name, value)
-
-
 class _TorchNames(importlib.abc.MetaPathFinder):
     """Ahead of every other finder during a run: a torch submodule gradcli's torch lacks, or one of
     torch's sibling libraries, is an ImportError naming it (never the real one, if installed)."""
@@ -234,13 +205,12 @@ def run_script(
         if buffer is None:  # printed as python prints them, even where a caller (pytest) replaced the printer
             warnings.showwarning = _show_warning
         try:
-            with _uncapped():
-                if source is None:
-                    runpy.run_path(filename, run_name="__main__")
-                else:
-                    code_object = compile(source, filename, "exec")
-                    main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": filename}
-                    exec(code_object, main)  # the script given on stdin, run as python runs `python -`
+            if source is None:
+                runpy.run_path(filename, run_name="__main__")
+            else:
+                code_object = compile(source, filename, "exec")
+                main = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": filename}
+                exec(code_object, main)  # the script given on stdin, run as python runs `python -`
         except SystemExit as stop:
             code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
             if stop.code is not None and not isinstance(stop.code, int):
@@ -283,7 +253,7 @@ def run_script(
     said = [f"line {w.lineno}: {w.category.__name__}: {w.message}" for w in caught]
     return ScriptRun(
         buffer.getvalue() if buffer is not None else "",
-        said + list(session.warnings),
+        said + list(session.warnings),  # gradcli's own notes (an unseeded generator)
         list(session.backward_calls),
         error,
         code,

@@ -200,6 +200,9 @@ FUNCTION_ARGS: tuple[tuple[str, ...], ...] = (
     ("(x * x).sum()",),
 )
 # outputs that cannot equal torch's: gradcli's own random generator, seeds, process state
+# math's functions of one or two numbers that tutorials call on a 0-d tensor
+MATH_FUNCTIONS = ["sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "fabs", "floor", "ceil", "isclose", "log10", "log2", "atan", "isnan", "isinf", "erf", "atan2", "asin", "acos", "sinh", "cosh", "log1p", "expm1", "hypot"]
+
 RANDOM = {"rand", "randn", "rand_like", "randn_like", "randint", "manual_seed", "seed", "empty", "empty_like"}
 # results that are Python objects of torch's own (a grad-mode context, a decorator): not printed
 OPAQUE = {"no_grad", "enable_grad", "inference_mode", "set_grad_enabled"}
@@ -249,7 +252,6 @@ def surface() -> list[Callee]:
     import torch.nn.functional as F
 
     from gradcli.ops import MODULES
-    from gradcli.script.builtins import MATH_FUNCTIONS
     from gradcli.script.tensor_methods import tensor_method_names
     from gradcli.script.torch_api import CONSTRUCTORS, PIECE_CALLS, POSITION_CALLS
 
@@ -274,7 +276,7 @@ def surface() -> list[Callee]:
     for name in ("jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"):
         callees.append(Callee("functional", name))
     callees.append(Callee("nn", "Parameter"))
-    for name in sorted(MATH_FUNCTIONS):
+    for name in sorted(MATH_FUNCTIONS):  # Python's math, given tensors (their __float__)
         callees.append(Callee("math", name))
     return callees
 

@@ -9,12 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import limits
 from . import runtime
-from .runtime import ScriptError, ScriptRuntimeError, Tensor
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, source_position
 from .tensor_repr import tensor_repr
-from .values import Function, HookHandle, Size, UserFunction
-from .whitelist import source_position
+from .values import Function, HookHandle, Size
 
 REFERENCE_CYCLE = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter and "
@@ -36,19 +34,14 @@ class AutogradAPI:
         if not t.requires_grad:
             raise ScriptRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         foreign = self.foreign(hook)  # a Python function, when Python runs the script
-        if not isinstance(hook, UserFunction) and hook != Function("", "print") and not foreign:
-            raise ScriptError(f"{source_position(node)}: a hook is a function defined with def (or print)")
+        if not foreign:
+            raise ScriptRuntimeError(f"'{self.type_name(hook)}' object is not callable", "TypeError")
         dtype = t.dtype
-        label = hook.node.name if isinstance(hook, UserFunction) else getattr(hook, "__name__", "print")
+        label = getattr(hook, "__name__", type(hook).__name__)
 
         def run(g: np.ndarray) -> np.ndarray:
             grad = Tensor(np.array(g, dtype=dtype), dtype=dtype)
-            if isinstance(hook, UserFunction):
-                returned = self.call_user(hook, [grad], {}, node)
-            elif foreign:
-                returned = self.call_function(hook, [grad], {}, node)
-            else:
-                returned = self.builtin("print", [grad], {}, node)
+            returned = self.call_function(hook, [grad], {}, node)
             if returned is None:  # the hook may have changed its gradient in place (g *= 2)
                 return g if grad.version.value == 0 else np.asarray(grad.value, dtype=g.dtype)
             if not isinstance(returned, Tensor):
@@ -160,28 +153,6 @@ class AutogradAPI:
             dtype = root.dtype if root.dtype in runtime.FLOAT_DTYPES else "float32"
             found.append(Tensor(np.asarray(item, dtype=dtype)))
         return found + [None] * (len(items) - len(roots)) if len(items) > len(roots) else found
-
-    def warn_once(self, message: str) -> None:
-        """A warning PyTorch's C++ engine raises: Python shows it once per run (its location is
-        always the same line of torch/autograd/graph.py)."""
-        if ("*", message) not in self.warned:
-            self.warned.add(("*", message))
-            self.warnings.append(f"line {self.line}: UserWarning: {message}")
-
-    def traced(self) -> runtime.Traced | None:
-        """A record for the next backward call, named after the script's variables."""
-        if not self.record or len(self.backward_calls) >= limits.Script.MAX_RECORDED_BACKWARD_CALLS:
-            return None
-        if not self.chosen_call(len(self.backward_calls) + 1, self.line):
-            return None
-        names: dict[int, str] = {}
-        for scope in (self.globals, *self.frames):
-            for name, value in scope.items():
-                if isinstance(value, Tensor):
-                    names[id(value)] = name
-                    if value.grad_fn is not None:
-                        names[id(value.grad_fn)] = name
-        return runtime.Traced(names)
 
     def chosen_call(self, number: int, line: int) -> bool:
         """Whether --call / --line keep this backward call (both absent: every call)."""
@@ -577,10 +548,7 @@ class _Functional:
         return self.unpack(jacobian, (is_outputs_tuple, is_inputs_tuple))
 
     def count(self, n: int) -> None:
-        if n > limits.Script.MAX_LOOP:
-            raise ScriptError(
-                f"line {self.i.line}: a jacobian of more than MAX_LOOP={limits.Script.MAX_LOOP:,} rows"
-            )
+        """(A jacobian of n rows: no cap, as torch has none.)"""
 
     def rows(self, i: int, out: Tensor, inputs: tuple, create_graph: bool, strict: bool) -> tuple:
         """One output's jacobian blocks: a backward per element of it, stacked and viewed."""

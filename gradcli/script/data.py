@@ -18,10 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..torch_random import Generator
-from .classes import ClassValue, Instance, count_instance
+from .classes import ClassValue, Instance
 from .nn_modules import bind_arguments, sig
-from .runtime import ScriptError, ScriptRuntimeError, Tensor
-from .whitelist import source_position
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, source_position
 
 DATASET_CLASS = ClassValue("Dataset", None, builtin="Dataset", qualified="torch.utils.data.dataset.Dataset")
 TENSOR_DATASET = ClassValue(
@@ -56,7 +55,6 @@ class DataLoading:
     """Mixed into Interpreter: datasets, loaders and default_collate."""
 
     def make_data_object(self, cls: ClassValue, args: list, kwargs: dict, node: ast.AST) -> Instance:
-        count_instance()
         made = Instance(cls)
         if cls is TENSOR_DATASET:
             if kwargs:

@@ -179,7 +179,6 @@ class ForwardAD:
 
         def tangent_of(op: Any, operands: list, attrs: dict, result: Tensor) -> None:
             # a tangent costs a traced and a numeric backward of the op: counted like its forward, 4x
-            runtime.spend(4 * result.value.size + runtime.OP_WORK)
             unshown = next((o.tangent for o in operands if isinstance(o, Tensor) and isinstance(o.tangent, GradTangent)), None)
             if unshown is not None:  # a tangent with torch's history makes one too
                 if op.differentiable and result.dtype in FLOAT_DTYPES:

@@ -26,12 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import limits
 from .autograd_api import python_arguments
 from .classes import CLASS_OBJECTS
-from .runtime import ScriptError, ScriptRuntimeError, Tensor
-from .values import Function, UserFunction
-from .whitelist import source_position
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, source_position
+from .values import Function
 
 TRANSFORMS = ("grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "vmap")
 
@@ -78,8 +76,6 @@ def refuse(name: str, node: ast.AST) -> ScriptError:
 
 def _function_node(func: Any) -> ast.FunctionDef:
     """What the transformed function prints as: functools.wraps gives it the wrapped one's name."""
-    if isinstance(func, UserFunction):
-        return func.node
     made = ast.parse("def wrapper_fn(): pass").body[0]
     assert isinstance(made, ast.FunctionDef)
     # a torch function's name, or a Python function's (a script run on CPython hands over its own)
@@ -88,10 +84,11 @@ def _function_node(func: Any) -> ast.FunctionDef:
 
 
 @dataclass
-class Transformed(UserFunction):
-    """torch.func.grad(f) and the like, or the vjp_fn torch.func.vjp returns: a function value of
-    the script that FuncAPI.call_user runs."""
+class Transformed:
+    """torch.func.grad(f) and the like, or the vjp_fn torch.func.vjp returns: a function value
+    that FuncAPI.transformed_call runs."""
 
+    node: ast.FunctionDef  # what it prints as
     kind: str = ""
     func: Any = None
     options: dict = field(default_factory=dict)
@@ -110,17 +107,16 @@ class FuncAPI:
             )
         if isinstance(value, Function) and value.module == "torch.func":
             return f"<function {value.name} at 0x7f0000000000>"
+        if isinstance(value, Transformed):
+            return f"<function {value.node.name} at 0x7f0000000000>"
         return super().shown(value, path)  # type: ignore[misc]
 
     def dispatch(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
         if isinstance(func, Function) and func.module == "torch.func":
             return self.func_transform(func.name, args, kwargs, node)
-        return super().dispatch(func, args, kwargs, node)  # type: ignore[misc]
-
-    def call_user(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
         if isinstance(func, Transformed):
             return self.transformed_call(func, args, kwargs, node)
-        return super().call_user(func, args, kwargs, node)  # type: ignore[misc]
+        return super().dispatch(func, args, kwargs, node)  # type: ignore[misc]
 
     # -- making the functions -----------------------------------------------------------
 
@@ -171,8 +167,8 @@ class FuncAPI:
         return self.jacfwd(t, tuple(args), node)
 
     def invoke(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
-        if isinstance(func, UserFunction):
-            return self.call_user(func, args, kwargs, node)
+        if isinstance(func, Transformed):
+            return self.transformed_call(func, args, kwargs, node)
         if isinstance(func, CLASS_OBJECTS):
             return self.call_object(func, args, kwargs, node)  # type: ignore[attr-defined]
         return self.dispatch(func, args, kwargs, node)
@@ -310,10 +306,6 @@ class FuncAPI:
         primals = _slice_argnums(args, argnums)
         flat_primals, primals_spec = _flatten(primals)
         total = sum(numels)
-        if total > limits.Script.MAX_LOOP:
-            raise ScriptError(
-                f"line {self.line}: a jacobian of more than MAX_LOOP={limits.Script.MAX_LOOP:,} rows"
-            )  # type: ignore[attr-defined]
         previous = self.grad_enabled  # type: ignore[attr-defined]
         try:
             self.grad_enabled = True
@@ -372,10 +364,6 @@ class FuncAPI:
                     )
             numels = [p.value.size for p in flat_primals]
             total = sum(numels)
-            if total > limits.Script.MAX_LOOP:
-                raise ScriptError(
-                    f"line {self.line}: a jacobian of more than MAX_LOOP={limits.Script.MAX_LOOP:,} columns"
-                )  # type: ignore[attr-defined]
             zeros = [
                 Tensor(np.zeros(o.shape, o.value.dtype), dtype=o.dtype, requires_grad=True) for o in flat_out
             ]

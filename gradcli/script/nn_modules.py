@@ -17,10 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import limits
-from .classes import ClassValue, ModuleInstance, count_instance
-from .runtime import ScriptError, ScriptRuntimeError, Tensor, spend
-from .values import Generated, Method, Size, UserFunction
+from .classes import ClassValue, ModuleInstance
+from .runtime import ScriptError, ScriptRuntimeError, Tensor
 
 REQUIRED = object()
 _HERE = ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)
@@ -280,7 +278,6 @@ _ACTIVATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
 _FUNCTION_OF = {"MaxPool1d": "max_pool1d", "MaxPool2d": "max_pool2d", "AvgPool1d": "avg_pool1d", "AvgPool2d": "avg_pool2d"}
 # what a draw of one element costs here, in element operations (normal: ~0.35 us, uniform: ~0.1 us)
 _TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-DRAW_WORK = {"normal_": 300, "uniform_": 100, "randn": 300, "rand": 100}
 INIT_FUNCTIONS = frozenset(
     {
         "normal_",
@@ -381,13 +378,6 @@ def bind_arguments(title: str, spec: tuple[tuple[str, Any], ...], args: list, kw
     return {name: bound.get(name, default) for name, default in spec}
 
 
-def _add_indent(text: str, spaces: int) -> str:
-    lines = text.split("\n")
-    if len(lines) == 1:
-        return text
-    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
-
-
 class NNModules:
     """Mixed into Interpreter: torch.nn's layers and the Module API."""
 
@@ -397,34 +387,11 @@ class NNModules:
         kind = cls.builtin
         assert kind is not None
         layer = LAYERS[kind]
-        count_instance()
         module = ModuleInstance(cls)
         module.initialise()
-        if kind == "Sequential":
-            if kwargs:
-                raise ScriptRuntimeError(
-                    "Sequential.__init__() got an unexpected keyword argument", "TypeError"
-                )
-            if len(args) == 1 and isinstance(args[0], dict):
-                for key, value in args[0].items():
-                    self.add_child(module, key, value)
-            else:
-                for i, value in enumerate(args):
-                    self.add_child(module, str(i), value)
-            return module
         if kind == "Identity":
             return module
         config = bind_arguments(f"{layer.init or kind}.__init__", layer.signature, args, kwargs)
-        if kind in ("ModuleList", "ModuleDict"):
-            given = config["modules"]
-            if given is not None:
-                if kind == "ModuleDict":
-                    for key, value in self.dict_items(given):
-                        self.add_child(module, key, value)
-                else:
-                    for value in self.sequence_of(given):
-                        self.add_child(module, str(len(module.modules)), value)
-            return module
         dtype = self.dtype_of({"dtype": config.get("dtype")}, "float32") if "dtype" in config else "float32"
         for name in ("device", "dtype", "size_average", "reduce", "_weight", "_freeze"):
             config.pop(name, None)
@@ -568,27 +535,6 @@ class NNModules:
     def draw_normal(self, shape: tuple[int, ...], dtype: str) -> np.ndarray:
         return self.random.normal(shape, 0.0, 1.0, dtype)
 
-    def add_child(self, module: ModuleInstance, key: Any, value: Any) -> None:
-        if not isinstance(value, ModuleInstance) and value is not None:
-            raise ScriptRuntimeError(f"{self.class_name(value)} is not a Module subclass", "TypeError")
-        if not isinstance(key, str):
-            raise ScriptRuntimeError(
-                f"module name should be a string. Got {self.class_name(key)}", "TypeError"
-            )
-        if "." in key:
-            raise ScriptRuntimeError(repr(f'module name can\'t contain ".", got: {key}'), "KeyError")
-        assert module.modules is not None
-        module.modules[key] = value
-        if len(module.modules) > limits.Script.MAX_ATTRIBUTES:
-            raise ScriptError(
-                f"line {self.line}: a module holds more than MAX_ATTRIBUTES={limits.Script.MAX_ATTRIBUTES:,} submodules"
-            )
-
-    def dict_items(self, value: Any) -> list[tuple[Any, Any]]:
-        if isinstance(value, dict):
-            return list(value.items())
-        return [tuple(self.sequence_of(item)) for item in self.sequence_of(value)]
-
     # -- forward ----------------------------------------------------------------------
 
     def layer_forward(self, module: ModuleInstance, args: list, kwargs: dict, node: ast.AST) -> Any:
@@ -720,16 +666,6 @@ class NNModules:
         noise = Tensor(noise / noise.dtype.type(1 - p))  # noise.div_(1 - p), in the noise's dtype
         return self.apply("mul", [x, noise], {})
 
-    def dropout_call(self, args: list, kwargs: dict) -> Any:
-        given = bind_arguments(
-            "dropout", sig("input", ("p", 0.5), ("training", True), ("inplace", False)), args, kwargs
-        )
-        if self.truth(given["inplace"]):
-            raise ScriptRuntimeError(
-                "F.dropout(inplace=True) is not supported by gradcli run", "NotImplementedError"
-            )
-        return self.dropout(given["input"], given["p"], self.truth(given["training"]))
-
     # -- random fills: Tensor.normal_/uniform_, torch.nn.init ---------------------------------------
 
     def random_fill(self, t: Tensor, name: str, args: list, kwargs: dict) -> Tensor:
@@ -759,7 +695,6 @@ class NNModules:
             raise ScriptError(
                 f"line {self.line}: {name} of a tensor in a graph is not supported by gradcli run"
             )
-        spend(t.value.size * DRAW_WORK[name])  # torch's generator, modelled in NumPy, is slower than torch's
         if name == "normal_":
             if second < 0:
                 raise ScriptRuntimeError(f"normal expects std >= 0.0, but found std {second}")
@@ -847,169 +782,6 @@ class NNModules:
 
     # -- the Module API ---------------------------------------------------------------
 
-    def module_attribute_of(self, module: ModuleInstance, name: str, node: ast.AST) -> Any:
-        if name == "training":
-            return module.training
-        if name in _API or name == "__init__":
-            return Method(module, name)
-        raise ScriptRuntimeError(f"'{module.cls.name}' object has no attribute '{name}'", "AttributeError")
-
-    def named_modules(
-        self, module: ModuleInstance, prefix: str = "", remove_duplicate: bool = True
-    ) -> list[tuple[str, ModuleInstance]]:
-        """Module.named_modules(): the module, then its submodules depth first, each once
-        (state_dict walks a shared one under each of its names)."""
-        found: list[tuple[str, ModuleInstance]] = []
-        seen: set[int] = set()
-
-        def walk(current: ModuleInstance, path: str) -> None:
-            if id(current) in seen and remove_duplicate:
-                return
-            seen.add(id(current))
-            found.append((path, current))
-            for key, child in (current.modules or {}).items():
-                if child is not None:
-                    walk(child, f"{path}.{key}" if path else key)
-
-        walk(module, prefix)
-        return found
-
-    def named_tensors(
-        self, module: ModuleInstance, table: str, recurse: bool = True
-    ) -> list[tuple[str, Tensor]]:
-        found, seen = [], set()
-        for path, current in self.named_modules(module) if recurse else [("", module)]:
-            for key, value in (getattr(current, table) or {}).items():
-                if value is None or id(value) in seen:
-                    continue
-                seen.add(id(value))
-                found.append((f"{path}.{key}" if path else key, value))
-        return found
-
-    def module_method(
-        self, module: ModuleInstance, name: str, args: list, kwargs: dict, node: ast.AST
-    ) -> Any:
-        title = f"Module.{name}"
-        if name.startswith("@init:"):
-            return self.builtin_init(module, module.cls, args, kwargs)
-        if name == "__init__":
-            return self.builtin_init(module, module.cls, args, kwargs)
-        kind = module.cls.builtin or "Module"
-        if name == "forward":
-            return self.call_object(module, args, kwargs, node)
-        if name in ("parameters", "buffers"):
-            table = "parameters" if name == "parameters" else "buffers"
-            (recurse,) = bind_arguments(title, sig(("recurse", True)), args, kwargs).values()
-            return Generated([t for _, t in self.named_tensors(module, table, self.truth(recurse))], title)
-        if name in ("named_parameters", "named_buffers"):
-            table = "parameters" if name == "named_parameters" else "buffers"
-            options = bind_arguments(
-                title, sig(("prefix", ""), ("recurse", True), ("remove_duplicate", True)), args, kwargs
-            )
-            prefix = options["prefix"]
-            pairs = self.named_tensors(module, table, self.truth(options["recurse"]))
-            return Generated([(f"{prefix}.{k}" if prefix else k, t) for k, t in pairs], title)
-        if name in ("children", "named_children"):
-            bind_arguments(title, (), args, kwargs)
-            pairs, seen = [], set()
-            for key, child in (module.modules or {}).items():
-                if child is not None and id(child) not in seen:
-                    seen.add(id(child))
-                    pairs.append((key, child))
-            return Generated(pairs if name == "named_children" else [c for _, c in pairs], title)
-        if name in ("modules", "named_modules"):
-            pairs = self.named_modules(module)
-            return Generated(pairs if name == "named_modules" else [m for _, m in pairs], title)
-        if name == "zero_grad":
-            (set_to_none,) = bind_arguments(title, sig(("set_to_none", True)), args, kwargs).values()
-            for _, p in self.named_tensors(module, "parameters"):
-                self.clear_grad(p, self.truth(set_to_none))
-            return None
-        if name in ("train", "eval"):
-            mode = (
-                bind_arguments(title, sig(("mode", True)), args, kwargs)["mode"] if name == "train" else False
-            )
-            if not isinstance(mode, bool):
-                raise ScriptRuntimeError("training mode is expected to be boolean", "ValueError")
-            for _, current in self.named_modules(module):
-                current.training = mode
-            return module
-        if name == "requires_grad_":
-            (flag,) = bind_arguments(title, sig(("requires_grad", True)), args, kwargs).values()
-            for _, p in self.named_tensors(module, "parameters"):
-                p.set_requires_grad(self.truth(flag))
-            return module
-        if name == "state_dict":
-            bind_arguments(title, (), args, kwargs)
-            state = StateDict()
-            for path, current in self.named_modules(module, remove_duplicate=False):
-                for table in ("parameters", "buffers"):
-                    for key, value in (getattr(current, table) or {}).items():
-                        if value is not None:
-                            state[f"{path}.{key}" if path else key] = self.tensor_method(
-                                value, "detach", [], {}, node
-                            )
-            return state
-        if name == "load_state_dict":
-            return self.load_state(module, args, kwargs, node)
-        if name in ("register_buffer", "register_parameter"):
-            spec = sig("name", "tensor") if name == "register_buffer" else sig("name", "param")
-            spec += sig(("persistent", True)) if name == "register_buffer" else ()
-            given = list(bind_arguments(title, spec, args, kwargs).values())
-            key, value = given[0], given[1]
-            if not isinstance(key, str):
-                raise ScriptRuntimeError(
-                    f"{name[9:]} name should be a string. Got {self.class_name(key)}", "TypeError"
-                )
-            table = module.buffers if name == "register_buffer" else module.parameters
-            assert table is not None
-            what = name[9:]
-            if "." in key:
-                raise ScriptRuntimeError(repr(f'{what} name can\'t contain "."'), "KeyError")
-            if not key:
-                raise ScriptRuntimeError(repr(f'{what} name can\'t be empty string ""'), "KeyError")
-            elsewhere = [module.attrs, module.modules or {}, module.buffers or {}, module.parameters or {}]
-            if key not in table and any(key in other for other in elsewhere if other is not table):
-                raise ScriptRuntimeError(repr(f"attribute '{key}' already exists"), "KeyError")
-            table[key] = value
-            return None
-        if name == "add_module":
-            key, value = bind_arguments(title, sig("name", "module"), args, kwargs).values()
-            self.add_child(module, key, value)
-            return None
-        if name in ("to", "double", "float", "half", "cpu", "cuda", "type"):
-            return self.convert_module(module, name, args, kwargs)
-        if name == "extra_repr":
-            return self.extra_repr(module)
-        if name == "apply":  # fn on every submodule, children first, then the module itself
-            (function,) = bind_arguments(title, sig("fn"), args, kwargs).values()
-
-            def visit(current: ModuleInstance) -> None:
-                for child in (current.modules or {}).values():
-                    if child is not None:
-                        visit(child)
-                self.call_value(function, [current], node)
-
-            visit(module)
-            return module
-        if kind in ("ModuleList", "Sequential") and name in ("append", "extend", "insert"):
-            assert module.modules is not None
-            items = list(module.modules.values())
-            if name == "append":
-                items.append(args[0])
-            elif name == "extend":
-                items.extend(self.sequence_of(args[0]))
-            else:
-                items.insert(args[0], args[1])
-            module.modules = {}
-            for item in items:
-                self.add_child(module, str(len(module.modules)), item)
-            return module if name != "insert" else None
-        if kind == "ModuleDict" and name in ("keys", "items", "values"):
-            assert module.modules is not None
-            return list(getattr(module.modules, name)())
-        raise ScriptRuntimeError(f"'{module.cls.name}' object has no attribute '{name}'", "AttributeError")
-
     def without_grad(self, work: Any) -> Any:
         """Run work as torch's `with torch.no_grad():` would."""
         previous, self.grad_enabled = self.grad_enabled, False
@@ -1028,116 +800,13 @@ class NNModules:
             grad.grad_fn, grad.requires_grad = None, False
             self.without_grad(lambda: self.tensor_method(grad, "zero_", [], {}, _HERE))
 
-    def convert_module(self, module: ModuleInstance, name: str, args: list, kwargs: dict) -> ModuleInstance:
-        dtype = {"double": "float64", "float": "float32", "half": "float16"}.get(name)
-        if name in ("to", "type"):
-            for value in [*args, *kwargs.values()]:
-                if hasattr(value, "name") and type(value).__name__ == "DType":
-                    dtype = value.name
-                elif isinstance(value, Tensor):
-                    dtype = value.dtype
-        if dtype == "float16":
-            raise ScriptRuntimeError("float16 is not supported by gradcli run", "TypeError")
-        if dtype is not None:
-            for table in ("parameters", "buffers"):
-                for _, t in self.named_tensors(module, table):
-                    if t.dtype in ("float32", "float64") and t.dtype != dtype:
-                        t.rebind(Tensor(t.value.astype(dtype)))
-                        if t._grad is not None:
-                            t._grad = Tensor(t._grad.value.astype(dtype))
-        return module
-
-    def load_state(self, module: ModuleInstance, args: list, kwargs: dict, node: ast.AST) -> Any:
-        given = bind_arguments(
-            "Module.load_state_dict", sig("state_dict", ("strict", True), ("assign", False)), args, kwargs
-        )
-        state, strict = given["state_dict"], given["strict"]
-        if not isinstance(state, dict):
-            raise ScriptRuntimeError(
-                f"Expected state_dict to be dict-like, got {self.class_name(state)}.", "TypeError"
-            )
-        own = {}
-        for path, current in self.named_modules(module):
-            for table in ("parameters", "buffers"):
-                for key, value in (getattr(current, table) or {}).items():
-                    if value is not None:
-                        own[f"{path}.{key}" if path else key] = value
-        missing = [k for k in own if k not in state]
-        unexpected = [k for k in state if k not in own]
-        if self.truth(strict) and (missing or unexpected):
-            parts = []
-            if unexpected:
-                parts.append(
-                    "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
-                )
-            if missing:
-                parts.insert(
-                    0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
-                )
-            raise ScriptRuntimeError(
-                f"Error(s) in loading state_dict for {module.cls.name}:\n\t" + "\n\t".join(parts)
-            )
-        for key, target in own.items():
-            if key in state:
-                source = state[key]
-                if not isinstance(source, Tensor):
-                    raise ScriptRuntimeError(
-                        f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
-                        f"object from checkpoint but received {self.class_name(source)}"
-                    )
-                if source.shape != target.shape:
-                    raise ScriptRuntimeError(
-                        f"Error(s) in loading state_dict for {module.cls.name}:\n\tsize mismatch for {key}: "
-                        f"copying a param with shape {Size(source.shape)!r} from checkpoint, the shape in "
-                        f"current model is {Size(target.shape)!r}."
-                    )
-                self.without_grad(lambda t=target, s=source: self.tensor_method(t, "copy_", [s], {}, node))
-        return IncompatibleKeys(missing, unexpected)
-
     # -- text ------------------------------------------------------------------------
 
     def extra_repr(self, module: ModuleInstance) -> str:
         kind = module.cls.builtin
         c = module.config
-        found = module.cls.find("extra_repr")
-        if found is not None and isinstance(found[1], UserFunction):
-            return self.text(self.call_user(found[1], [module], {}, None))
         layer = LAYERS.get(kind or "")
         return layer.describe(c) if layer is not None and layer.describe is not None else ""
-
-    def module_repr(self, module: ModuleInstance) -> str:
-        """torch's Module.__repr__ (ModuleList's folds repeated children: `(0-2): 3 x Linear(...)`)."""
-        name = module.cls.name
-        children = [(k, m) for k, m in (module.modules or {}).items()]
-        if module.cls.builtin == "ModuleList":
-            if not children:
-                return name + "()"
-            blocks: list[list[Any]] = []
-            for i, (_, child) in enumerate(children):
-                text = self.repr(child)
-                if blocks and blocks[-1][2] == text:
-                    blocks[-1][1] = i
-                else:
-                    blocks.append([i, i, text])
-            lines = []
-            for start, end, text in blocks:
-                label = (
-                    f"({start}): {text}" if start == end else f"({start}-{end}): {end - start + 1} x {text}"
-                )
-                lines.append(_add_indent(label, 2))
-            return name + "(\n  " + "\n  ".join(lines) + "\n)"
-        extra = self.extra_repr(module)
-        extra_lines = extra.split("\n") if extra else []
-        child_lines = [f"({key}): " + _add_indent(self.repr(child), 2) for key, child in children]
-        lines = extra_lines + child_lines
-        text = name + "("
-        if lines:
-            if len(extra_lines) == 1 and not child_lines:
-                text += extra_lines[0]
-            else:
-                text += "\n  " + "\n  ".join(lines) + "\n"
-        return text + ")"
-
 
 @dataclass
 class IncompatibleKeys:
@@ -1153,6 +822,3 @@ class IncompatibleKeys:
             f"IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
         )
 
-
-def is_module_class(value: Any) -> bool:
-    return isinstance(value, ClassValue) and value.derives("Module")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..torch_random import Generator
-from .runtime import OP_WORK, ScriptError, ScriptRuntimeError, Tensor, spend, stored
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, stored
 
 GENERATOR_METHODS = frozenset({"manual_seed", "seed", "initial_seed", "get_state", "set_state"})
 _HERE = ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)  # a node for calls made here
@@ -161,9 +161,6 @@ class RandomDraws:
                 raise ScriptRuntimeError(
                     "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
                 )
-            self.weigh_array(
-                count * max(t.value.size // max(t.shape[-1], 1), 1), t.value.size * max(count, 1)
-            )
             values = self.python_draw(lambda: generator.multinomial(t.value, count, replace))
             return Tensor(values, dtype="int64")
         if name == "bernoulli":  # torch.bernoulli(p) / p.bernoulli(): a new tensor of 0s and 1s
@@ -255,7 +252,6 @@ class RandomDraws:
         def drawn(kind: str, low: float = 0.0, high: float = 1.0) -> Tensor:
             fresh = Tensor(np.zeros(t.shape, dtype=t.dtype), dtype=t.dtype)
             self.random_fill(fresh, kind, [low, high], dict(generator))
-            spend(fresh.value.size + 5 * OP_WORK)  # a round of redraws costs ~2 ms: the caps end the loop
             return fresh
 
         def step(x: Tensor, method: str, *arguments: Any) -> Tensor:

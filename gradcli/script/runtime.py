@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import autograd, engine, limits
+from .. import autograd, engine
 from ..errors import AutogradError, GradcliError, ShapeError
 from ..graph import CONST, LEAF, OP, Graph, Literal, Node, copies_to_view, recorded_grad_fn
 from ..ops import NUMBER, REGISTRY, TENSOR, dtypes, strides
@@ -107,13 +107,6 @@ class ScriptRuntimeError(GradcliError):
 
 
 _sequence = itertools.count()
-_allocated = [0]  # tensor elements made so far (the interpreter's memory check reads it)
-
-
-def allocated() -> int:
-    return _allocated[0]
-
-
 INFERENCE = [False]  # inside torch.inference_mode(): tensors made are inference tensors
 # inside torch.autograd.graph.saved_tensors_hooks: the innermost's call that packs what a new
 # node saves, given the node and its output (saved_tensors.py)
@@ -125,59 +118,11 @@ DUAL_WRITE = (
     "supported by gradcli run (its tangent would not follow)"
 )
 DUAL_HOOKS: list[Callable[[Any, list, dict, Tensor], None]] = []
-_work = [0]  # elements computed by this run's ops, forward and backward (MAX_SCRIPT_WORK)
-# Ops whose work is the output times the contracted length, not the output alone.
-_CONTRACTING = {"matmul", "mm", "bmm", "mv", "dot", "inner", "linear", "addmm"}
-# A matrix product's multiply-adds, per element operation of the work cap: BLAS runs about
-# eight a nanosecond, so the 500-step two-layer nets of the tutorials fit the cap as they fit
-# in torch's time (bench/run.py --only training).
-_MULTIPLY_ADDS_PER_OP = 8
-
-
 def reset_work() -> None:
-    _work[0] = 0
+    """torch's initial state of the modes kept here: no inference mode, no saved-tensor or dual hooks."""
     INFERENCE[0] = False
     SAVE_HOOKS.clear()
     DUAL_HOOKS.clear()
-
-
-def spend(work: int) -> None:
-    """Count work before doing it: a loop of big tensor ops (or of backward calls over a big
-    graph) is stopped at MAX_SCRIPT_WORK instead of running for hours."""
-    _work[0] += work
-    if _work[0] > limits.Script.MAX_SCRIPT_WORK:
-        raise ScriptError(
-            f"the script's tensor operations exceed MAX_SCRIPT_WORK={limits.Script.MAX_SCRIPT_WORK:,} "
-            "element operations"
-        )
-
-
-# MAX_SCRIPT_WORK counts element operations, about a nanosecond each; what costs Python time
-# counts in the same unit, measured on this project's 2-core machines: recording one op takes
-# ~100 µs whatever its size, a backward pass ~50 µs a node, and the ops that pick tied
-# elements in torch's order (topk, sort) walk their rows in Python, ~2 µs an element.
-OP_WORK = 100_000
-NODE_WORK = 50_000
-BACKWARD_WORK = 300_000  # a backward call's own cost: laying out the graph, checks, accumulation
-_PYTHON_ORDERED = {"topk": 2_000, "sort": 2_000, "argsort": 2_000, "msort": 2_000}
-
-
-def check_op_size(
-    name: str, shapes: list[tuple[int, ...]], shape: tuple[int, ...], attrs: dict | None = None
-) -> None:
-    """An op's result against MAX_ELEMENTS, and its work against MAX_SCRIPT_WORK, from shapes;
-    a big result is also weighed against MAX_SCRIPT_BYTES before it is made."""
-    size = math.prod(shape)  # weighed against memory in apply_op, once its dtype is known
-    largest = max([size, *(math.prod(s) for s in shapes)])
-    work = largest * _PYTHON_ORDERED.get(name, 1)
-    if name in _CONTRACTING and shapes and shapes[0]:
-        work = max(work, size * shapes[0][-1] // _MULTIPLY_ADDS_PER_OP)
-    counted = REGISTRY[name].work if name in REGISTRY else None
-    if counted is not None:  # convolutions and pools: their multiply-adds or window steps, one
-        work = max(work, counted(shapes, shape, attrs or {}))  # each (no BLAS call does them at once)
-    spend(work - size + OP_WORK)  # making the result counts itself (Tensor.__init__)
-    if size >= _WATCHED_SIZE:
-        MEMORY_CHECK[0](size * 8)
 
 
 def _meminfo(*keys: str) -> int:
@@ -223,10 +168,6 @@ def check_allocation(count: int, dtype: str) -> None:
         )
 
 
-# A result of this many elements (8 MB) or more is weighed against the memory cap before it is
-# made: one statement can make several (y = [zeros(10**8) + 1, ...]).
-_WATCHED_SIZE = 1_000_000
-MEMORY_CHECK: list[Any] = [lambda nbytes: None]  # the interpreter's _Memory.check_before
 
 
 @dataclass(eq=False)
@@ -327,7 +268,12 @@ MODIFIED = (
 
 
 class ScriptError(GradcliError):
-    """The script is outside the language, or over a cap: not catchable by the script."""
+    """Something gradcli's torch does not model: the run ends with its message (the bridge
+    raises it as NotInGradcli)."""
+
+
+def source_position(node: Any) -> str:
+    return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
 
 
 class Tensor:
@@ -345,8 +291,6 @@ class Tensor:
         array = np.asarray(value)
         if not array.flags.c_contiguous:  # views address the storage by C-order element offsets
             array = np.ascontiguousarray(array)
-        _allocated[0] += array.size
-        spend(array.size)
         self.dtype = dtype or str(array.dtype)
         if self.dtype != str(array.dtype) or self.dtype == "bfloat16":
             array = stored(array, self.dtype)
@@ -644,7 +588,6 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         )
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
-    check_op_size(name, shapes, tuple(shape), attrs)
     layout = None  # a reshape's operand's strides: viewing one not contiguous is ReshapeAliasBackward0
     if op.viewing == "reshape" and isinstance(operands[0], Tensor):
         layout = element_strides(operands[0])
@@ -869,10 +812,6 @@ def run_backward(
             if not tensor.requires_grad:
                 raise AutogradError(NO_REQUIRES)
     laid = _lay_out(roots, record.names if record is not None else None)
-    # a VJP reads its gradient and saved values and writes its results: ~4 element operations
-    # for each element of the graph (3x that again to record a create_graph tape)
-    elements = laid.graph.elements * (12 if create_graph else 4)
-    spend(elements + len(laid.graph.nodes) * NODE_WORK + BACKWARD_WORK)
     check_saved(laid.fns)
     hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
     hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})

@@ -19,9 +19,8 @@ import numpy as np
 from .. import autograd
 from ..errors import AutogradError
 from . import runtime
-from .runtime import Fn, Operand, ScriptError, ScriptRuntimeError, Tensor
+from .runtime import Fn, Operand, ScriptError, ScriptRuntimeError, Tensor, source_position
 from .saved_table import SAVED
-from .whitelist import source_position
 
 # torch's Scalar arguments that gradcli's ops take as number operands, by position
 _NUMBER_OPERANDS = {"self": 0, "other": 1, "exponent": 1}

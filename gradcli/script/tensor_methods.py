@@ -17,7 +17,7 @@ from ..errors import GradcliError
 from ..ops import NOT_METHODS, strides
 from ..ops.core import Op
 from ..ops.index_ops import check_index_bounds, same_dtypes
-from . import bounds, runtime
+from . import runtime
 from .classes import Instance
 from .runtime import (
     LEAF_IN_PLACE,
@@ -27,16 +27,11 @@ from .runtime import (
     ScriptError,
     ScriptRuntimeError,
     Tensor,
+    source_position,
 )
 from .torch_api import PIECE_CALLS, POSITION_CALLS, TORCH_TYPE_NAMES, check_keywords, closeness, dim_index
 from .values import UNNAMED_BY_VMAP, Device, DType, Method, Size
-from .whitelist import source_position
 from .writes import COPY_SLICES, VIEW_AFTER_WRITE, no_rule_in_place, not_implemented_in_place, through_view
-
-# Work (MAX_SCRIPT_WORK's element operations) of one Python object made from a tensor element:
-# tolist() takes ~30 ns an element where NumPy takes ~1.
-_PYTHON_ITEM_WORK = 30
-
 
 _IN_PLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div", "pow_": "pow"}
 # Registry records torch has no in-place variant of (no Tensor.maximum_, Tensor.isnan_, ...)
@@ -306,9 +301,6 @@ class TensorMethods:
     def index_tensor(self, t: Tensor, index: int, node: ast.AST | None) -> Tensor:
         return self.apply("select", [t], {"dim": 0, "index": index})
 
-    def subscript(self, owner: Any, node: ast.Subscript) -> Any:
-        return self.index_by(owner, self.index_value(node.slice), node)
-
     def index_by(self, owner: Any, key: Any, node: ast.AST) -> Any:
         """owner[key], the key evaluated."""
         if isinstance(owner, Tensor):
@@ -355,19 +347,6 @@ class TensorMethods:
             return Size(result) if isinstance(owner, Size) and isinstance(key, slice) else result
         raise ScriptRuntimeError(f"'{self.type_name(owner)}' object is not subscriptable", "TypeError")
 
-    def index_value(self, node: ast.expr) -> Any:
-        if isinstance(node, ast.Slice):
-            bounds = [
-                None if part is None else self.expr(part) for part in (node.lower, node.upper, node.step)
-            ]
-            for b in bounds:
-                if b is not None and not isinstance(b, int):
-                    raise ScriptRuntimeError("slice indices must be integers or None", "TypeError")
-            return slice(*bounds)
-        if isinstance(node, ast.Tuple):
-            return tuple(self.index_value(e) for e in node.elts)
-        return self.expr(node)
-
     def index_literal(self, key: Any, mapping: dict, node: ast.AST) -> ast.expr:
         if isinstance(key, slice):
 
@@ -389,17 +368,8 @@ class TensorMethods:
             return placeholder
         raise ScriptRuntimeError("only integers, slices, lists and tensors can index a tensor", "IndexError")
 
-    def set_item(self, owner: Any, target: ast.Subscript, value: Any) -> None:
-        self.set_item_at(owner, self.index_value(target.slice), value)
-
     def set_item_at(self, owner: Any, key: Any, value: Any) -> None:
         """owner[key] = value, the key evaluated."""
-        if isinstance(owner, (list, dict)):
-            if isinstance(key, slice):  # a[0:1] = range(10**9) would build the list first
-                bounds.check_range(value, self.line)
-            self.python(lambda: owner.__setitem__(key, value))
-            self.check_length(owner)
-            return
         if not isinstance(owner, Tensor):
             raise ScriptRuntimeError(
                 f"'{self.type_name(owner)}' object does not support item assignment", "TypeError"
@@ -736,7 +706,6 @@ class TensorMethods:
             width = math.prod(n for k, n in enumerate(value.shape) if k != axis)
             rows = np.moveaxis(value, axis, 0).reshape(value.shape[axis], width)
             shape_of_inverse = (value.shape[axis],)
-        runtime.spend(rows.size * 20)  # a sort: a few dozen operations an element
         order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
         ordered = rows[order]
         starts = np.ones(len(ordered), dtype=bool)
@@ -781,8 +750,6 @@ class TensorMethods:
         if name == "item" and not args:
             return self.item(t)
         if name == "tolist" and not args:
-            bounds.check_text_length(t.value.size, self.line)  # a list of MAX_SEQUENCE numbers at most
-            runtime.spend(t.value.size * _PYTHON_ITEM_WORK)
             return t.value.tolist()
         if name == "size":
             if args or kwargs:

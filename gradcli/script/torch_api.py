@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import limits
 from ..errors import IndexOutOfRange
 from ..ops import MODULES, REWRITES
 from ..ops.constructors import arange_values, linspace_values, logspace_values
@@ -21,34 +20,16 @@ from ..ops.dtypes import NOT_DIFFERENTIABLE
 from ..ops.indexing import check_subscript, index_place
 from ..parse import returns_pair
 from ..program import Apply, Num
-from . import bounds, runtime
-from .builtins import MATH_CONSTANTS, MATH_FUNCTIONS
+from . import runtime
 from .data import DATA_CLASSES
 from .forward_ad import FUNCTIONS as FORWARD_AD_FUNCTIONS
 from .func_api import TRANSFORMS as FUNC_TRANSFORMS
 from .func_api import refuse as refuse_func
-from .nn_modules import DRAW_WORK, FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
+from .nn_modules import FUNCTION_CLASS, INIT_FUNCTIONS, NN_CLASSES, bind_arguments, sig
 from .random_api import RANDOM_CALLS, STATE_FUNCTIONS
-from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op, stored
+from .runtime import ScriptError, ScriptRuntimeError, Tensor, apply_op, source_position, stored
 from .tensor_repr import set_print_options
 from .values import NO_CUDA, Device, DType, Fixed, Function, Module, NoGrad, Picked, Size
-from .whitelist import source_position
-
-# Python's random module (gradcli/python_random.py, bit for bit): what a script may call.
-RANDOM_FUNCTIONS = frozenset(
-    {
-        "seed",
-        "random",
-        "uniform",
-        "randrange",
-        "randint",
-        "choice",
-        "shuffle",
-        "sample",
-        "gauss",
-        "getrandbits",
-    }
-)
 
 
 def _tensor_split_bounds(sections: Any, size: int) -> list[tuple[int, int]]:
@@ -56,8 +37,6 @@ def _tensor_split_bounds(sections: Any, size: int) -> list[tuple[int, int]]:
     if isinstance(sections, int) and not isinstance(sections, bool):
         if sections <= 0:
             raise ScriptRuntimeError(f"number of sections must be larger than 0, got {sections}")
-        if sections > limits.Script.MAX_SEQUENCE:
-            raise ScriptError(f"more than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,} pieces")
         small, extra = divmod(size, sections)
         lengths = [small + 1] * extra + [small] * (sections - extra)
         starts = [sum(lengths[:k]) for k in range(sections)]
@@ -65,8 +44,6 @@ def _tensor_split_bounds(sections: Any, size: int) -> list[tuple[int, int]]:
     if isinstance(sections, (list, tuple)) and all(
         isinstance(i, int) and not isinstance(i, bool) for i in sections
     ):
-        if len(sections) >= limits.Script.MAX_SEQUENCE:
-            raise ScriptError(f"more than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,} pieces")
         cuts = [min(max(i + size if i < 0 else i, 0), size) for i in sections]
         starts = [0, *cuts]
         ends = [*cuts, size]
@@ -358,32 +335,11 @@ class TorchNamespace:
             "torch.optim",
             "torch.optim.lr_scheduler",
             "torch.nn.init",
-            "numpy.random",
-            "numpy.linalg",
         ):
             return Module(full)
         if full in ("torch.cuda.is_available", "torch.backends.mps.is_available", "torch.cuda.device_count"):
             return Fixed(full, False if name == "is_available" else 0)  # gradcli runs on the CPU
-        if module.name == "random":
-            if name in RANDOM_FUNCTIONS:
-                return Function("random", name)
-            raise ScriptError(
-                f"line {self.line}: random.{name} is not supported by gradcli run (it has "
-                + ", ".join(sorted(RANDOM_FUNCTIONS))
-                + ")"
-            )
-        if module.name == "math":
-            if name in MATH_CONSTANTS:
-                return MATH_CONSTANTS[name]
-            if name in MATH_FUNCTIONS:
-                return Function("math", name)
-        elif module.name.startswith("numpy"):
-            if name in MATH_CONSTANTS and module.name == "numpy":
-                return MATH_CONSTANTS[name]
-            found = self.numpy_attribute(module.name, name, node)
-            if found is not None or full == "numpy.newaxis":
-                return found
-        elif module.name == "torch":
+        if module.name == "torch":
             if name in _DTYPES:
                 return DType(_DTYPES[name])
             if name in STATE_FUNCTIONS or name in RANDOM_CALLS:
@@ -393,7 +349,7 @@ class TorchNamespace:
             if name == "default_generator":
                 return self.default_generator()
             if name in ("pi", "e", "inf", "nan"):
-                return MATH_CONSTANTS[name]
+                return {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan}[name]
             if (
                 name in CONSTRUCTORS
                 or name in MODULES["torch"]
@@ -532,10 +488,6 @@ class TorchNamespace:
                 raise ScriptRuntimeError(
                     "split(): split_size_or_sections must be an int or a list of ints", "TypeError"
                 )
-        if len(sizes) > limits.Script.MAX_SEQUENCE:
-            raise ScriptError(
-                f"line {self.line}: more than MAX_SEQUENCE={limits.Script.MAX_SEQUENCE:,} pieces"
-            )
         parts, start = [], 0
         for n in sizes:
             parts.append(self.apply("slice", [t], {"dim": dim, "start": start, "end": start + n, "step": 1}))
@@ -615,7 +567,6 @@ class TorchNamespace:
         are made in (a float64 draw is not a widened float32 one); other dtypes are drawn as float32."""
         kind = dtype if dtype in ("float32", "float64") else "float32"
         generator = self.chosen_generator(kwargs)
-        runtime.spend(math.prod(shape) * DRAW_WORK[name])  # torch's generator, modelled in NumPy
         values = generator.rand(shape, kind) if name == "rand" else generator.randn(shape, kind)
         return values if dtype is None or dtype == kind else stored(values, dtype)
 
@@ -696,8 +647,6 @@ class TorchNamespace:
     def data_of(self, data: Any, node: ast.AST) -> tuple[np.ndarray, str | None]:
         """torch.tensor's data (numbers, nested lists of numbers, one-element tensors, NumPy
         arrays and numbers), and the dtype NumPy's values in it give the tensor, if any."""
-        bounds.measure(data, self.line)  # nesting and size before the recursive walk
-
         numpy_dtypes: list[np.dtype] = []  # NumPy arrays and numbers keep their dtype (torch's inference)
 
         def plain(v):
@@ -719,7 +668,7 @@ class TorchNamespace:
         values = plain(data)
         numpy_dtype = np.result_type(*numpy_dtypes).name if numpy_dtypes else None
         flat, pending = [], [values]
-        while pending:  # measured above: at most MAX_SEQUENCE items
+        while pending:
             item = pending.pop()
             if isinstance(item, list):
                 pending.extend(item)
@@ -890,7 +839,6 @@ class TorchNamespace:
             if isinstance(given["steps"], int) and given["steps"] < 0:
                 raise ScriptRuntimeError("number of steps must be non-negative")
             self.sizes([given["steps"]], node)
-            runtime.MEMORY_CHECK[0](given["steps"] * 32)  # its index, exponents and powers in double
             dtype = self.dtype_of(kwargs, "float32")
             values = logspace_values(given["start"], given["end"], given["steps"], given["base"], dtype)
             return self.finish(values, dtype, kwargs, name, node)

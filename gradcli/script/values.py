@@ -4,7 +4,6 @@ and `show`, the one place a tensor becomes text."""
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,58 +116,11 @@ class Picked(tuple):
         return self[1]
 
 
-@dataclass
-class UserFunction:
-    node: ast.FunctionDef
-    grad_mode: NoGrad | None = None  # @torch.no_grad(): the body runs without recording
-    generator: bool = False  # a body with `yield`: calling it runs it through (see Generated)
-    closure: tuple[dict, ...] = ()  # the enclosing defs' frames, innermost first (read-only names)
-    defined_in: Any = None  # a method's class (classes.ClassValue): what super() starts past
-
-
-class Generated(list):
-    """What calling a generator function gives a script: the body runs to its end at the
-    call (within the script's caps) and its yielded values are iterated afterwards. Only the
-    timing of the body's own side effects (prints) can differ from Python's lazy generator."""
-
-    def __init__(self, values: list, name: str) -> None:
-        super().__init__(values)
-        self.name = name
-
-
-@dataclass
-class Iterator:
-    """iter(sequence): next() takes its items in order."""
-
-    items: list
-    position: int = 0
-
-
-@dataclass(frozen=True)
-class Partial:
-    """functools.partial(f, *args, **kwargs): f with its first arguments given."""
-
-    func: Any
-    args: tuple
-    kwargs: dict
-
-    def __hash__(self) -> int:
-        return id(self)
-
-
 @dataclass(frozen=True)
 class NoGrad:
     enabled: bool = False  # torch.no_grad() -> False, torch.enable_grad() -> True
     before: bool | None = None  # set_grad_enabled(b) switched at the call: the mode to restore
     inference: bool = False  # torch.inference_mode(): tensors made inside keep no version counter
-
-
-@dataclass
-class Caught:
-    """An exception value bound by `except RuntimeError as e`."""
-
-    kind: str
-    message: str
 
 
 @dataclass(eq=False)

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import limits
 from .autograd_api import python_arguments
 from .runtime import ScriptError, ScriptRuntimeError, Tensor
 
@@ -104,10 +103,6 @@ class Vectorising:
             )
         if sizes[0] == 0:
             raise ScriptError(f"line {self.line}: vmap over a dimension of size 0 is not supported by gradcli run")
-        if sizes[0] > limits.Script.MAX_LOOP:
-            raise ScriptError(
-                f"line {self.line}: vmap over {sizes[0]:,} slices exceeds MAX_LOOP={limits.Script.MAX_LOOP:,}"
-            )
         results = []
         self.vmapping = (*self.vmapping, t.options["randomness"])
         try:

@@ -29,7 +29,6 @@ import numpy as np
 from .. import limits
 from ..errors import AutogradError, LimitError, ParseError, ShapeError
 from ..script import runtime
-from ..script.classes import reset_instances
 from ..script.interpreter import Interpreter
 from ..script.python import torch_kind
 from ..script.runtime import ScriptError, ScriptRuntimeError
@@ -309,8 +308,6 @@ def call_raw(method: Callable, *args: Any) -> Any:
     session = SESSION[0] if SESSION else reset()
     line = session.line
     session.line = _caller_line()
-    runtime._work[0] = 0  # the interpreter's work cap is for interpreted scripts, not Python
-    reset_instances()
     try:
         return method(session, *args)
     except ScriptRuntimeError as exc:
