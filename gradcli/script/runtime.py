@@ -157,6 +157,8 @@ def check_allocation(count: int, dtype: str) -> None:
     """A tensor of `count` elements of `dtype`, weighed before NumPy allocates it: past the
     memory this machine has available for it, torch's CPU allocator's error, word for word
     (so a script can catch it, and the process is not ended by the kernel's OOM killer)."""
+    if count < _WEIGHED_BYTES >> 3:  # under 64 MB whatever the dtype
+        return
     nbytes = count * (2 if dtype == "bfloat16" else np.dtype(dtype).itemsize)
     if nbytes < _WEIGHED_BYTES:
         return
@@ -194,7 +196,7 @@ class Fn:
         return tuple(o for o in self.operands if isinstance(o, Operand))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class Operand:
     """A tensor as an op recorded it; `at` is its version then (None: PyTorch saved a clone)."""
 
@@ -276,6 +278,17 @@ def source_position(node: Any) -> str:
     return f"line {getattr(node, 'lineno', 1)}, column {getattr(node, 'col_offset', 0) + 1}"
 
 
+_DTYPE_NAMES: dict[np.dtype, str] = {}
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    """str(dtype), remembered: NumPy builds the name anew each time (a few µs an op)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = str(dtype)
+    return name
+
+
 class Tensor:
     """A tensor of a script: a view of a storage (`steps` from the storage's array), with
     dtype, requires_grad, grad and grad_fn."""
@@ -291,8 +304,9 @@ class Tensor:
         array = np.asarray(value)
         if not array.flags.c_contiguous:  # views address the storage by C-order element offsets
             array = np.ascontiguousarray(array)
-        self.dtype = dtype or str(array.dtype)
-        if self.dtype != str(array.dtype) or self.dtype == "bfloat16":
+        named = dtype_name(array.dtype)
+        self.dtype = dtype or named
+        if self.dtype != named or self.dtype == "bfloat16":
             array = stored(array, self.dtype)
         self.storage = Storage(array)
         self.steps: tuple = ()  # functions from the storage's array to this tensor's (views)
@@ -577,6 +591,39 @@ def element_strides(t: Tensor) -> tuple[int, ...]:
     return tuple(s // t.value.itemsize for s in t.value.strides)
 
 
+# What an op's call decides from its operands' kinds alone, worked out once: its result's shape
+# (for ops without attributes) and its dtype after torch's dtype checks. Bounded: a script that
+# calls with ever new shapes starts the memo afresh.
+_SHAPES: dict[tuple, Any] = {}
+_DTYPES: dict[tuple, str] = {}
+_MEMO_SIZE = 4096
+
+
+def _remember(memo: dict, key: tuple, value: Any) -> None:
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+
+
+def _dtype_key(op: Any, operands: list[Any]) -> tuple | None:
+    """What decides an op's result dtype and torch's dtype checks (ops/dtypes.py): each
+    tensor's dtype and whether it has dimensions, whether each number is a float. None where
+    the attributes decide too (a constructor's dtype=, rounding_mode) or a number is NumPy's."""
+    if op.new_dtype is not None or op.name == "_div_rounded":
+        return None
+    key: list[Any] = [op.name]
+    for o in operands:
+        if isinstance(o, Tensor):
+            key.append(o.dtype)
+            key.append(len(o.shape) > 0)
+        else:
+            kind = type(o)
+            if kind is not float and kind is not int and kind is not bool:
+                return None
+            key.append(kind is float)
+    return tuple(key)
+
+
 def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) -> Tensor | float:
     """Run one registry op on tensors and numbers; record it when it needs a gradient."""
     op = REGISTRY[name]
@@ -587,7 +634,14 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
             attrs, lambda k: operands[k].value if isinstance(operands[k], Tensor) else operands[k]
         )
     shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
-    shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
+    if attrs:
+        shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
+    else:  # an op of shapes alone (sin, mul): its result's shape, worked out once per shapes
+        shape_key = (name, *shapes)
+        shape = _SHAPES.get(shape_key)
+        if shape is None:
+            shape = op.shape(shapes, attrs)
+            _remember(_SHAPES, shape_key, shape)
     layout = None  # a reshape's operand's strides: viewing one not contiguous is ReshapeAliasBackward0
     if op.viewing == "reshape" and isinstance(operands[0], Tensor):
         layout = element_strides(operands[0])
@@ -595,8 +649,13 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
             # as the graph does (graph.py): torch copies what cannot be viewed, then views the copy
             copy = apply_op("clone", [operands[0]], {}, grad_enabled)
             return apply_op("_unsafe_view", [copy], {"size": tuple(shape)}, grad_enabled)
-    check_dtypes(op, operands)
-    dtype = result_dtype(op, tensors, numbers, attrs)
+    dtype_key = _dtype_key(op, operands)
+    dtype = _DTYPES.get(dtype_key) if dtype_key is not None else None
+    if dtype is None:
+        check_dtypes(op, operands)
+        dtype = result_dtype(op, tensors, numbers, attrs)
+        if dtype_key is not None:
+            _remember(_DTYPES, dtype_key, dtype)
     check_allocation(math.prod(shape), dtype)
     compute = "float64" if dtype == "float64" else "float32"
     integral = dtype in INTEGER_DTYPES or dtype == "bool"
@@ -644,7 +703,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         base = source.view_of or source
         result.view_of, result.view_grad_mode, result.view_writes = base, grad_enabled, base.autograd_writes
     else:
-        if any(np.may_share_memory(out, t.value) for t in tensors):
+        if out.base is not None and any(np.may_share_memory(out, t.value) for t in tensors):
             out = out.copy()  # a forward that returned a NumPy view must not alias a storage
         result = Tensor(out, dtype=dtype)
     if DUAL_HOOKS and any(t.tangent is not None for t in tensors):
@@ -655,7 +714,8 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     recorded = tuple(o.snapshot() if isinstance(o, Tensor) else float(o) for o in operands)
     grad_fn = recorded_grad_fn(op, kinds, shapes, attrs, layout)
     fn = Fn(op, grad_fn, dict(attrs), recorded, out)
-    fn.integral = frozenset(p for p, o in enumerate(operands) if isinstance(o, int) and not isinstance(o, bool))
+    if numbers:
+        fn.integral = frozenset(p for p, o in enumerate(operands) if isinstance(o, int) and not isinstance(o, bool))
     result.requires_grad, result.grad_fn = True, fn
     fn.output = (result.version, result.version.value)
     if step is None:

@@ -78,6 +78,17 @@ class Session(Interpreter):
         super().__init__("", trace_width=None, record=False)
         self.capture: list[str] | None = None
 
+    @property
+    def line(self) -> int:
+        """The script's line now: the innermost calling frame outside gradcli (read when asked,
+        so a call costs no frame walk unless it records a backward call or fails)."""
+        frame = _script_frame()
+        return frame.f_lineno if frame is not None else 1
+
+    @line.setter
+    def line(self, value: int) -> None:
+        """The interpreter's rooms set it; Python's frames already say it."""
+
     def write(self, text: str) -> None:
         sys.stdout.write(text)
 
@@ -167,16 +178,12 @@ def _foreign(value: Any) -> bool:
 
 
 def call_foreign(func: Callable, args: list, kwargs: dict) -> Any:
-    session = SESSION[0]
-    line = session.line
     try:
         result = func(*wrap(args), **wrap(kwargs))
     except ForeignError:
         raise
     except BaseException as exc:
         raise ForeignError(exc) from None
-    finally:
-        session.line = line
     return unwrap(result)
 
 
@@ -247,14 +254,6 @@ def unwrap(value: Any) -> Any:
     return value
 
 
-def _caller_line() -> int:
-    """The line of the innermost frame outside gradcli: where the script made the call."""
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_GRADCLI):
-        frame = frame.f_back
-    return frame.f_lineno if frame is not None else 1
-
-
 def _script_frame() -> Any:
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_GRADCLI):
@@ -266,10 +265,7 @@ _ENGINE = os.path.join(_GRADCLI, "torch", "autograd", "__init__.py")  # where to
 _ENGINE_WARNED: dict = {}
 
 
-def _here(line: int) -> ast.AST:
-    node = ast.Name(id="_", ctx=ast.Load())
-    node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = line, 0, line, 0
-    return node
+_NOWHERE = ast.Name(id="_", ctx=ast.Load(), lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)
 
 
 def python_exception(kind: str, message: str) -> BaseException:
@@ -306,8 +302,6 @@ def is_dtype(value: Any) -> bool:
 def call_raw(method: Callable, *args: Any) -> Any:
     """call() without wrapping the result: for the interpreter's own values (a layer's state)."""
     session = SESSION[0] if SESSION else reset()
-    line = session.line
-    session.line = _caller_line()
     try:
         return method(session, *args)
     except ScriptRuntimeError as exc:
@@ -320,12 +314,12 @@ def call_raw(method: Callable, *args: Any) -> Any:
         raise NotInGradcli(_place_stripped(str(exc))) from None
     except ForeignError as exc:
         raise exc.original from None
-    finally:
-        session.line = line
 
 
 def here() -> ast.AST:
-    return _here(SESSION[0].line if SESSION else 1)
+    """A node for the interpreter's rooms to place an error at: its place is dropped at the
+    bridge (_place_stripped), and the line, where one is recorded, is Session.line's."""
+    return _NOWHERE
 
 
 # ---------------------------------------------------------------- the interpreter's verbs

@@ -15,6 +15,8 @@ import numpy as np
 
 from ..ops import BINARY, BITWISE
 from ..script import runtime
+from ..script.tensor_methods import tensor_method_names
+from ..script.values import Method
 from . import _bridge
 from ._bridge import call, here, unwrap
 
@@ -231,4 +233,43 @@ class Tensor:
         return call(lambda s: s.builtin("abs", [self._rt], {}, here()))
 
 
+class _BoundMethod:
+    """x.sin: one of torch's tensor methods bound to its tensor, printed as torch prints it."""
+
+    __slots__ = ("_tensor", "_name")
+
+    def __init__(self, tensor: Tensor, name: str) -> None:
+        self._tensor, self._name = tensor, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        method = Method(self._tensor._rt, self._name)
+        given, options = unwrap(list(args)), {k: unwrap(v) for k, v in kwargs.items()}
+        return call(lambda s: s.call_function(method, given, options, here()))
+
+    def __repr__(self) -> str:
+        return f"<built-in method {self._name} of Tensor object at {hex(id(self._tensor))}>"
+
+
+class _TensorMethod:
+    """A method of torch.Tensor on the class itself, so `x.sin()` is found by Python's own
+    lookup (no __getattr__, no proxy); the room that answers it is the interpreter's."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __get__(self, tensor: Tensor | None, owner: type) -> Any:
+        if tensor is None:
+            return self
+        return _BoundMethod(tensor, self._name)
+
+
+def _install_methods() -> None:
+    for name in sorted(tensor_method_names()):
+        if name not in Tensor.__dict__ and not name.startswith("__"):
+            setattr(Tensor, name, _TensorMethod(name))
+
+
+_install_methods()
 _bridge.PUBLIC_TENSOR[:1] = [Tensor]
