@@ -92,8 +92,22 @@ def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """float32 a * b + c rounded once: the product is exact in double, an error-free sum adds
     c, and rounding to odd first makes the last rounding to float the single correct one."""
     with np.errstate(all="ignore"):  # an overflow to inf is the result, as in the kernel
-        total, error = two_sum(a.astype(np.float64) * b.astype(np.float64), c.astype(np.float64))
+        product, addend = a.astype(np.float64) * b.astype(np.float64), c.astype(np.float64)
+        total = product + addend
+        # Rounding the double to float is already the single correct rounding unless the double
+        # sits exactly halfway between two floats (its low 29 bits 1 followed by zeros) or in
+        # float's subnormal range: only those elements need the sum's error and rounding to odd.
+        bits = total.view(np.int64)
+        risky = ((bits & _LOW_29) == _HALF_29) | (np.abs(total) < _FLOAT_NORMAL)
+        if not risky.any():
+            return total.astype(np.float32)
+        total, error = two_sum(product, addend)
         return round_to_odd(total, error).astype(np.float32)
+
+
+_LOW_29 = (1 << 29) - 1  # a double's mantissa bits below a float's last one
+_HALF_29 = 1 << 28  # ... holding exactly half a float's last bit
+_FLOAT_NORMAL = 2.0**-125  # below this (near float's subnormals) the low bits are not the 29 above
 
 
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant for doubles

@@ -266,6 +266,18 @@ def test_a_call_made_again_with_other_tensors_or_arguments_computes_afresh():
     )
 
 
+def test_a_call_recorded_directly_again_reads_its_tensors_afresh():
+    """A call that binds to one op is recorded directly the next time, if its tensors are alike:
+    the binder read their shapes, strides, dtypes and requires_grad when it planned."""
+    _same_as_torch(
+        "import torch\nw = torch.arange(6.).reshape(2, 3)\n"
+        "for t in (w.T, w.T.contiguous(), w.double().T, w.T.requires_grad_(), torch.ones(2, 3, 4)):\n"
+        "    c = t.contiguous()\n"
+        "    print(c is t, c.is_contiguous(), t.movedim(0, -1).shape, t.sin().dtype, t.sin().grad_fn)\n"
+        "    print(torch.tanh(t).sum(), t.exp().requires_grad, t.sum(0).shape)\n"
+    )
+
+
 def test_thread_counts_are_kept_and_checked_as_torchs():
     _same_as_torch(
         "import torch\ntorch.set_num_threads(3)\ntorch.set_num_interop_threads(1)\n"

@@ -256,6 +256,42 @@ def _tensors_in(value: Any, found: list) -> None:
             _tensors_in(item, found)
 
 
+def _direct(expression: Any, tensors: list) -> tuple | None:
+    """A call the binder made one registry op over the call's tensors (x.sin(), torch.tanh(x),
+    x.sum(dim=1)): (op, which tensor each operand is, attrs, what the binder may
+    have read of the tensors), so the next such call on tensors alike (the binder reads shapes:
+    movedim's dims become permute's) records the op without building and walking the expression again. None for anything else (a
+    composite, a rewrite, a subscript, a number operand, a loss's weight), which evaluate()
+    walks as before."""
+    if not isinstance(expression, Apply) or expression.subscript is not None:
+        return None
+    if expression.op in REWRITES or expression.op in NOT_DIFFERENTIABLE:
+        return None
+    from ..ops import REGISTRY
+
+    if expression.op not in REGISTRY:
+        return None
+    picks = []
+    for arg in expression.args:
+        found = [k for k, t in enumerate(tensors) if t is arg]
+        if len(found) != 1:
+            return None
+        picks.append(found[0])
+    if not picks:
+        return None
+    return (expression.op, tuple(picks), expression.attrs, _kinds(tensors))
+
+
+def _kinds(tensors: list) -> tuple:
+    """What a binder's plan may read of its tensors: shape, strides (contiguous() of a
+    contiguous tensor is the tensor itself), dtype, requires_grad."""
+    found = []
+    for t in tensors:
+        value = t.value
+        found.append((value.shape, value.strides, t.dtype, t.requires_grad))
+    return tuple(found)
+
+
 def _bound(mapping: dict[int, Any], node: ast.AST) -> Any:
     """The script value an operand node of the binder stands for: a placeholder's tensor, or a
     constant the binder wrote itself (clamp's missing bound is an infinite number)."""
@@ -1006,9 +1042,13 @@ class TorchNamespace:
         key = _plan_key(module, name, receiver, args, kwargs)
         planned = _PLANS.get(key) if key is not None else None
         if planned is not None:  # the same call with other tensors: the binder's plan again
-            placeholders, operands, build = planned
+            placeholders, operands, build, direct = planned
             tensors: list = []
             _tensors_in([receiver, args, list(kwargs.values())], tensors)
+            if direct is not None and name != "batch_norm":  # one registry op over the call's tensors
+                op_name, picks, attrs, kinds = direct
+                if kinds == _kinds(tensors):  # what the binder may have read of them
+                    return apply_op(op_name, [tensors[k] for k in picks], dict(attrs), self.grad_enabled)
             mapping = {id(p): t for p, t in zip(placeholders, tensors, strict=True)}
             result = self.evaluate(build(*[_bound(mapping, o) for o in operands]))
             if name == "batch_norm" and receiver is None:
@@ -1043,9 +1083,12 @@ class TorchNamespace:
                 _PLANS.clear()
             placeholders = [n for n in ast.walk(call) if id(n) in mapping and isinstance(mapping[id(n)], Tensor)]
             placeholders.sort(key=lambda n: int(n.id[1:]))  # type: ignore[attr-defined]  (t0, t1, ... as made)
-            _PLANS[key] = (placeholders, operands, build)
         values = [_bound(mapping, o) for o in operands]
-        result = self.evaluate(build(*values))
+        expression = build(*values)
+        if key is not None:
+            tensors = [mapping[id(n)] for n in placeholders]
+            _PLANS[key] = (placeholders, operands, build, _direct(expression, tensors))
+        result = self.evaluate(expression)
         if name == "batch_norm" and receiver is None:
             self.update_running_stats(args, kwargs)
         return result

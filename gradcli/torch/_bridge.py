@@ -33,7 +33,7 @@ from ..script.interpreter import Interpreter
 from ..script.python import torch_kind
 from ..script.runtime import ScriptError, ScriptRuntimeError
 from ..script.tensor_repr import reset_print_options
-from ..script.values import Function, Method, NoGrad, Picked, Size
+from ..script.values import DType, Fixed, Function, Method, NoGrad, Picked, Size
 
 _GRADCLI = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _LISTED = "docs/run.md lists what is"
@@ -357,17 +357,25 @@ def namespace(module: str) -> Callable[[str], Any]:
 
     def lookup(name: str) -> Any:
         try:
-            return module_attribute(module, name)
+            found = module_attribute(module, name)
         except MissingName as exc:
             caller = sys._getframe(1)  # `from torch.nn import Foo` asks here: Python would say ImportError
             if caller.f_code.co_code[caller.f_lasti] == _IMPORT_FROM:
                 raise MissingImport(str(exc), name=module) from None
             raise
+        if isinstance(found, Proxy) and isinstance(object.__getattribute__(found, "_value"), _FIXED_VALUES):
+            # a function, dtype or constant of torch's is the same object every time (torch.float32
+            # is torch.float32, as in torch): kept on the module, so the next lookup is Python's own
+            python_module = sys.modules.get(f"gradcli.{module}")
+            if python_module is not None:
+                setattr(python_module, name, found)
+        return found
 
     return lookup
 
 
 _IMPORT_FROM = dis.opmap["IMPORT_FROM"]
+_FIXED_VALUES = (Function, DType, Fixed)  # what a torch module's name always gives
 
 
 class Proxy:
