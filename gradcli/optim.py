@@ -98,11 +98,13 @@ def _fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         # sits exactly halfway between two floats (its low 29 bits 1 followed by zeros) or in
         # float's subnormal range: only those elements need the sum's error and rounding to odd.
         bits = total.view(np.int64)
-        risky = ((bits & _LOW_29) == _HALF_29) | (np.abs(total) < _FLOAT_NORMAL)
-        if not risky.any():
-            return total.astype(np.float32)
-        total, error = two_sum(product, addend)
-        return round_to_odd(total, error).astype(np.float32)
+        risky = ((bits & _LOW_29) == _HALF_29) | ((np.abs(total) < _FLOAT_NORMAL) & (total != 0))
+        result = total.astype(np.float32)
+        if risky.any():  # (an exact zero is exact: no error to round by)
+            at = np.flatnonzero(risky)
+            near, error = two_sum(product.reshape(-1)[at], addend.reshape(-1)[at])
+            result.reshape(-1)[at] = round_to_odd(near, error).astype(np.float32)
+        return result
 
 
 _LOW_29 = (1 << 29) - 1  # a double's mantissa bits below a float's last one

@@ -326,6 +326,27 @@ def test_fma_rounds_once(seed, spread):
     assert same_bits(optim.fma(a32, b32, c32), exact_fma32(a32, b32, c32))
 
 
+def test_float_fma_rounds_once_where_the_double_sits_halfway():
+    """Where a * b + c in double lands exactly halfway between two floats (or near float's
+    subnormals), rounding the double again would round twice: those elements take the exact
+    path, the others the double's one rounding. (1 + 2**-23) * (1 - 2**-23) is 1 - 2**-46,
+    so 2**24 + 2j + that is just below a float midpoint that the double rounds onto."""
+    j = np.arange(2000, dtype=np.float32)
+    near_one = np.float32(1 + 2.0**-23), np.float32(1 - 2.0**-23)
+    a = np.concatenate(
+        [np.full_like(j, near_one[0]), np.full_like(j, -near_one[0]), j * np.float32(2.0**-100)]
+    )
+    b = np.concatenate(
+        [np.full_like(j, near_one[1]), np.full_like(j, near_one[1]), np.full_like(j, near_one[1])]
+    )
+    c = np.concatenate([2.0**24 + 2 * j, -(2.0**24) - 2 * j, np.full_like(j, 2.0**-126)]).astype(np.float32)
+    doubled = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+    halfway = (doubled.view(np.int64) & ((1 << 29) - 1)) == 1 << 28
+    assert halfway.sum() >= 4000  # the cases this test is about are there
+    assert not same_bits(doubled.astype(np.float32), exact_fma32(a, b, c))  # rounding twice is wrong there
+    assert same_bits(optim.fma(a, b, c), exact_fma32(a, b, c))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_kernels_fuse_in_body_and_tail(dtype):
     """add(alpha=), addcmul and lerp (both branches, and w = 0.5 exactly) as torch's kernels
