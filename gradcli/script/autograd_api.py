@@ -547,12 +547,8 @@ class _Functional:
         jacobian = self.postprocess(jacobian, create_graph)
         return self.unpack(jacobian, (is_outputs_tuple, is_inputs_tuple))
 
-    def count(self, n: int) -> None:
-        """(A jacobian of n rows: no cap, as torch has none.)"""
-
     def rows(self, i: int, out: Tensor, inputs: tuple, create_graph: bool, strict: bool) -> tuple:
         """One output's jacobian blocks: a backward per element of it, stacked and viewed."""
-        self.count(out.value.size)
         jac_i: tuple[list, ...] = tuple([] for _ in inputs)
         flat = self.method(out, "reshape", -1)
         for j in range(out.value.size):
@@ -583,7 +579,6 @@ class _Functional:
         outputs at once, one backward per basis vector here (the same sums, the same zeros)."""
         numels = [o.value.size for o in outputs]
         total = sum(numels)
-        self.count(total)
         if total == 0:  # where torch's batched backward over no basis vectors stops
             raise ScriptRuntimeError("index 0 is out of bounds for dimension 0 with size 0", "IndexError")
         flat_outputs = tuple(self.method(o, "reshape", -1) for o in outputs)
@@ -642,7 +637,6 @@ class _Functional:
         grad_outputs = tuple(self.zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = self.autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         numels = [t.value.size for t in inputs]
-        self.count(sum(numels))
         columns: list[list[np.ndarray]] = [[] for _ in outputs]
         for c in range(sum(numels)):
             tangents, start = [], 0

@@ -4,7 +4,6 @@ the few builtins Python asks a tensor for (len, int, float, abs)."""
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -12,14 +11,13 @@ import numpy as np
 from . import runtime
 from .classes import CLASS_OBJECTS, ClassValue, Context, Instance
 from .forward_ad import UnpackedDual
-from .nn_modules import IncompatibleKeys, StateDict
+from .nn_modules import IncompatibleKeys
 from .random_api import GENERATOR_METHODS as TORCH_GENERATOR_METHODS
 from .random_api import RANDOM_METHODS, TorchGenerator
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, source_position
 from .saved_tensors import RawSaved
 from .tensor_repr import grad_fn_repr
 from .values import (
-    CONTAINERS,
     AccumulateGrad,
     Device,
     DType,
@@ -52,38 +50,14 @@ class Builtins:
         return self.shown(value, set())
 
     def shown(self, value: Any, path: set[int]) -> str:
-        """repr of a script value; `path` holds the containers being printed (a list that
-        holds itself prints as [...], as in Python)."""
-        if isinstance(value, CONTAINERS):
-            if id(value) in path:
-                return (
-                    "[...]"
-                    if isinstance(value, list)
-                    else "{...}"
-                    if isinstance(value, (dict, set))
-                    else "(...)"
-                )
-            path = path | {id(value)}
+        """repr of one of torch's values (Python's own print as Python prints them); `path` is
+        kept for FuncAPI's override."""
         if isinstance(value, Tensor):
             return show(value)
         if isinstance(value, IncompatibleKeys):
             return repr(value)
-        if isinstance(value, Counter):  # MultiStepLR's milestones, most common first as Python prints
-            inner = ", ".join(f"{self.shown(k, path)}: {self.shown(v, path)}" for k, v in value.most_common())
-            return f"Counter({{{inner}}})" if value else "Counter()"
-        if isinstance(value, StateDict):
-            inner = ", ".join(f"({self.shown(k, path)}, {self.shown(v, path)})" for k, v in value.items())
-            return f"OrderedDict([{inner}])" if value else "OrderedDict()"
         if isinstance(value, list):
             return "[" + ", ".join(self.shown(v, path) for v in value) + "]"
-        if isinstance(value, dict):
-            return (
-                "{"
-                + ", ".join(f"{self.shown(k, path)}: {self.shown(v, path)}" for k, v in value.items())
-                + "}"
-            )
-        if isinstance(value, set):
-            return "{" + ", ".join(self.shown(v, path) for v in value) + "}" if value else "set()"
         if isinstance(value, Size):
             return repr(value)
         if isinstance(value, UnpackedDual):
@@ -121,7 +95,7 @@ class Builtins:
         if value is None:
             return "None"
         if isinstance(value, HookHandle):
-            return "<torch.utils.hooks.RemovableHandle object at 0x7f0000000000>"
+            return f"<torch.utils.hooks.RemovableHandle object at {hex(id(value))}>"
         if isinstance(value, (Function, Method)):
             return f"<built-in method {value.name}>"
         return f"<{type(value).__name__}>"
@@ -224,10 +198,6 @@ class Builtins:
             return value.cls.qualified
         if isinstance(value, ClassValue):
             return "type"
-        if isinstance(value, Counter):
-            return "collections.Counter"
-        if isinstance(value, StateDict):
-            return "collections.OrderedDict"
         if isinstance(value, UnpackedDual):
             return "UnpackedDualTensor"
         if isinstance(value, Picked):

@@ -28,23 +28,6 @@ class ClassValue:
     builtin: str | None = None  # "Module", "Function", "Dataset", "Linear", ...
     qualified: str = ""  # what type() prints: __main__.Net, torch.nn.modules.linear.Linear
 
-    def chain(self) -> list[ClassValue]:
-        """The class and its bases, nearest first (the MRO of single inheritance)."""
-        found, cls = [], self
-        while cls is not None:
-            found.append(cls)
-            cls = cls.base
-        return found
-
-    def find(self, name: str, after: ClassValue | None = None) -> tuple[ClassValue, Any] | None:
-        """The first class of the chain (past `after`, for super()) whose namespace has `name`."""
-        chain = self.chain()
-        if after is not None:
-            chain = chain[chain.index(after) + 1 :] if after in chain else []
-        for cls in chain:
-            if name in cls.namespace:
-                return cls, cls.namespace[name]
-        return None
 
 class Instance:
     """An instance of a script's class: its attributes, in the order they were set."""
@@ -93,16 +76,13 @@ class Classes:
     # -- calls ------------------------------------------------------------------------
 
     def call_object(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
-        """A call of one of torch's classes (a new dataset or loader, a layer) or of a layer."""
+        """A call of one of torch's data classes: a new TensorDataset or DataLoader (torch's layers
+        are real classes, torch/nn/modules/_layers.py, over make_layer and layer_forward)."""
         try:  # an argument of a kind gradcli's code does not take is torch's TypeError
             if isinstance(func, ClassValue) and func.builtin in ("TensorDataset", "DataLoader"):
                 return self.make_data_object(func, args, kwargs, node)
-            if isinstance(func, ClassValue) and func.builtin not in (None, "Module", "Function", "Dataset"):
-                return self.make_layer(func, args, kwargs, node)
-            if isinstance(func, ModuleInstance) and func.cls.builtin not in (None, "Module"):
-                return self.layer_forward(func, args, kwargs, node)
         except ARGUMENT_SLIPS:
-            name = func.name if isinstance(func, ClassValue) else f"{func.cls.name}.forward"
+            name = func.name if isinstance(func, ClassValue) else type(func).__name__
             given = ", ".join(self.class_name(a) for a in [*args, *kwargs.values()])
             raise ScriptRuntimeError(
                 f"{name}() received an invalid combination of arguments - got ({given})", "TypeError"

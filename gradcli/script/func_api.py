@@ -106,9 +106,9 @@ class FuncAPI:
                 "gradcli run (torch shows its functorch wrapper, GradTrackingTensor(lvl=..., value=...))"
             )
         if isinstance(value, Function) and value.module == "torch.func":
-            return f"<function {value.name} at 0x7f0000000000>"
+            return f"<function {value.name} at {hex(id(value))}>"
         if isinstance(value, Transformed):
-            return f"<function {value.node.name} at 0x7f0000000000>"
+            return f"<function {value.node.name} at {hex(id(value))}>"
         return super().shown(value, path)  # type: ignore[misc]
 
     def dispatch(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:

@@ -340,10 +340,6 @@ _API = frozenset(
 )
 
 
-class StateDict(dict):
-    """What state_dict() returns: an OrderedDict, printed as Python 3.11 prints one."""
-
-
 def bind_arguments(title: str, spec: tuple[tuple[str, Any], ...], args: list, kwargs: dict) -> dict[str, Any]:
     """Python's binding of a call to `def __init__(self, <spec>)`, with Python's TypeErrors."""
     if KEYWORD_ONLY in spec:

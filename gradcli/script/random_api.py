@@ -29,7 +29,7 @@ class TorchGenerator:
     engine: Generator
 
     def __repr__(self) -> str:
-        return "<torch._C.Generator object at 0x7f0000000000>"
+        return f"<torch._C.Generator object at {hex(id(self))}>"
 
 
 class RandomGenerators:

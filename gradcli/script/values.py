@@ -246,8 +246,6 @@ class RunResult:
         return document
 
 
-CONTAINERS = (list, tuple, dict, set)
-
 # What gradcli's own code raises when a torch call is given an argument of a kind it does not
 # take; the call ends as torch's argument parser would end it, with a TypeError.
 ARGUMENT_SLIPS = (
