@@ -631,13 +631,18 @@ def _dtype_key(op: Any, operands: list[Any]) -> tuple | None:
 def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) -> Tensor | float:
     """Run one registry op on tensors and numbers; record it when it needs a gradient."""
     op = REGISTRY[name]
-    tensors = [o for o in operands if isinstance(o, Tensor)]
-    numbers = [o for o in operands if not isinstance(o, Tensor)]
+    tensors, numbers, shapes = [], [], []
+    for o in operands:  # one pass: this runs for every op a script records
+        if isinstance(o, Tensor):
+            tensors.append(o)
+            shapes.append(o.shape)
+        else:
+            numbers.append(o)
+            shapes.append(())
     if op.from_values is not None:  # F.one_hot(y): num_classes read from y's values
         attrs = op.from_values(
             attrs, lambda k: operands[k].value if isinstance(operands[k], Tensor) else operands[k]
         )
-    shapes = [o.shape if isinstance(o, Tensor) else () for o in operands]
     if attrs:
         shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
     else:  # an op of shapes alone (sin, mul): its result's shape, worked out once per shapes
@@ -663,20 +668,24 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     check_allocation(math.prod(shape), dtype)
     compute = "float64" if dtype == "float64" else "float32"
     integral = dtype in INTEGER_DTYPES or dtype == "bool"
+    half_rounded = dtype in HALF_DTYPES and name in _SCALAR_ROUNDED
+    wrapped_int = dtype in INTEGER_DTYPES and dtype not in ("int64", "int32")
+    as_float = dtype not in ("int64", "int32")
     args = []
     for o in operands:
         if isinstance(o, Tensor):
             v = o.value
+            kind = v.dtype.kind
             narrow = v.dtype == np.float16 and not integral  # half ops run in float32, rounded once
-            if dtype in HALF_DTYPES and o.dtype in FLOAT_DTYPES and name in _SCALAR_ROUNDED:
+            if half_rounded and o.dtype in FLOAT_DTYPES:
                 v = stored(v, dtype).astype(np.float32)
-            args.append(v.astype(compute) if (v.dtype.kind in "biu" or narrow) and not integral else v)
-        elif dtype in INTEGER_DTYPES and dtype not in ("int64", "int32") and isinstance(o, int):
+            args.append(v.astype(compute) if (kind in "biu" or narrow) and not integral else v)
+        elif wrapped_int and isinstance(o, int):
             args.append(np.asarray(o, dtype=np.int64).astype(dtype))  # torch wraps the number to int16
-        elif dtype in HALF_DTYPES and name in _SCALAR_ROUNDED:  # 0.1 is 0.09998 in float16 there
+        elif half_rounded:  # 0.1 is 0.09998 in float16 there
             args.append(float(stored(np.float32(o), dtype).astype(np.float32)))
         else:
-            args.append(float(o) if dtype not in ("int64", "int32") else o)
+            args.append(float(o) if as_float else o)
     if op.gives_mask and tensors and all(t.dtype in INTEGER_DTYPES for t in tensors):
         # torch compares in the operands' common dtype: uint8 < -1 compares with 255
         common = promote_integers(_leading(tensors, INTEGER_DTYPES))
@@ -695,7 +704,12 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     out = out.astype(dtype if dtype not in ("float32", "bfloat16") or out.dtype != np.float32 else out.dtype, copy=False)
     if out.shape != tuple(shape):
         out = np.broadcast_to(out, shape).copy()
-    requires = grad_enabled and op.differentiable and any(t.requires_grad for t in tensors)
+    requires = False
+    if grad_enabled and op.differentiable:
+        for t in tensors:
+            if t.requires_grad:
+                requires = True
+                break
     if requires and dtype in HALF_DTYPES:
         raise ScriptError(f"autograd of {dtype} tensors is not supported by gradcli run")
     step = None
@@ -715,7 +729,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
     if not requires:
         return result
     kinds = [TENSOR if isinstance(o, Tensor) else NUMBER for o in operands]
-    recorded = tuple(o.snapshot() if isinstance(o, Tensor) else float(o) for o in operands)
+    recorded = tuple([o.snapshot() if isinstance(o, Tensor) else float(o) for o in operands])
     grad_fn = recorded_grad_fn(op, kinds, shapes, attrs, layout)
     fn = Fn(op, grad_fn, dict(attrs), recorded, out)
     if numbers:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfRange
-from ..ops import MODULES, REWRITES
+from ..ops import MODULES, REGISTRY, REWRITES
 from ..ops.constructors import arange_values, linspace_values, logspace_values
 from ..ops.dtypes import NOT_DIFFERENTIABLE
 from ..ops.indexing import check_subscript, index_place
@@ -256,6 +256,9 @@ def _tensors_in(value: Any, found: list) -> None:
             _tensors_in(item, found)
 
 
+_DEFAULTS: dict[str, dict] = {}  # each registry op's parameters and their defaults
+
+
 def _direct(expression: Any, tensors: list) -> tuple | None:
     """A call the binder made one registry op over the call's tensors (x.sin(), torch.tanh(x),
     x.sum(dim=1)): (op, which tensor each operand is, attrs, what the binder may
@@ -267,8 +270,6 @@ def _direct(expression: Any, tensors: list) -> tuple | None:
         return None
     if expression.op in REWRITES or expression.op in NOT_DIFFERENTIABLE:
         return None
-    from ..ops import REGISTRY
-
     if expression.op not in REGISTRY:
         return None
     picks = []
@@ -953,12 +954,11 @@ class TorchNamespace:
     # -- tensors: the registry ------------------------------------------------------------
 
     def apply(self, name: str, operands: list, attrs: dict) -> Tensor:
-        from ..ops import REGISTRY
-
-        op = REGISTRY[name]
         _check_unpackable(operands)
-        full = {p.name: p.default for p in op.params}
-        full.update(attrs)
+        defaults = _DEFAULTS.get(name)
+        if defaults is None:
+            defaults = _DEFAULTS[name] = {p.name: p.default for p in REGISTRY[name].params}
+        full = {**defaults, **attrs}
         return self.rewritten(name, operands, full) or apply_op(name, operands, full, self.grad_enabled)
 
     def rewritten(self, name: str, operands: list, attrs: dict) -> Tensor | None:
