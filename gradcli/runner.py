@@ -73,10 +73,8 @@ _SIBLINGS = (
 )
 
 
-# The interpreted run's caps on Python itself (statements, loops, sequence lengths, instances,
-# work): a script on CPython runs as long as python would, so a run lifts them. (They still sit in
-# gradcli/script/'s rooms that the bridge calls, until those rooms are gradcli.torch's own.)
-# A tensor past the memory available fails as torch's allocator fails (runtime.check_allocation).
+# A script on CPython runs as long as python would: no caps on its Python. A tensor past the
+# memory available fails as torch's allocator fails (runtime.check_allocation).
 class _TorchNames(importlib.abc.MetaPathFinder):
     """Ahead of every other finder during a run: a torch submodule gradcli's torch lacks, or one of
     torch's sibling libraries, is an ImportError naming it (never the real one, if installed)."""

@@ -278,6 +278,17 @@ def test_a_call_recorded_directly_again_reads_its_tensors_afresh():
     )
 
 
+def test_a_tensors_methods_are_torchs_on_the_class_and_on_the_tensor():
+    """torch.Tensor's methods sit on the class: Tensor.sin(x) and map(Tensor.item, xs) work, a
+    non-tensor is the descriptor's TypeError, and the names torch lacks stay AttributeErrors."""
+    _same_as_torch(
+        "import torch\nx = torch.ones(2)\n"
+        "print(torch.Tensor.sin, torch.Tensor.sin(x), list(map(torch.Tensor.item, [x.sum(), x.mean()])))\n"
+        "print(torch.Tensor.mul(x, 3), hasattr(x, 'sin'), hasattr(x, 'no_such_method'))\n"
+        "try:\n    torch.Tensor.sin(3)\nexcept TypeError as e:\n    print(e)\n"
+    )
+
+
 def test_thread_counts_are_kept_and_checked_as_torchs():
     _same_as_torch(
         "import torch\ntorch.set_num_threads(3)\ntorch.set_num_interop_threads(1)\n"

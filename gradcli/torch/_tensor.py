@@ -264,6 +264,18 @@ class _TensorMethod:
             return self
         return _BoundMethod(tensor, self._name)
 
+    def __call__(self, tensor: Tensor, *args: Any, **kwargs: Any) -> Any:
+        """torch.Tensor.sin(x), map(torch.Tensor.item, xs): the method of the tensor given."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"descriptor '{self._name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+                f"'{type(tensor).__name__}' object"
+            )
+        return _BoundMethod(tensor, self._name)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<method '{self._name}' of 'torch._C.TensorBase' objects>"
+
 
 def _install_methods() -> None:
     for name in sorted(tensor_method_names()):
