@@ -333,7 +333,11 @@ class Tensor:
         t = cls.__new__(cls)
         t.dtype = source.dtype
         t.storage = source.storage
-        t.steps = source.steps if step is None else (_strided(step(source.value), source.storage.base),)
+        if step is None:
+            t.steps = source.steps
+        else:  # the view made here is the one its step gives this generation of the storage
+            view = step(source.value)
+            t.steps = (_strided(view, source.storage.base),)
         t.version = source.version if share_version else Version()
         t.inference = source.inference or INFERENCE[0]
         t.view_of = None
@@ -341,6 +345,8 @@ class Tensor:
         t.view_writes = 0
         t.autograd_writes = 0
         t._generation = -1
+        if step is not None and view.size:  # no need to derive it again on the first read
+            t._array, t._generation = view, source.storage.generation
         t.requires_grad = False
         t.grad_fn = None
         t._grad = None
