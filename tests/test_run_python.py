@@ -289,6 +289,24 @@ def test_a_tensors_methods_are_torchs_on_the_class_and_on_the_tensor():
     )
 
 
+def test_deepcopy_of_tensors_parameters_and_modules_is_torchs():
+    """copy.deepcopy of a leaf (its .grad too), a Parameter, a state_dict and a whole model: each
+    copy has its own memory and trains apart; a non-leaf is torch's RuntimeError."""
+    _same_as_torch(
+        "import copy\nimport torch\nimport torch.nn as nn\ntorch.manual_seed(0)\n"
+        "x = torch.ones(2, requires_grad=True)\n(x * 3).sum().backward()\n"
+        "y = copy.deepcopy(x)\nprint(y, y.grad, y.requires_grad, y is x, y.grad is x.grad)\n"
+        "model = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))\n"
+        "best = copy.deepcopy(model.state_dict())\ntwin = copy.deepcopy(model)\n"
+        "opt = torch.optim.SGD(twin.parameters(), lr=0.1)\ndata = torch.randn(4, 3)\n"
+        "for _ in range(3):\n    opt.zero_grad()\n    twin(data).pow(2).sum().backward()\n    opt.step()\n"
+        "print(model(data), twin(data), type(twin[0].weight).__name__)\n"
+        "print(torch.equal(best['0.weight'], model[0].weight), torch.equal(best['0.weight'], twin[0].weight))\n"
+        "p = copy.deepcopy(model[0].weight)\nprint(type(p).__name__, p.grad, p.requires_grad)\n"
+        "try:\n    copy.deepcopy(x * 2)\nexcept RuntimeError as e:\n    print(e)\n"
+    )
+
+
 def test_thread_counts_are_kept_and_checked_as_torchs():
     _same_as_torch(
         "import torch\ntorch.set_num_threads(3)\ntorch.set_num_interop_threads(1)\n"

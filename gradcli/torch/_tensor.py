@@ -8,6 +8,7 @@ so a tensor behaves as it does in an interpreted script, errors and reprs includ
 from __future__ import annotations
 
 import ast
+import copy
 import weakref
 from typing import Any
 
@@ -19,6 +20,12 @@ from ..script.tensor_methods import tensor_method_names
 from ..script.values import Method
 from . import _bridge
 from ._bridge import call, here, unwrap
+
+_DEEPCOPY_LEAVES_ONLY = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+    "moment.  If you were attempting to deepcopy a module, this may be because of a "
+    "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+)
 
 
 def _binary(kind: type, reflected: bool = False):
@@ -145,6 +152,27 @@ class Tensor:
 
     def __hash__(self) -> int:
         return id(self)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        """copy.deepcopy(x), and of a module holding it: torch's rules. A leaf only; the copy
+        has its own memory, the same requires_grad and a deep copy of .grad; a Parameter's copy
+        is a Parameter (without .grad, as torch's Parameter.__deepcopy__ makes it)."""
+        found = memo.get(id(self))
+        if found is not None:
+            return found
+        rt = self._rt
+        if rt.grad_fn is not None:
+            raise RuntimeError(_DEEPCOPY_LEAVES_ONLY)
+        made = runtime.Tensor(rt.value.copy(), dtype=rt.dtype)
+        made.requires_grad = rt.requires_grad
+        parameter = rt.__dict__.get("parameter", False)
+        if parameter:
+            made.parameter = True
+        copied = type(self)._of(made)
+        memo[id(self)] = copied
+        if not parameter and rt._grad is not None:
+            made._grad = object.__getattribute__(copy.deepcopy(_bridge.wrap(rt._grad), memo), "_rt")
+        return copied
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         array = call(lambda s: s.tensor_method(self._rt, "numpy", [], {}, here()))
