@@ -307,6 +307,22 @@ def test_deepcopy_of_tensors_parameters_and_modules_is_torchs():
     )
 
 
+def test_random_split_and_subset_are_torchs():
+    """random_split draws one randperm from torch's generator (or the one given); fractions
+    get their remainder round-robin; a Subset indexes, lists and loads as torch's."""
+    _same_as_torch(
+        "import torch\nfrom torch.utils.data import DataLoader, Subset, TensorDataset, random_split\n"
+        "torch.manual_seed(1)\nds = TensorDataset(torch.arange(10.), torch.arange(10) % 3)\n"
+        "a, b = random_split(ds, [7, 3])\nprint(a.indices, b.indices, len(a), b[0], a[[0, 1]])\n"
+        "parts = random_split(range(11), [0.3, 0.3, 0.4], generator=torch.Generator().manual_seed(42))\n"
+        "print([p.indices for p in parts], [len(p) for p in parts], list(parts[0]))\n"
+        "print([batch for batch in DataLoader(b, batch_size=2)])\n"
+        "print(Subset(ds, [9, 0])[1], type(a).__name__, type(a).__module__)\n"
+        "for lengths in ([5, 4], [0.5, 0.6]):\n"
+        "    try:\n        random_split(ds, lengths)\n    except ValueError as e:\n        print(e)\n"
+    )
+
+
 def test_thread_counts_are_kept_and_checked_as_torchs():
     _same_as_torch(
         "import torch\ntorch.set_num_threads(3)\ntorch.set_num_interop_threads(1)\n"
