@@ -323,6 +323,24 @@ def test_random_split_and_subset_are_torchs():
     )
 
 
+def test_gradient_clipping_is_torchs():
+    """clip_grad_norm_ (2, inf and 1 norms, a lone tensor, a model's parameters) returns the
+    norm before clipping and scales the gradients in place; clip_grad_value_ clamps them; a
+    non-finite norm is torch's error when asked for."""
+    _same_as_torch(
+        "import torch\nimport torch.nn as nn\nfrom torch.nn.utils import clip_grad_norm_, clip_grad_value_\n"
+        "torch.manual_seed(0)\nmodel = nn.Linear(3, 2)\nx = torch.randn(5, 3)\n"
+        "for norm_type in (2.0, float('inf'), 1):\n"
+        "    model.zero_grad()\n    (model(x) * 10).pow(2).sum().backward()\n"
+        "    print(clip_grad_norm_(model.parameters(), 1.5, norm_type=norm_type), model.bias.grad)\n"
+        "w = torch.ones(4, requires_grad=True)\n(w * 0.1).sum().backward()\n"
+        "print(torch.nn.utils.clip_grad_norm_(w, max_norm=5.0), w.grad)\n"
+        "clip_grad_value_(model.parameters(), 0.01)\nprint(model.weight.grad)\n"
+        "w.grad = torch.tensor([float('inf'), 1.0, 1.0, 1.0])\n"
+        "try:\n    clip_grad_norm_([w], 1.0, error_if_nonfinite=True)\nexcept RuntimeError as e:\n    print(e)\n"
+    )
+
+
 def test_thread_counts_are_kept_and_checked_as_torchs():
     _same_as_torch(
         "import torch\ntorch.set_num_threads(3)\ntorch.set_num_interop_threads(1)\n"

@@ -1,8 +1,8 @@
 """torch.nn, gradcli's: Module (a real class a script subclasses), Parameter, the containers,
-torch's layers and losses, and the functional and init submodules."""
+torch's layers and losses, and the functional, init and utils submodules."""
 
 from .._bridge import namespace
-from . import functional, init
+from . import functional, init, utils
 from .modules import LAYER_CLASSES, Module, ModuleDict, ModuleList, Sequential
 from .parameter import Parameter
 
@@ -16,5 +16,6 @@ __all__ = [
     "Sequential",
     "functional",
     "init",
+    "utils",
     *LAYER_CLASSES,
 ]
