@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,11 +20,9 @@ from .values import ARGUMENT_SLIPS, Method
 
 @dataclass(eq=False)
 class ClassValue:
-    """A class: the script's own (`namespace` of defs and values) or one of torch's (`builtin`)."""
+    """One of torch's classes as the rooms know it: its name and what type() prints."""
 
     name: str
-    base: ClassValue | None
-    namespace: dict[str, Any] = field(default_factory=dict)
     builtin: str | None = None  # "Module", "Function", "Dataset", "Linear", ...
     qualified: str = ""  # what type() prints: __main__.Net, torch.nn.modules.linear.Linear
 
@@ -126,7 +124,7 @@ class Classes:
         """A custom Function's call, its forward and backward given as callables of the script."""
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx = Context(
-            ClassValue(f"{class_name}Backward", None, qualified=f"torch.autograd.function.{class_name}Backward"),
+            ClassValue(f"{class_name}Backward", qualified=f"torch.autograd.function.{class_name}Backward"),
             needs,
         )
         previous, self.grad_enabled = self.grad_enabled, False

@@ -22,15 +22,14 @@ from .classes import ClassValue, Instance
 from .nn_modules import bind_arguments, sig
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, source_position
 
-DATASET_CLASS = ClassValue("Dataset", None, builtin="Dataset", qualified="torch.utils.data.dataset.Dataset")
+DATASET_CLASS = ClassValue("Dataset", builtin="Dataset", qualified="torch.utils.data.dataset.Dataset")
 TENSOR_DATASET = ClassValue(
     "TensorDataset",
-    DATASET_CLASS,
     builtin="TensorDataset",
     qualified="torch.utils.data.dataset.TensorDataset",
 )
 DATA_LOADER = ClassValue(
-    "DataLoader", None, builtin="DataLoader", qualified="torch.utils.data.dataloader.DataLoader"
+    "DataLoader", builtin="DataLoader", qualified="torch.utils.data.dataloader.DataLoader"
 )
 DATA_CLASSES = {"Dataset": DATASET_CLASS, "TensorDataset": TENSOR_DATASET, "DataLoader": DATA_LOADER}
 

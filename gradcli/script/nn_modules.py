@@ -231,14 +231,14 @@ LAYERS: dict[str, Layer] = {
     ),
 }
 
-MODULE_CLASS = ClassValue("Module", None, builtin="Module", qualified="torch.nn.modules.module.Module")
+MODULE_CLASS = ClassValue("Module", builtin="Module", qualified="torch.nn.modules.module.Module")
 NN_CLASSES: dict[str, ClassValue] = {"Module": MODULE_CLASS} | {
-    name: ClassValue(name, MODULE_CLASS, builtin=name, qualified=f"{layer.module}.{name}")
+    name: ClassValue(name, builtin=name, qualified=f"{layer.module}.{name}")
     for name, layer in LAYERS.items()
     if name != "Module"
 }
 FUNCTION_CLASS = ClassValue(
-    "Function", None, builtin="Function", qualified="torch.autograd.function.Function"
+    "Function", builtin="Function", qualified="torch.autograd.function.Function"
 )
 
 # The F.* call each loss module's forward makes, and the constructor arguments it passes on.

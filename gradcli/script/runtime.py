@@ -451,8 +451,12 @@ class Tensor:
             values = stored(values, "bfloat16")
         if isinstance(values, np.ndarray) and values.dtype == target.dtype:  # no cast: nothing to warn of
             target[index] = values
-            self.version.value += 1
-            return
+        else:
+            self._cast_into(target, index, values)
+        self.version.value += 1
+
+    def _cast_into(self, target: np.ndarray, index: Any, values: Any) -> None:
+        """target[index] = values with NumPy's cast, its warnings silenced, overflow in torch's words."""
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
@@ -461,7 +465,6 @@ class Tensor:
                 raise ScriptRuntimeError(
                     f"value cannot be converted to type {_C_TYPES.get(self.dtype, self.dtype)} without overflow"
                 ) from None
-        self.version.value += 1
 
     def assign(self, value: np.ndarray) -> None:
         """In place, the whole tensor (same dtype, same shape)."""
@@ -615,17 +618,17 @@ def _remember(memo: dict, key: tuple, value: Any) -> None:
     memo[key] = value
 
 
-def _dtype_key(op: Any, operands: list[Any]) -> tuple | None:
+def _dtype_key(op: Any, operands: list[Any], shapes: list[tuple]) -> tuple | None:
     """What decides an op's result dtype and torch's dtype checks (ops/dtypes.py): each
     tensor's dtype and whether it has dimensions, whether each number is a float. None where
     the attributes decide too (a constructor's dtype=, rounding_mode) or a number is NumPy's."""
     if op.new_dtype is not None or op.name == "_div_rounded":
         return None
     key: list[Any] = [op.name]
-    for o in operands:
+    for o, shape in zip(operands, shapes):
         if isinstance(o, Tensor):
             key.append(o.dtype)
-            key.append(len(o.shape) > 0)
+            key.append(len(shape) > 0)
         else:
             kind = type(o)
             if kind is not float and kind is not int and kind is not bool:
@@ -664,7 +667,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
             # as the graph does (graph.py): torch copies what cannot be viewed, then views the copy
             copy = apply_op("clone", [operands[0]], {}, grad_enabled)
             return apply_op("_unsafe_view", [copy], {"size": tuple(shape)}, grad_enabled)
-    dtype_key = _dtype_key(op, operands)
+    dtype_key = _dtype_key(op, operands, shapes)
     dtype = _DTYPES.get(dtype_key) if dtype_key is not None else None
     if dtype is None:
         check_dtypes(op, operands)

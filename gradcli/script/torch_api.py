@@ -261,11 +261,11 @@ _DEFAULTS: dict[str, dict] = {}  # each registry op's parameters and their defau
 
 def _direct(expression: Any, tensors: list) -> tuple | None:
     """A call the binder made one registry op over the call's tensors (x.sin(), torch.tanh(x),
-    x.sum(dim=1)): (op, which tensor each operand is, attrs, what the binder may
-    have read of the tensors), so the next such call on tensors alike (the binder reads shapes:
-    movedim's dims become permute's) records the op without building and walking the expression again. None for anything else (a
-    composite, a rewrite, a subscript, a number operand, a loss's weight), which evaluate()
-    walks as before."""
+    x.sum(dim=1)): (op, which tensor each operand is, attrs, what the binder may have read of
+    the tensors), so the next such call on tensors alike records the op without building and
+    walking the expression again (the binder reads shapes: movedim's dims become permute's).
+    None for anything else (a composite, a rewrite, a subscript, a number operand, a loss's
+    weight), which evaluate() walks as before."""
     if not isinstance(expression, Apply) or expression.subscript is not None:
         return None
     if expression.op in REWRITES or expression.op in NOT_DIFFERENTIABLE:
