@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -92,28 +93,44 @@ def pullback(
     (a block, for blocked.py; by default its node's)."""
 
     def pull(node: Node, g: np.ndarray, positions: list[int]) -> Iterable[np.ndarray]:
-        if node.grad_fn == "NotImplemented":  # torch records the node but has no formula for it
-            raise ShapeError(f"derivative for aten::{node.op.torch.rsplit('.', 1)[-1]} is not implemented")
+        refuse_unimplemented(node.grad_fn, node.op)
         args = [values[o] if isinstance(o, int) else o.value for o in node.operands]
         out = values[node.index]
+        operands = node.operands
+
+        def shape(position: int) -> tuple[int, ...]:
+            operand = operands[position]
+            return nodes[operand].shape if shape_of is None else shape_of(operand)
+
         if len(positions) == 1:
-            return (edge(node, g, out, args, positions[0]),)
+            position = positions[0]
+            return (vjp_edge(node.op, node.attrs, g, out, args, position, shape(position), dtype),)
         # lazily: each contribution is added into its operand before the next is made, so a
         # node's contributions are never all alive at once (10M-element tensors)
-        return (edge(node, g, out, args, position) for position in positions)
-
-    def edge(node: Node, g: np.ndarray, out: np.ndarray, args: list, position: int) -> np.ndarray:
-        operand = node.operands[position]
-        shape = nodes[operand].shape if shape_of is None else shape_of(operand)
-        raw = node.op.vjp[position](g, out, *args, **node.attrs)
-        if raw is None:  # no gradient along this edge (a custom Function's backward returned None)
-            return None
-        contribution = unbroadcast(raw, shape)
-        if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
-            contribution = np.asarray(contribution, dtype=dtype)
-        return contribution
+        return (vjp_edge(node.op, node.attrs, g, out, args, p, shape(p), dtype) for p in positions)
 
     return pull
+
+
+def refuse_unimplemented(grad_fn: str | None, op: Any) -> None:
+    """torch records a node it has no derivative formula for, and fails when backward reaches it."""
+    if grad_fn == "NotImplemented":
+        raise ShapeError(f"derivative for aten::{op.torch.rsplit('.', 1)[-1]} is not implemented")
+
+
+def vjp_edge(
+    op: Any, attrs: dict, g: Any, out: Any, args: list, position: int, shape: tuple[int, ...], dtype: np.dtype
+) -> Any:
+    """What an op sends the operand at `position`: its registry VJP rule, summed over broadcast
+    dims to the operand's `shape`; None where the rule gives no gradient (a custom Function's
+    backward returned None)."""
+    raw = op.vjp[position](g, out, *args, **attrs)
+    if raw is None:
+        return None
+    contribution = unbroadcast(raw, shape)
+    if not hasattr(contribution, "apply_op"):  # a traced value (create_graph) stays traced
+        contribution = np.asarray(contribution, dtype=dtype)
+    return contribution
 
 
 def local_derivative(node: Node, values: list[np.ndarray], position: int) -> np.ndarray:

@@ -1,8 +1,11 @@
 """The engine's walks over a graph: the one forward walk, the one backward walk, the one reachability.
 
-Nodes are kept in topological order (graph.py: an operand exists before its user), so each
-walk is one loop over a list, never recursion: a 100,000-node chain costs no stack. The
-walks know nothing of what a value is. A value domain comes in as callbacks: `evaluate`
+The backward walk follows node references (`backward_over`): a node is any object, its
+edges are what `flows` says, so grad's frozen graph (graph.py: a list in topological order,
+operands by index; `backward` adapts it) and a script's grad_fns (script/runtime.py: each
+node referring to its operands' nodes, reached from the roots of one backward call) are
+walked by the same loop. Each walk is a loop, never recursion: a 100,000-node chain costs
+no stack. The walks know nothing of what a value is. A value domain comes in as callbacks: `evaluate`
 gives an op node's value from its operands' for the forward walk; a pullback says what an
 op node sends each operand from the gradient that reached it, for the backward walk.
 Arrays, traced tensors (create_graph), batched arrays, blocks of elements, sympy
@@ -28,8 +31,12 @@ Read = Callable[[Node], Any]
 # a generator: each is added into its operand before the next is asked for). One call per
 # node, not per edge: the walk runs once per node of every pass.
 Pullback = Callable[[Node, Any, list], Iterable[Any]]
-# Sees every contribution as the walk sends it: (op node, position, operand, contribution).
-EdgeHook = Callable[[Node, int, int, Any], None]
+# The edges a gradient flows along out of a node: (operand position, operand node) pairs.
+Flows = Callable[[Any], Sequence[tuple[int, Any]]]
+# Sees every contribution as the walk sends it: (op node, position, operand node, contribution).
+EdgeHook = Callable[[Any, int, Any, Any], None]
+# The same on a graph of indices: (op node, position, operand index, contribution).
+IndexEdgeHook = Callable[[Node, int, int, Any], None]
 Hook = Callable[[Any], Any]  # a tensor hook: the gradient reaching a node, replaced before it flows on
 
 
@@ -57,80 +64,141 @@ def edges(
                 yield node, position, operand
 
 
+def reach(roots: Iterable[Any], flows: Flows) -> list:
+    """The nodes a backward from `roots` reaches (themselves included), following node
+    references along the edges a gradient takes: each node once, in discovery order.
+
+    Iterative, so a 100,000-node chain costs no stack; it visits only what the roots reach,
+    so a backward over a graph that keeps growing (a script's) costs what it reaches."""
+    seen: dict[Any, None] = {}
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        for _, operand in flows(node):
+            if operand not in seen:
+                stack.append(operand)
+    return list(seen)
+
+
+def backward_over(
+    order: Iterable[Any],
+    seeds: Iterable[tuple[Any, Any]],
+    flows: Flows,
+    pullback: Pullback,
+    *,
+    hooks: Mapping[Any, Sequence[Hook]] | None = None,
+    on_edge: EdgeHook | None = None,
+    combine: Callable[[list], Any] | None = None,
+) -> dict:
+    """Every reached node's adjoint, from `seeds`: (root node, its upstream gradient) pairs,
+    summed where two roots are one node. Nodes are any hashable objects, followed by reference:
+    `flows(node)` gives the (operand position, operand node) pairs a gradient flows along out
+    of it (none for a leaf), and `order` lists the nodes with each one before its operands
+    (reverse topological order: a graph's nodes reversed, or a script's grad_fns by
+    descending creation order).
+
+    A node's adjoint is complete (every consumer has sent its contribution) before it flows
+    on; a node used twice gets two contributions, so sharing is right by construction. At
+    each node the gradient is first passed through `hooks[node]` in order (PyTorch's tensor
+    hooks: the result is the node's adjoint and what flows on); then `pullback(node, g,
+    positions)` gives the contributions along its edges, each added into its operand's
+    adjoint after `on_edge(node, position, operand node, contribution)` has seen it.
+    `combine`: contributions (seeds too) are kept in a list per node and combined once when
+    the walk reaches it (a sympy sum built term by term is quadratic); without it they are
+    added with `+` as they arrive."""
+    adjoints: dict[Any, Any] = {}
+    pending: dict[Any, list] | None = None
+    if combine is not None:
+        pending = {}
+        for node, seed in seeds:
+            pending.setdefault(node, []).append(seed)
+    else:
+        for node, seed in seeds:
+            previous = adjoints.get(node)
+            adjoints[node] = seed if previous is None else previous + seed
+    for node in order:
+        if pending is not None:
+            terms = pending.pop(node, None)
+            if not terms:
+                continue
+            adjoints[node] = g = combine(terms)  # type: ignore[misc]
+        else:
+            g = adjoints.get(node)
+            if g is None:
+                continue
+        if hooks is not None:
+            found = hooks.get(node)
+            if found:
+                for hook in found:
+                    g = hook(g)
+                adjoints[node] = g
+        edges = flows(node)
+        if not edges:
+            continue
+        positions = [position for position, _ in edges]
+        for (position, operand), contribution in zip(edges, pullback(node, g, positions)):
+            if contribution is None:  # an undefined gradient, as torch's: nothing flows on
+                continue
+            if on_edge is not None:
+                on_edge(node, position, operand, contribution)
+            if pending is not None:
+                pending.setdefault(operand, []).append(contribution)
+            else:
+                previous = adjoints.get(operand)
+                adjoints[operand] = contribution if previous is None else previous + contribution
+        # the replaced adjoint and the last contribution must not stay alive while the walk
+        # goes on: with 10M-element tensors each is 80 MB at the peak
+        previous = contribution = g = None
+    return adjoints
+
+
 def backward(
     nodes: Sequence[Node],
     seeds: Iterable[tuple[int, Any]],
     pullback: Pullback,
     *,
     hooks: Mapping[int, Sequence[Hook]] | None = None,
-    on_edge: EdgeHook | None = None,
+    on_edge: IndexEdgeHook | None = None,
     combine: Callable[[list], Any] | None = None,
 ) -> list:
-    """Every node's adjoint (None where no gradient reaches), from `seeds`: (root node, its
-    upstream gradient) pairs, summed where two roots are one node.
+    """backward_over on a graph whose nodes are a list in topological order and whose
+    operands are node indices (graph.py's): every node's adjoint by index, None where no
+    gradient reaches; `seeds` and `hooks` by node index, and `on_edge(node, position,
+    operand index, contribution)`."""
 
-    The walk visits nodes in reverse topological order, so a node's adjoint is complete
-    (every consumer has sent its contribution) before it flows on; a node used twice gets
-    two contributions, so sharing is right by construction. At each node the gradient is
-    first passed through `hooks[node]` in order (PyTorch's tensor hooks: the result is the
-    node's adjoint and what flows on); then an op that requires grad asks `pullback(node, g,
-    positions)` for the contributions along its edges (engine.edges) and adds each into its
-    operand's adjoint, telling `on_edge` of it first. `combine`: contributions (seeds too) are kept in a list
-    per node and combined once when the walk reaches it (a sympy sum built term by term is
-    quadratic); without it they are added with `+` as they arrive.
-    """
-    adjoints: list[Any] = [None] * len(nodes)
-    pending: list[list] | None = None
-    if combine is not None:
-        pending = [[] for _ in nodes]
-        for index, seed in seeds:
-            pending[index].append(seed)
-    else:
-        for index, seed in seeds:
-            previous = adjoints[index]
-            adjoints[index] = seed if previous is None else previous + seed
-    for node in reversed(nodes):
-        index = node.index
-        if pending is not None:
-            terms = pending[index]
-            if not terms:
-                continue
-            pending[index] = []
-            adjoints[index] = g = combine(terms)  # type: ignore[misc]
-        else:
-            g = adjoints[index]
-            if g is None:
-                continue
-        if hooks is not None:
-            for hook in hooks.get(index, ()):
-                g = hook(g)
-            adjoints[index] = g
+    def flows(node: Node) -> list[tuple[int, Node]]:
         if node.kind != OP or not node.requires_grad:
-            continue
-        operands = node.operands  # the rule of engine.edges, inline and without a comprehension's frame
-        wanted = []
+            return []
+        found = []
         position = 0
-        for operand in operands:  # a counter, not enumerate: no tuple per operand in the hot loop
-            if isinstance(operand, int) and nodes[operand].requires_grad:
-                wanted.append(position)
+        for operand in node.operands:  # a counter, not enumerate: no tuple per operand in the hot loop
+            if isinstance(operand, int):
+                target = nodes[operand]
+                if target.requires_grad:
+                    found.append((position, target))
             position += 1  # noqa: SIM113
-        if not wanted:
-            continue
-        for position, contribution in zip(wanted, pullback(node, g, wanted)):
-            if contribution is None:  # an undefined gradient, as torch's: nothing flows on
-                continue
-            operand = operands[position]
-            if on_edge is not None:
-                on_edge(node, position, operand, contribution)
-            if pending is not None:
-                pending[operand].append(contribution)
-            else:
-                previous = adjoints[operand]
-                adjoints[operand] = contribution if previous is None else previous + contribution
-        # the replaced adjoint and the last contribution must not stay alive while the walk
-        # goes on: with 10M-element tensors each is 80 MB at the peak
-        previous = contribution = None
-    return adjoints
+        return found
+
+    indexed_edge = None
+    if on_edge is not None:
+        told = on_edge
+
+        def indexed_edge(node: Node, position: int, operand: Node, contribution: Any) -> None:
+            told(node, position, operand.index, contribution)
+
+    adjoints = backward_over(
+        reversed(nodes),
+        [(nodes[index], seed) for index, seed in seeds],
+        flows,
+        pullback,
+        hooks=None if hooks is None else {nodes[index]: found for index, found in hooks.items()},
+        on_edge=indexed_edge,
+        combine=combine,
+    )
+    return [adjoints.get(node) for node in nodes]
 
 
 def reaching(

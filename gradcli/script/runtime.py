@@ -8,12 +8,13 @@ version counter and copies the storage first if an op recorded it, so backward e
 sees the values an op ran with or, where PyTorch saved the tensor, raises PyTorch's
 "modified by an inplace operation" error (`check_saved`).
 
-backward() does not carry derivative rules of its own: it collects the Fn records
-reachable from the output, lays them out as a `graph.Graph` (leaves first, then ops in
-creation order, which is topological) and walks it with the engine's backward
-(engine.backward over autograd's array domain, with the tensors' hooks and several roots),
-the same walk and rules `gradcli grad` runs, so both commands share every VJP and every
-PyTorch error text.
+backward() does not carry derivative rules of its own: the engine's backward walk
+(engine.backward_over) follows the grad_fns from the roots by reference, each Fn to its
+operands' Fns and leaves (`_flows`), newest first, with the registry's VJP rules and the
+tensors' hooks: the same walk and rules `gradcli grad` runs, so both commands share every
+VJP and every PyTorch error text, and a backward costs what it reaches. The reached part is
+laid out as a `graph.Graph` only for what narrates it (--trace, --explain, JSON) and, for
+now, for create_graph's tape.
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ class Fn:
     # the call that unpacks it, run as backward reaches this node (saved_tensors.py)
     packed: dict = field(default_factory=dict)
     integral: frozenset = frozenset()  # positions of Python ints among the number operands
+    edges: tuple | None = None  # (position, operand's node) along which a gradient flows (_flows)
 
     def next_functions(self) -> tuple:
         return tuple(o for o in self.operands if isinstance(o, Operand))
@@ -871,9 +873,10 @@ def run_backward(
     allow_unused; `only`: backward(inputs=...), the leaves that get a .grad). PyTorch's
     checks, in PyTorch's order.
 
-    With create_graph the gradients are script tensors with grad_fns of their own (the
-    registry's VJP rules run on traced values, gradcli/traced.py), so a later statement can
-    differentiate them again."""
+    The walk is the engine's, over the grad_fns the roots reach, by reference (`_Reached`):
+    it costs what it reaches, however big the rest of the script's graph. With create_graph
+    the gradients are script tensors with grad_fns of their own (the registry's VJP rules run
+    on traced values, gradcli/traced.py), so a later statement can differentiate them again."""
     if len(gradients) != len(roots):
         raise AutogradError(f"got {len(roots)} tensors and {len(gradients)} gradients")
     dtype = np.dtype(roots[0].dtype if roots[0].dtype in FLOAT_DTYPES else "float32")
@@ -899,85 +902,58 @@ def run_backward(
         for tensor in inputs:
             if not tensor.requires_grad:
                 raise AutogradError(NO_REQUIRES)
-    laid = _lay_out(roots, record.names if record is not None else None)
-    check_saved(laid.fns)
-    hooked = {i: list(t.hooks.values()) for i, t in laid.leaves.items() if t.hooks}
-    hooked.update({laid.fn_index[id(fn)]: list(fn.hooks.values()) for fn in laid.fns if fn.hooks})
+    reached = _Reached(roots)
+    check_saved(reached.fns)
+    hooks = {t: list(t.hooks.values()) for t in reached.leaves if t.hooks}
+    hooks.update({fn: list(fn.hooks.values()) for fn in reached.fns if fn.hooks})
     # --trace / --explain narrate this call: keep what each edge carried as backward runs
-    carried: dict[tuple[int, int], np.ndarray] | None = {} if record is not None else None
-    on_edge = None if carried is None else autograd.edge_recorder(carried)
+    carried: dict[tuple[Any, int], np.ndarray] | None = {} if record is not None else None
+    on_edge = None if carried is None else _edge_recorder(carried)
+    laid = None
     if create_graph:
-        if hooked:
-            raise ScriptError("tensor hooks together with create_graph=True are not supported yet")
-        tape = Tape(laid.graph, laid.values, dtype)
-        started = [
-            tape.leaf(seed, "grad_output") if g is not None and g.requires_grad else tape.constant(seed)
-            for seed, g in zip(seeds, gradients)
-        ]
-        values: list[Any] = [tape.traced(i) for i in range(len(laid.graph.nodes))]
-        adopted = _Adopted(tape, laid, {t.index: g for t, g in zip(started, gradients) if g is not None})
-        ADOPTING.append(adopted)  # a custom Function's backward runs on the script's tensors
-        try:
-            traced_adjoints = _sweep(laid, values, started, dtype, {}, tracing=True, on_edge=on_edge)
-        finally:
-            ADOPTING.pop()
-        adjoints: list[Any] = [adopted.tensor_of(a) for a in traced_adjoints]
-        arrays = [None if t is None else t.value for t in adjoints]
+        laid = _lay_out(roots, record.names if record is not None else None)
+        adjoints = _create_graph_sweep(laid, seeds, gradients, dtype, hooks, on_edge)
     else:
-        adjoints = _sweep(laid, laid.values, seeds, dtype, hooked, on_edge=on_edge)
-        arrays = adjoints
+        adjoints = _sweep(reached, roots, seeds, dtype, hooks, on_edge)
     if record is not None:
-        record.laid, record.adjoints, record.seed, record.dtype = laid, arrays, seeds[0], str(dtype)
-        record.edges = carried
-        record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
+        _record(record, laid or _lay_out(roots, record.names), adjoints, carried, seeds[0], dtype)
     if inputs is not None and not allow_unused:  # torch refuses before it frees anything
         for position, tensor in enumerate(inputs):
-            index = _input_index(laid, tensor)
-            if index is None or adjoints[index] is None:
+            if adjoints.get(_node_of(tensor)) is None:
                 raise AutogradError(UNUSED.format(position))
     if not retain_graph:
-        for fn in laid.fns:
+        for fn in reached.fns:
             fn.freed = True
     if inputs is not None:
         found = []
-        for position, tensor in enumerate(inputs):
-            index = _input_index(laid, tensor)
-            adjoint = None if index is None else adjoints[index]
-            if adjoint is None and not allow_unused:
-                raise AutogradError(UNUSED.format(position))
+        for tensor in inputs:
+            adjoint = adjoints.get(_node_of(tensor))
             if adjoint is not None and not create_graph:
                 adjoint = np.asarray(adjoint, dtype=tensor.dtype)
             found.append(adjoint)
             if record is not None:
-                record.inputs.append(index)
+                record.inputs.append(_input_index(record.laid, tensor))
         return found
-    for index in _accumulation_order(laid):
-        tensor = laid.leaves[index]
+    for tensor in reached.accumulation_order():
         if only is not None and not any(tensor is t for t in only):
             continue
-        if adjoints[index] is not None:
+        adjoint = adjoints.get(tensor)
+        if adjoint is not None:
             if create_graph:
-                accumulate_graph(tensor, adjoints[index], "CopyBackwards")
+                accumulate_graph(tensor, adjoint, "CopyBackwards")
             else:
-                accumulate(tensor, np.asarray(adjoints[index], dtype=tensor.dtype))
+                accumulate(tensor, np.asarray(adjoint, dtype=tensor.dtype))
             for hook in list(tensor.post_hooks.values()):  # register_post_accumulate_grad_hook
                 hook(tensor)
     # backward(inputs=[w]) with a non-leaf w: torch gives w a .grad, and runs only the nodes
     # on a path to an input, so only their retained tensors (retain_grad) get one
-    targets = {} if only is None else {laid.fn_index[id(t.grad_fn)]: t for t in only if not t.is_leaf}
-    needed = (
-        None
-        if only is None
-        else _on_a_path(laid, set(targets) | {i for i, t in laid.leaves.items() if any(t is o for o in only)})
-    )
-    for fn in laid.fns:
-        index = laid.fn_index[id(fn)]
-        found_adjoint = adjoints[index]
-        if needed is not None and not needed[index]:
+    targets = {} if only is None else {t.grad_fn: t for t in only if not t.is_leaf}
+    needed = None if only is None else reached.on_a_path(set(targets) | {t for t in only if t.is_leaf})
+    for fn in reached.fns:
+        found_adjoint = adjoints.get(fn)
+        if found_adjoint is None or (needed is not None and fn not in needed):
             continue
-        for tensor in {id(t): t for t in (fn.retained, targets.get(index)) if t is not None}.values():
-            if found_adjoint is None:
-                continue
+        for tensor in {id(t): t for t in (fn.retained, targets.get(fn)) if t is not None}.values():
             if create_graph:
                 accumulate_graph(tensor, found_adjoint, "CloneBackward0")
             else:
@@ -985,16 +961,141 @@ def run_backward(
     return None
 
 
-def _accumulation_order(laid: _Laid) -> list[int]:
-    """The leaves in the order torch's engine accumulates their .grad: its ready queue runs
-    later-made nodes first, and a leaf's AccumulateGrad as soon as the earliest-made op that
-    uses it has run (so after that op's other operands before it, in operand order)."""
-    first_use: dict[int, tuple[int, int]] = {}
+def _node_of(tensor: Tensor) -> Any:
+    """A tensor's node in a backward walk: its grad_fn, or the leaf itself (its AccumulateGrad)."""
+    return tensor.grad_fn if tensor.grad_fn is not None else tensor
+
+
+def _flows(node: Any) -> tuple:
+    """The edges a gradient takes out of a node of a script's graph (engine.Flows): from a
+    grad_fn to each operand that requires grad, by reference (the operand's grad_fn, or the
+    leaf tensor); none out of a leaf. Fixed when the op ran, so worked out once per node."""
+    if type(node) is not Fn:
+        return ()
+    edges = node.edges
+    if edges is None:
+        edges = node.edges = tuple(
+            (position, operand.grad_fn if operand.grad_fn is not None else operand.tensor)
+            for position, operand in enumerate(node.operands)
+            if type(operand) is Operand and operand.requires_grad
+        )
+    return edges
+
+
+class _Reached:
+    """The part of a script's graph a backward from `roots` reaches, found by following node
+    references from the roots (engine.reach): its grad_fns in creation order (topological)
+    and its leaves, the roots' own first, then in order of first use, as torch meets them."""
+
+    def __init__(self, roots: list[Tensor]) -> None:
+        found = engine.reach([_node_of(r) for r in roots if r.requires_grad], _flows)
+        self.fns: list[Fn] = sorted((n for n in found if type(n) is Fn), key=lambda fn: fn.seq)
+        self.first_use: dict[Tensor, tuple[int, int]] = {}
+        for fn in self.fns:
+            for position, operand in _flows(fn):
+                if type(operand) is not Fn and operand not in self.first_use:
+                    self.first_use[operand] = (fn.seq, position)
+        root_leaves = {id(r): n for n, r in enumerate(roots) if r.grad_fn is None}
+        self.leaves: list[Tensor] = sorted(
+            (n for n in found if type(n) is not Fn),
+            key=lambda t: (0, root_leaves[id(t)], 0) if id(t) in root_leaves else (1, *self.first_use[t]),
+        )
+
+    def order(self) -> list:
+        """The walk's order: each node before its operands (grad_fns newest first, then leaves)."""
+        return [*reversed(self.fns), *reversed(self.leaves)]
+
+    def accumulation_order(self) -> list[Tensor]:
+        """The leaves in the order torch's engine accumulates their .grad: its ready queue runs
+        later-made nodes first, and a leaf's AccumulateGrad as soon as the earliest-made op that
+        uses it has run (so after that op's other operands before it, in operand order)."""
+        return sorted(
+            self.leaves,
+            key=lambda t: (0, -self.first_use[t][0], self.first_use[t][1]) if t in self.first_use else (1, 0, 0),
+        )
+
+    def on_a_path(self, inputs: set) -> set:
+        """The nodes on a path from the roots down to one of `inputs` (the nodes torch's engine
+        runs for backward(inputs=...)): an input, or a node with such a node below it."""
+        found = {leaf for leaf in self.leaves if leaf in inputs}
+        for fn in self.fns:  # operands first
+            if fn in inputs or any(operand in found for _, operand in _flows(fn)):
+                found.add(fn)
+        return found
+
+
+def _edge_recorder(carried: dict[tuple[Any, int], np.ndarray]) -> engine.EdgeHook:
+    """An on_edge hook that keeps what each edge carried, by (grad_fn, operand position)."""
+
+    def record(node: Any, position: int, operand: Any, contribution: Any) -> None:
+        # a traced contribution (create_graph) is kept as its numbers
+        carried[(node, position)] = np.asarray(getattr(contribution, "value", contribution))
+
+    return record
+
+
+def _fn_pullback(dtype: np.dtype) -> engine.Pullback:
+    """The array domain's chain-rule step at a script's grad_fn: the registry VJP rules on the
+    values the op ran with (autograd.vjp_edge, as grad's pullback)."""
+
+    def pull(fn: Fn, g: Any, positions: list[int]) -> Any:
+        autograd.refuse_unimplemented(fn.name, fn.op)
+        if fn.packed:  # saved tensors under pack hooks: unpacked as the node runs, before its rule
+            for unpack in fn.packed.values():
+                unpack()
+        operands = fn.operands
+        args = [o.value if type(o) is Operand else o for o in operands]
+        out, op, attrs = fn.out, fn.op, fn.attrs
+        if len(positions) == 1:
+            position = positions[0]
+            return (autograd.vjp_edge(op, attrs, g, out, args, position, operands[position].value.shape, dtype),)
+        # lazily: each contribution is added into its operand before the next is made
+        return (autograd.vjp_edge(op, attrs, g, out, args, p, operands[p].value.shape, dtype) for p in positions)
+
+    return pull
+
+
+def _sweep(
+    reached: _Reached,
+    roots: list[Tensor],
+    seeds: list,
+    dtype: np.dtype,
+    hooks: dict,
+    on_edge: engine.EdgeHook | None,
+) -> dict:
+    """The engine's backward walk from several roots at once (one seed each, summed where two
+    roots are one node), with each hooked node's gradient passed through its hooks (in the
+    order they were registered) before it flows on, as PyTorch's tensor hooks do."""
+    with np.errstate(all="ignore"):
+        return engine.backward_over(
+            reached.order(),
+            [(_node_of(root), seed) for root, seed in zip(roots, seeds)],
+            _flows,
+            _fn_pullback(dtype),
+            hooks=hooks,
+            on_edge=on_edge,
+        )
+
+
+def _record(
+    record: Traced,
+    laid: _Laid,
+    adjoints: dict,
+    carried: dict | None,
+    seed: np.ndarray,
+    dtype: np.dtype,
+) -> None:
+    """What --trace, --explain and --format json show of the call: the reached graph laid out
+    for the renderers (names, values, adjoints and edges by node index)."""
+    fn_at = {index: fn for fn in laid.fns for index in (laid.fn_index[id(fn)],)}
+    by_index: list[Any] = []
     for node in laid.graph.nodes:
-        for position, operand in enumerate(node.inputs()):
-            if operand in laid.leaves and operand not in first_use:
-                first_use[operand] = (node.index, position)
-    return sorted(laid.leaves, key=lambda i: (-first_use.get(i, (0, 0))[0], first_use.get(i, (0, 0))[1]))
+        key = laid.leaves.get(node.index) if node.kind == LEAF else fn_at.get(node.index)
+        adjoint = None if key is None else adjoints.get(key)
+        by_index.append(adjoint.value if isinstance(adjoint, Tensor) else adjoint)
+    record.laid, record.adjoints, record.seed, record.dtype = laid, by_index, seed, str(dtype)
+    record.edges = {(laid.fn_index[id(fn)], position): value for (fn, position), value in (carried or {}).items()}
+    record.before = {i: _grad_copy(t) for i, t in laid.leaves.items()}
 
 
 def _input_index(laid: _Laid, tensor: Tensor) -> int | None:
@@ -1004,40 +1105,47 @@ def _input_index(laid: _Laid, tensor: Tensor) -> int | None:
     return next((i for i, t in laid.leaves.items() if t is tensor), None)
 
 
-def _on_a_path(laid: _Laid, inputs: set[int]) -> list[bool]:
-    """Which nodes lie on a path from the roots down to one of `inputs` (the nodes torch's
-    engine runs for backward(inputs=...)): an input, or a node with such a node below it."""
-    return engine.reaching(laid.graph.nodes, inputs, toward_inputs=False, gradient=False)
-
-
-def _sweep(
-    laid: _Laid,
-    values: list,
-    seeds: list,
-    dtype: np.dtype,
-    hooked: dict,
-    tracing: bool = False,
-    on_edge: autograd.EdgeHook | None = None,
-) -> list:
-    """The engine's backward walk from several roots at once (one seed each, summed where two
-    roots are one node), with each hooked node's gradient passed through its hooks (in the
-    order they were registered) before it flows on, as PyTorch's tensor hooks do. `tracing`:
-    the values are traced (create_graph), and a rule that cannot trace names its node."""
+def _create_graph_sweep(
+    laid: _Laid, seeds: list, gradients: list, dtype: np.dtype, hooks: dict, on_edge: engine.EdgeHook | None
+) -> dict:
+    """backward(create_graph=True): the registry's VJP rules run on traced values of a tape
+    that starts with the reached graph laid out, and the tape's new nodes become script
+    tensors with grad_fns (_Adopted). The adjoints by reference, as _sweep gives them."""
+    if hooks:
+        raise ScriptError("tensor hooks together with create_graph=True are not supported yet")
     nodes = laid.graph.nodes
-    pull = autograd.pullback(values, dtype, nodes)
-    if tracing:
-        pull = _naming_untraceable(pull)
+    fn_at = {laid.fn_index[id(fn)]: fn for fn in laid.fns}
+    tape = Tape(laid.graph, laid.values, dtype)
+    started = [
+        tape.leaf(seed, "grad_output") if g is not None and g.requires_grad else tape.constant(seed)
+        for seed, g in zip(seeds, gradients)
+    ]
+    values: list[Any] = [tape.traced(i) for i in range(len(nodes))]
+    adopted = _Adopted(tape, laid, {t.index: g for t, g in zip(started, gradients) if g is not None})
+    pull = _naming_untraceable(autograd.pullback(values, dtype, nodes))
     unpacking = {laid.fn_index[id(fn)]: fn for fn in laid.fns if fn.packed}
     if unpacking:
         pull = _unpacking_first(pull, unpacking)
-    with np.errstate(all="ignore"):
-        return engine.backward(
-            nodes,
-            [(index, seed) for index, seed in zip(laid.roots, seeds) if index is not None],
-            pull,
-            hooks=hooked,
-            on_edge=on_edge,
-        )
+    told = None
+    if on_edge is not None:
+        told = lambda node, position, operand, g: on_edge(fn_at[node.index], position, operand, g)  # noqa: E731
+    ADOPTING.append(adopted)  # a custom Function's backward runs on the script's tensors
+    try:
+        with np.errstate(all="ignore"):
+            traced = engine.backward(
+                nodes,
+                [(index, seed) for index, seed in zip(laid.roots, started) if index is not None],
+                pull,
+                on_edge=told,
+            )
+    finally:
+        ADOPTING.pop()
+    adjoints: dict[Any, Any] = {}
+    for node in nodes:
+        key = laid.leaves.get(node.index) if node.kind == LEAF else fn_at.get(node.index)
+        if key is not None and traced[node.index] is not None:
+            adjoints[key] = adopted.tensor_of(traced[node.index])
+    return adjoints
 
 
 def _unpacking_first(pull: engine.Pullback, unpacking: dict[int, Fn]) -> engine.Pullback:
