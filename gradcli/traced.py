@@ -256,7 +256,7 @@ def _wrapped(graph: Graph) -> Graph:
     return Graph(graph.program, tuple(nodes), graph.output)
 
 
-def _scalar_overload(name: str, kinds: Sequence[str], grad_fn: str) -> str:
+def scalar_overload(name: str, kinds: Sequence[str], grad_fn: str) -> str:
     """derivatives.yaml's rules are C++: `grad * 2` is mul(Tensor, Scalar), MulBackward1,
     where Python's `x * 2` is MulBackward0. Rules run here, so numbers take the Scalar overload."""
     if len(kinds) != 2 or NUMBER not in kinds:
@@ -338,7 +338,7 @@ class Tape:
         )
         index = len(self.nodes)
         grad_fn = (
-            _scalar_overload(name, overload, op.grad_fn_for(kinds, shapes, attrs)) if requires_grad else None
+            scalar_overload(name, overload, op.grad_fn_for(kinds, shapes, attrs)) if requires_grad else None
         )
         self.nodes.append(
             Node(index, f"t{index}", OP, shape, requires_grad, op, tuple(recorded), attrs, grad_fn)

@@ -167,3 +167,51 @@ def test_the_numeric_domain_is_the_walk(seed):
         None if a is None else a * seed for a in engine.backward(NODES, [(4, 1.0)], scalar_pullback(VALUES))
     ]
     assert seen == [seed, seed, 2 * seed, 6 * seed, 6 * seed]
+
+
+# A graph of references, as a script's grad_fns are: nodes are any objects, edges by `flows`.
+# y = a * b; z = y + a; an unrelated w = b * 3 that no backward from z reaches.
+REFERENCES = {
+    "z": (("add", ((0, "y"), (1, "a")))),
+    "y": (("mul", ((0, "a"), (1, "b")))),
+    "w": (("mul", ((0, "b"),))),
+    "a": None,
+    "b": None,
+}
+POINT = {"a": 2.0, "b": 5.0}
+
+
+def reference_flows(node: str) -> tuple:
+    record = REFERENCES[node]
+    return () if record is None else record[1]
+
+
+def reference_pullback(node: str, g: float, positions: list[int]) -> list[float]:
+    """d(a*b) = (g*b, g*a); d(y + a) = (g, g); d(b*3) = 3g."""
+    if node == "y":
+        return [g * (POINT["b"] if p == 0 else POINT["a"]) for p in positions]
+    if node == "w":
+        return [3 * g]
+    return [g for _ in positions]
+
+
+def test_reach_follows_references_from_the_roots_only():
+    assert set(engine.reach(["z"], reference_flows)) == {"z", "y", "a", "b"}
+    assert set(engine.reach(["y"], reference_flows)) == {"y", "a", "b"}  # z and w are never visited
+
+
+def test_backward_over_references_is_the_walk_of_an_indexed_graph():
+    order = ["z", "y", "b", "a"]  # each node before its operands
+    adjoints = engine.backward_over(order, [("z", 1.0)], reference_flows, reference_pullback)
+    # dz/da = b + 1, dz/db = a, dz/dy = 1; w is not reached and has no adjoint
+    assert adjoints == {"z": 1.0, "y": 1.0, "a": 6.0, "b": 2.0}
+    seen = []
+    engine.backward_over(
+        order,
+        [("z", 1.0), ("y", 10.0)],  # two roots: y's own seed adds to what z sends it
+        reference_flows,
+        reference_pullback,
+        hooks={"y": [lambda g: g * 2]},  # y's gradient doubled before it flows on
+        on_edge=lambda node, position, operand, g: seen.append((node, position, operand, g)),
+    )
+    assert seen == [("z", 0, "y", 1.0), ("z", 1, "a", 1.0), ("y", 0, "a", 110.0), ("y", 1, "b", 44.0)]

@@ -94,6 +94,23 @@ EDGES = {
         "first = y[0]\ny[0, 1] = 10.0\nprint(first, first.grad_fn.next_functions)\n"
         "(first * 3).sum().backward()\nprint(x.grad)\n"
     ),
+    "a tensor hook sees, and may replace, a gradient that has a graph (create_graph)": (
+        "import torch\nx = torch.tensor([0.5, -1.0], requires_grad=True)\ny = x.tanh()\n"
+        "seen = []\ny.register_hook(lambda g: seen.append(g) or g * x)\n"
+        "g, = torch.autograd.grad((y ** 2).sum(), x, create_graph=True)\n"
+        "print(seen[0], seen[0].grad_fn.name())\nprint(g, g.grad_fn.name())\n"
+        "h, = torch.autograd.grad(g.sum(), x)\nprint(h)\n"
+    ),
+    "a leaf's hook with backward(create_graph=True), then the gradient differentiated": (
+        "import torch\nw = torch.tensor([2.0, 3.0], requires_grad=True)\n"
+        "w.register_hook(lambda g: g * g)\n(w ** 3).sum().backward(create_graph=True)\n"
+        "print(w.grad, w.grad.grad_fn.name())\nw.grad.sum().backward()\nprint(w.grad)\n"
+    ),
+    "a hook returning None under create_graph keeps the gradient and its graph": (
+        "import torch\nx = torch.tensor(1.5, requires_grad=True)\ny = x.exp()\n"
+        "y.register_hook(lambda g: print('hook', g, g.requires_grad, g.grad_fn))\n"
+        "g, = torch.autograd.grad(y * y, x, create_graph=True)\nprint(g, torch.autograd.grad(g, x))\n"
+    ),
     "generator expressions": (
         "xs = [1.5, 2.5]\nprint(sum(v * 2 for v in xs), ', '.join(f'{v:.1f}' for v in xs if v > 2))\n"
     ),
@@ -206,3 +223,46 @@ def test_python_api_runs_create_graph():
     )
     assert result.error is None
     assert result.stdout == "tensor(27., grad_fn=<MulBackward0>) tensor(18.)\n"
+
+
+# -- one graph: a tensor holds its grad_fn, each grad_fn its operands', and backward walks them
+
+
+def _recorded(name, operands):
+    from gradcli.script import runtime
+
+    return runtime.apply_op(name, operands, {}, True)
+
+
+def test_grad_fns_nobody_holds_are_freed_as_torchs_are():
+    import weakref
+
+    import numpy as np
+
+    from gradcli.script import runtime
+
+    x = runtime.Tensor(np.ones(3), requires_grad=True)
+    y = _recorded("sin", [_recorded("mul", [x, 2.0])])
+    outer, inner = weakref.ref(y.grad_fn), weakref.ref(y.grad_fn.operands[0].grad_fn)
+    assert outer() is not None and inner() is not None
+    del y  # no list of every node anywhere: dropping the output drops its graph
+    assert outer() is None and inner() is None
+
+
+def test_a_backward_walks_only_the_nodes_it_reaches(monkeypatch):
+    import numpy as np
+
+    from gradcli.script import runtime
+
+    x = runtime.Tensor(np.ones(3), requires_grad=True)
+    long = x
+    for _ in range(2000):  # a long graph beside the one differentiated
+        long = _recorded("sin", [long])
+    small = _recorded("sum", [_recorded("mul", [x, 2.0])])
+    visited = []
+    flows = runtime._flows
+    monkeypatch.setattr(runtime, "_flows", lambda node: visited.append(node) or flows(node))
+    runtime.run_backward([small], [None], retain_graph=False)
+    assert len(visited) <= 3 * 3  # sum, mul and x: the 2,000 sines are never visited
+    assert np.array_equal(x._grad.value, np.full(3, 2.0))
+    assert not long.grad_fn.freed  # nor freed by a backward that did not reach them

@@ -39,7 +39,18 @@ class AutogradAPI:
         dtype = t.dtype
         label = getattr(hook, "__name__", type(hook).__name__)
 
-        def run(g: np.ndarray) -> np.ndarray:
+        def run(g: Any) -> Any:
+            if isinstance(g, runtime.Recorded):  # create_graph: the gradient is a tensor with a graph
+                returned = self.call_function(hook, [g.tensor], {}, node)
+                if returned is None:
+                    return g
+                if not isinstance(returned, Tensor):
+                    raise ScriptRuntimeError(
+                        f"expected Variable or None (got {self.type_name(returned)})", "TypeError"
+                    )
+                if returned.shape != g.shape:
+                    raise ScriptRuntimeError(f"hook '{label}' has changed the size of value")
+                return g.recorder.wrap(returned)
             grad = Tensor(np.array(g, dtype=dtype), dtype=dtype)
             returned = self.call_function(hook, [grad], {}, node)
             if returned is None:  # the hook may have changed its gradient in place (g *= 2)

@@ -156,11 +156,11 @@ class Classes:
             key = id(g)
             if key not in results:
                 results.clear()
-                traced = hasattr(g, "apply_op")  # create_graph: the backward runs with grad mode on
-                adopter = runtime.ADOPTING[-1] if traced and runtime.ADOPTING else None
-                if traced and adopter is None:
+                # create_graph: the backward runs with grad mode on, on the gradient's tensor
+                traced = isinstance(g, runtime.Recorded)
+                if hasattr(g, "apply_op") and not traced:
                     raise TypeError("a traced gradient outside a create_graph backward")
-                grad = adopter.tensor_of(g) if adopter is not None else Tensor(np.asarray(g), dtype=output.dtype)
+                grad = g.tensor if traced else Tensor(np.asarray(g), dtype=output.dtype)
                 line, before = self.line, self.grad_enabled
                 self.grad_enabled = traced
                 try:
@@ -189,11 +189,11 @@ class Classes:
                             f"Function {name} returned an invalid gradient at index {i} - got "
                             f"{list(value.shape)} but expected shape compatible with {list(args[i].shape)}"
                         )
-                    if adopter is not None:
+                    if traced:
                         shaped = value if value.shape == args[i].shape else self.tensor_method(
                             value, "reshape", [tuple(args[i].shape)], {}, node
                         )
-                        grads.append(adopter.foreign(shaped))
+                        grads.append(g.recorder.wrap(shaped))
                         continue
                     grads.append(value.value.reshape(args[i].shape).astype(args[i].dtype))
                 results[key] = tuple(grads)

@@ -12,9 +12,10 @@ backward() does not carry derivative rules of its own: the engine's backward wal
 (engine.backward_over) follows the grad_fns from the roots by reference, each Fn to its
 operands' Fns and leaves (`_flows`), newest first, with the registry's VJP rules and the
 tensors' hooks: the same walk and rules `gradcli grad` runs, so both commands share every
-VJP and every PyTorch error text, and a backward costs what it reaches. The reached part is
-laid out as a `graph.Graph` only for what narrates it (--trace, --explain, JSON) and, for
-now, for create_graph's tape.
+VJP and every PyTorch error text, and a backward costs what it reaches. With create_graph
+the same rules run on the script's tensors (`Recorded`), so each step is an ordinary op of
+the script's graph. The reached part is laid out as a `graph.Graph` only for what narrates
+it (--trace, --explain, JSON), whose renderers are grad's.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from .. import autograd, engine
 from ..errors import AutogradError, GradcliError, ShapeError
 from ..graph import CONST, LEAF, OP, Graph, Literal, Node, copies_to_view, recorded_grad_fn
 from ..ops import NUMBER, REGISTRY, TENSOR, dtypes, strides
-from ..traced import Tape, Untraceable
 from ..traced import Traced as TracedValue
+from ..traced import Untraceable, WrappedNumber, scalar_overload
 
 FLOAT_DTYPES = ("float32", "float64")
 # torch's narrower dtypes: values and arithmetic as torch computes them (each op in float32,
@@ -785,8 +786,9 @@ class _Namer:
 
 
 def _lay_out(roots: list[Tensor], names: dict[int, str] | None = None) -> _Laid:
-    """The part of the growing graph that backward from `roots` reaches, as a graph.Graph
-    (its output is the first root; `_Laid.roots` has each root's node).
+    """The part of the growing graph that backward from `roots` reaches, as a graph.Graph for
+    the narrations (--trace, --explain, JSON read it as grad's renderers do; the backward
+    itself walks the grad_fns): its output is the first root, `_Laid.roots` each root's node.
 
     `names` maps id(tensor) of inputs and id(grad_fn) of ops to the script's variable names."""
     name = _Namer(names)
@@ -909,14 +911,12 @@ def run_backward(
     # --trace / --explain narrate this call: keep what each edge carried as backward runs
     carried: dict[tuple[Any, int], np.ndarray] | None = {} if record is not None else None
     on_edge = None if carried is None else _edge_recorder(carried)
-    laid = None
     if create_graph:
-        laid = _lay_out(roots, record.names if record is not None else None)
-        adjoints = _create_graph_sweep(laid, seeds, gradients, dtype, hooks, on_edge)
+        adjoints = _create_graph_sweep(reached, roots, seeds, gradients, dtype, hooks, on_edge)
     else:
         adjoints = _sweep(reached, roots, seeds, dtype, hooks, on_edge)
     if record is not None:
-        _record(record, laid or _lay_out(roots, record.names), adjoints, carried, seeds[0], dtype)
+        _record(record, _lay_out(roots, record.names), adjoints, carried, seeds[0], dtype)
     if inputs is not None and not allow_unused:  # torch refuses before it frees anything
         for position, tensor in enumerate(inputs):
             if adjoints.get(_node_of(tensor)) is None:
@@ -1106,164 +1106,159 @@ def _input_index(laid: _Laid, tensor: Tensor) -> int | None:
 
 
 def _create_graph_sweep(
-    laid: _Laid, seeds: list, gradients: list, dtype: np.dtype, hooks: dict, on_edge: engine.EdgeHook | None
+    reached: _Reached, roots: list[Tensor], seeds: list, gradients: list, dtype: np.dtype, hooks: dict,
+    on_edge: engine.EdgeHook | None,
 ) -> dict:
-    """backward(create_graph=True): the registry's VJP rules run on traced values of a tape
-    that starts with the reached graph laid out, and the tape's new nodes become script
-    tensors with grad_fns (_Adopted). The adjoints by reference, as _sweep gives them."""
-    if hooks:
-        raise ScriptError("tensor hooks together with create_graph=True are not supported yet")
-    nodes = laid.graph.nodes
-    fn_at = {laid.fn_index[id(fn)]: fn for fn in laid.fns}
-    tape = Tape(laid.graph, laid.values, dtype)
-    started = [
-        tape.leaf(seed, "grad_output") if g is not None and g.requires_grad else tape.constant(seed)
-        for seed, g in zip(seeds, gradients)
-    ]
-    values: list[Any] = [tape.traced(i) for i in range(len(nodes))]
-    adopted = _Adopted(tape, laid, {t.index: g for t, g in zip(started, gradients) if g is not None})
-    pull = _naming_untraceable(autograd.pullback(values, dtype, nodes))
-    unpacking = {laid.fn_index[id(fn)]: fn for fn in laid.fns if fn.packed}
-    if unpacking:
-        pull = _unpacking_first(pull, unpacking)
-    told = None
-    if on_edge is not None:
-        told = lambda node, position, operand, g: on_edge(fn_at[node.index], position, operand, g)  # noqa: E731
-    ADOPTING.append(adopted)  # a custom Function's backward runs on the script's tensors
-    try:
-        with np.errstate(all="ignore"):
-            traced = engine.backward(
-                nodes,
-                [(index, seed) for index, seed in zip(laid.roots, started) if index is not None],
-                pull,
-                on_edge=told,
-            )
-    finally:
-        ADOPTING.pop()
-    adjoints: dict[Any, Any] = {}
-    for node in nodes:
-        key = laid.leaves.get(node.index) if node.kind == LEAF else fn_at.get(node.index)
-        if key is not None and traced[node.index] is not None:
-            adjoints[key] = adopted.tensor_of(traced[node.index])
-    return adjoints
-
-
-def _unpacking_first(pull: engine.Pullback, unpacking: dict[int, Fn]) -> engine.Pullback:
-    """The pullback, with a node's saved tensors unpacked (its unpack hooks run) as the node
-    runs, before its rule, as torch's generated nodes unpack theirs."""
-
-    def unpacked_pull(node: Node, g: Any, positions: list[int]) -> Any:
-        fn = unpacking.get(node.index)
-        if fn is not None:
-            for unpack in fn.packed.values():
-                unpack()
-        return pull(node, g, positions)
-
-    return unpacked_pull
-
-
-def _naming_untraceable(pull: engine.Pullback) -> engine.Pullback:
-    """The pullback, with a rule that does not run on traced values refused by its node."""
-
-    def refuse(node: Node) -> ScriptError:
-        return ScriptError(
-            f"create_graph=True through {node.grad_fn} is not supported yet: the gradient of "
-            f"{node.op.name} does not build a graph in gradcli; differentiate once, or "
-            "rewrite it with other ops"
+    """backward(create_graph=True): the same walk, with the registry's VJP rules run on the
+    script's tensors (`Recorded`), so each step of a rule is recorded as an ordinary op of
+    the script's graph and the gradients are tensors with grad_fns, as torch's are. The
+    adjoints by reference, as tensors (or arrays where no graph reaches them)."""
+    recorder = Recorder(dtype)
+    started = []
+    for seed, gradient, root in zip(seeds, gradients, roots):
+        given = gradient is not None and gradient.value.dtype == seed.dtype
+        started.append((_node_of(root), recorder.wrap(gradient if given else Tensor(seed))))
+    with np.errstate(all="ignore"):
+        found = engine.backward_over(
+            reached.order(), started, _flows, recorder.pullback(), hooks=hooks, on_edge=on_edge
         )
-
-    def traced_pull(node: Node, g: Any, positions: list[int]) -> Any:
-        try:
-            yield from pull(node, g, positions)  # the rules run as the walk asks for each edge
-        except CANNOT_TRACE:
-            raise refuse(node) from None
-
-    return traced_pull
+    return {
+        node: adjoint.tensor if isinstance(adjoint, Recorded) else Tensor(np.array(adjoint, dtype=dtype))
+        for node, adjoint in found.items()
+        if adjoint is not None
+    }
 
 
-# A rule that does not run on traced values fails inside NumPy or our protocols (higher.py
+# A rule that does not run on recorded values fails inside NumPy or our protocols (higher.py
 # refuses such a derivative too; a script says which node).
 CANNOT_TRACE = (Untraceable, TypeError, ValueError, AttributeError)
 
 
-class _Adopted:
-    """Script tensors for the nodes a create_graph backward recorded on its tape.
+class Recorded(TracedValue):
+    """A script tensor inside a VJP rule of a create_graph backward. NumPy's protocols and
+    core.call (traced.Traced's) hand each step of the rule to its Recorder, which records it
+    as an op of the script's graph: the rule's result is a tensor with grad_fns."""
 
-    Nodes of the forward graph keep their tensors (a leaf, the grad_fn of an op, so the
-    gradient graph reaches back into the forward graph as PyTorch's does: tanh's backward
-    uses tanh's output); each new node becomes a tensor with an Fn of its own."""
+    __slots__ = ("tensor",)
 
-    def __init__(self, tape: Tape, laid: _Laid, seeds: dict[int, Tensor]) -> None:
-        self.tape, self.laid = tape, laid
-        self.forward = len(laid.graph.nodes)
-        self.fn_at = {index: fn for fn in laid.fns for index in (laid.fn_index[id(fn)],)}
-        self.made: dict[int, Tensor] = {}
-        self.seeds = seeds  # tape index of an upstream gradient (or a foreign tensor) -> the script's tensor
+    def __init__(self, recorder: Recorder, tensor: Tensor) -> None:
+        self.tape, self.index, self.tensor = recorder, -1, tensor
 
-    def _catch_up(self) -> None:
-        """Tensors for the tape's nodes recorded since the last call, in order (each one's
-        operands are made before it)."""
-        for index in range(self.forward + len(self.made), len(self.tape.nodes)):
-            self.made[index] = self._make(index)
+    def __repr__(self) -> str:
+        fn = self.tensor.grad_fn
+        return f"Recorded({fn.name if fn is not None else 'leaf'}, shape={list(self.shape)})"
 
-    def foreign(self, tensor: Tensor) -> Any:
-        """A script tensor (a custom backward's result, with its own graph) as a tape value:
-        a node the tape treats as given and the adoption maps back to the tensor itself."""
-        self._catch_up()
-        value = np.asarray(tensor.value, dtype=self.tape.dtype)
-        traced = self.tape.leaf(value, "custom") if tensor.requires_grad else self.tape.constant(value)
-        self.seeds[traced.index] = tensor
-        self._catch_up()
-        return traced
+    @property
+    def recorder(self) -> Recorder:
+        return self.tape
 
-    def tensor_of(self, value: Any) -> Tensor | None:
-        self._catch_up()
-        if value is None:
-            return None
-        if isinstance(value, TracedValue):
-            if value.index < self.forward:  # the gradient is a forward node itself (rare)
-                return self._forward_tensor(value.index)
-            return self.made[value.index]
-        array = np.asarray(value, dtype=self.tape.dtype)
-        return Tensor(array.copy())
+    @property
+    def value(self) -> np.ndarray:
+        return self.tensor.value
 
-    def _forward_tensor(self, index: int) -> Tensor:
-        node = self.laid.graph.nodes[index]
-        if index in self.laid.leaves:
-            return self.laid.leaves[index]
-        if node.kind == OP:
-            return _holder(self.fn_at[index])
-        return Tensor(np.array(self.laid.values[index]))
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.tensor.shape
 
-    def _operand(self, operand: Any) -> Any:
-        if isinstance(operand, Literal):
-            return float(operand.value)
-        if operand >= self.forward:
-            return self.made[operand].snapshot()
-        if operand in self.laid.leaves:
-            return self.laid.leaves[operand].snapshot()
-        fn = self.fn_at.get(operand)
-        if fn is None:  # a constant of the forward graph
-            value = self.laid.values[operand]
-            return Operand(Tensor(np.array(value)), value, None, False)
-        version, at = fn.output if fn.output is not None else (None, None)
-        return Operand(_holder(fn), fn.out, fn, True, version, at)
+    @property
+    def dtype(self) -> np.dtype:
+        return self.tensor.value.dtype
 
-    def _make(self, index: int) -> Tensor:
-        node = self.tape.nodes[index]
-        value = self.tape.values[index]
-        if index in self.seeds and self.seeds[index].requires_grad:
-            return self.seeds[index]
-        if node.kind != OP or not node.requires_grad:
-            return Tensor(np.array(value))
-        operands = tuple(self._operand(o) for o in node.operands)
-        fn = Fn(node.op, node.grad_fn, dict(node.attrs), operands, value)
-        return _recorded(value, fn)
+    @property
+    def requires_grad(self) -> bool:
+        return self.tensor.requires_grad
 
 
-# The adoption of the create_graph backward running now (innermost last): a custom Function's
-# rule turns its traced gradient into a script tensor and its results back through it.
-ADOPTING: list[_Adopted] = []
+# Ops whose Python-number operands torch wraps as tensors: their VJPs multiply or divide by
+# them with mul.Tensor (MulBackward0), not mul.Scalar (traced.py's WrappedNumber)
+_WRAPS_NUMBERS = ("mul", "div")
+
+
+class Recorder:
+    """Records the steps of VJP rules as ops of a script's graph (a create_graph backward).
+
+    Its numbers are the tape's (traced.Tape.apply): each op's forward, in the backward's
+    dtype; its names are torch's for the C++ formulas (`grad * 2` is MulBackward1)."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+        self.holders: dict[int, Tensor] = {}  # id(Fn) -> the tensor standing for its output
+
+    def wrap(self, tensor: Tensor) -> Recorded:
+        return Recorded(self, tensor)
+
+    def constant(self, value: Any, name: str | None = None) -> Recorded:
+        """A tensor that requires no grad (a rule's zeros or mask), in the backward's dtype."""
+        return Recorded(self, Tensor(np.asarray(value, dtype=self.dtype)))
+
+    def _operand(self, x: Any) -> Any:
+        if isinstance(x, Recorded):
+            return x.tensor
+        if isinstance(x, TracedValue):
+            raise Untraceable("a rule mixed tensors of two graphs")
+        if isinstance(x, (bool, int, float, np.generic)) or (isinstance(x, np.ndarray) and x.ndim == 0):
+            return x if isinstance(x, WrappedNumber) else float(x)
+        return self.constant(x).tensor
+
+    def apply(self, name: str, *operands: Any, **attrs: Any) -> Recorded:
+        """Registry op `name` on these operands, recorded when one of them requires grad."""
+        op = REGISTRY[name]
+        recorded = [self._operand(o) for o in operands]
+        tensors = [type(o) is Tensor for o in recorded]
+        args = [o.value if is_tensor else o for o, is_tensor in zip(recorded, tensors)]
+        kinds = [TENSOR if is_tensor else NUMBER for is_tensor in tensors]
+        shapes = [o.shape if is_tensor else () for o, is_tensor in zip(recorded, tensors)]
+        op.shape(shapes, attrs)  # PyTorch's shape errors first
+        value = np.asarray(op.forward(*args, **attrs), dtype=self.dtype)
+        requires = op.differentiable and any(o.requires_grad for o, t in zip(recorded, tensors) if t)
+        if not requires:
+            return Recorded(self, Tensor(value))
+        # a wrapped number is a tensor to the overload torch picks (mul.Tensor: MulBackward0)
+        overload = [TENSOR if isinstance(o, WrappedNumber) else k for o, k in zip(recorded, kinds)]
+        grad_fn = scalar_overload(name, overload, op.grad_fn_for(kinds, shapes, attrs))
+        snapshots = tuple(o.snapshot() if t else float(o) for o, t in zip(recorded, tensors))
+        return Recorded(self, _recorded(value, Fn(op, grad_fn, dict(attrs), snapshots, value)))
+
+    def forward_value(self, operand: Any, op: Any) -> Any:
+        """An operand of a forward op as its rule sees it: the leaf itself, a tensor standing
+        for an op's output (its grad_fn, so the gradient's graph reaches back into the
+        forward graph, as tanh's backward uses tanh's output), a number as torch wraps it."""
+        if type(operand) is not Operand:
+            return WrappedNumber(operand) if op.name in _WRAPS_NUMBERS else operand
+        if operand.grad_fn is not None:
+            return Recorded(self, self.holder(operand.grad_fn))
+        if operand.requires_grad:
+            return Recorded(self, operand.tensor)
+        return Recorded(self, Tensor(operand.value))
+
+    def holder(self, fn: Fn) -> Tensor:
+        found = self.holders.get(id(fn))
+        if found is None:
+            found = self.holders[id(fn)] = _holder(fn)
+        return found
+
+    def pullback(self) -> engine.Pullback:
+        """The chain-rule step at a grad_fn on recorded values (as _fn_pullback on arrays); a
+        rule that does not run on them is refused by its node."""
+
+        def pull(fn: Fn, g: Any, positions: list[int]) -> Any:
+            autograd.refuse_unimplemented(fn.name, fn.op)
+            for unpack in fn.packed.values():  # saved tensors unpacked as the node runs
+                unpack()
+            args = [self.forward_value(o, fn.op) for o in fn.operands]
+            out = Recorded(self, self.holder(fn))
+            try:
+                for position in positions:  # the rules run as the walk asks for each edge
+                    shape = fn.operands[position].value.shape
+                    yield autograd.vjp_edge(fn.op, fn.attrs, g, out, args, position, shape, self.dtype)
+            except CANNOT_TRACE:
+                raise ScriptError(
+                    f"create_graph=True through {fn.name} is not supported yet: the gradient of "
+                    f"{fn.op.name} does not build a graph in gradcli; differentiate once, or "
+                    "rewrite it with other ops"
+                ) from None
+
+        return pull
 
 
 def _recorded(value: np.ndarray, fn: Fn) -> Tensor:
