@@ -34,6 +34,7 @@ from .ops import (
     Param,
     Spelling,
 )
+from .ops.joining import MAX_JOINED
 from .program import Apply, Deferred, Expr, Num, Ref
 
 _MODULE_ROOTS = {"torch", "np", "numpy", "math", "F", "jnp", "jax", "nn"}
@@ -523,15 +524,14 @@ class CallBinding:
                 raise self.error(
                     f"expected Tensor as element {position} in argument 0, but got {kind}", element
                 )
-        by_count = LISTED[name]
-        if len(elements) not in by_count:
-            most = max(by_count)
+        found = LISTED[name].record(len(elements))
+        if found is None:
             raise self.error(
-                f"{written}() joins at most {most} tensors in one call here ({len(elements)} given)",
+                f"{written}() joins at most {MAX_JOINED:,} tensors in one call here ({len(elements):,} given)",
                 sequence,
                 hint=f"join them in steps: {written}([{written}([a, b]), c]) gives the same values",
             )
-        return by_count[len(elements)], elements + rest, keywords
+        return found, elements + rest, keywords
 
     def plan_subscript(self, node: ast.Subscript, line: int, col: int):
         """x[0, 1:3], x[..., -1], x[:, [2, 0]], x[range(3), y]: the nodes PyTorch records.

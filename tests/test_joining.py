@@ -126,7 +126,6 @@ def test_bad_lists_and_dims_are_torchs_errors(program, function):
         ("torch.cat()", "missing 1 required positional argument: 'tensors'"),
         ("torch.cat([x, *x])", "starred arguments are not allowed"),
         ("torch.cat([x] , out=x)", "unexpected keyword argument 'out'"),
-        ("torch.cat([x, x, x, x, x, x, x, x, x])", "joins at most 8 tensors in one call here (9 given)"),
         ("x.cat([x])", "unknown method '.cat()'"),
     ],
 )
@@ -162,3 +161,25 @@ def test_a_second_backward_needs_no_retain_graph_as_in_torch():
     out.backward()
     out.backward()
     assert close(result.grads["x"], x.grad.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("count", [9, 64])
+def test_a_long_list_is_one_node_with_a_record_made_for_its_length(count):
+    """Past the lengths the registry lists, a call's record is made when it is first needed:
+    still one StackBackward0 with every tensor an operand, torch's values and gradients."""
+    from gradcli.ops import REGISTRY
+    from gradcli.ops.joining import MAX_JOINED, MAX_LISTED
+
+    listed = ", ".join(["x", "z"] * (count // 2) + ["x"] * (count % 2))
+    found = grad(f"(torch.stack([{listed}]) ** 2).sum()", at={"x": X, "z": Z})
+    xs = [torch.tensor(X, dtype=torch.float64, requires_grad=True), torch.tensor(Z, dtype=torch.float64, requires_grad=True)]
+    out = (torch.stack([xs[i % 2] for i in range(count)]) ** 2).sum()
+    out.backward()
+    assert close(found.grads["x"], xs[0].grad.numpy()) and close(found.grads["z"], xs[1].grad.numpy())
+    stacked = next(n for n in found.nodes if n.op and n.op.startswith("stack"))
+    assert stacked.grad_fn == "StackBackward0" and len(stacked.inputs) == count
+    assert REGISTRY[f"stack{count}"].name == f"stack{count}"
+    assert f"stack{count}" not in dict(REGISTRY)  # never among the listed records (gradcli ops)
+    assert count > MAX_LISTED and REGISTRY["cat" + str(MAX_LISTED)].name == f"cat{MAX_LISTED}"
+    with pytest.raises(KeyError):
+        REGISTRY[f"stack{MAX_JOINED + 1}"]

@@ -101,7 +101,24 @@ KERNELS: tuple[Op, ...] = kernels.KERNELS + tuple(
 # Records a program reaches only through a composite, a rewrite or an operator (`.float()` of
 # an int tensor, the squeeze in v @ W, `//` of sizes): in the registry, not in `gradcli ops`.
 INTERNAL: tuple[Op, ...] = tuple(k for family in _FAMILIES for k in getattr(family, "INTERNAL", ()))
-REGISTRY: dict[str, Op] = {op.name: op for op in OPS + KERNELS + INTERNAL}
+class _Registry(dict):
+    """The records by name. A cat or stack of a list longer than the listed lengths has its
+    record made when first asked for (joining.long_record); it is never among the items."""
+
+    def __missing__(self, name: str) -> Op:
+        found = joining.long_record(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or (isinstance(name, str) and joining.long_record(name) is not None)
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[name] if name in self else default  # noqa: SIM401 - dict.get would skip __missing__
+
+
+REGISTRY: dict[str, Op] = _Registry({op.name: op for op in OPS + KERNELS + INTERNAL})
 # Calls that PyTorch records as several nodes, by the name a program calls them.
 COMPOSITES: dict[str, Composite] = {
     c.name: c for family in _FAMILIES for c in getattr(family, "COMPOSITES", ())

@@ -20,8 +20,11 @@ import numpy as np
 from ..errors import ShapeError
 from .core import Batching, Op, Param, Shape, Spelling, _fn, _normalise_dim, call
 
-# One record per list length up to this; a longer list is joined in steps (the parser says so).
+# One record per list length: up to MAX_LISTED they are in the registry (and `gradcli ops`);
+# a longer list's record is made when a call first needs it (per-sample gradients stack 64,
+# a DataLoader's default_collate stacks a batch), up to MAX_JOINED tensors in one call.
 MAX_LISTED = 8
+MAX_JOINED = 100_000
 
 
 def _cat_shape(*shapes: Shape, dim: int = 0) -> Shape:
@@ -137,13 +140,35 @@ def _make(function: str, count: int) -> Op:
     )
 
 
-_RECORDS = {
-    function: {count: _make(function, count) for count in range(1, MAX_LISTED + 1)}
-    for function in ("cat", "stack")
-}
+class ByCount(dict):
+    """A joining op's records by list length: the listed ones, and each longer one once a call
+    has needed it (`record`)."""
+
+    def __init__(self, function: str) -> None:
+        super().__init__({count: _make(function, count) for count in range(1, MAX_LISTED + 1)})
+        self.function = function
+
+    def record(self, count: int) -> Op | None:
+        """The record for `count` tensors (None past MAX_JOINED)."""
+        found = self.get(count)
+        if found is None and MAX_LISTED < count <= MAX_JOINED:
+            found = self[count] = _make(self.function, count)
+        return found
+
+
+_RECORDS = {function: ByCount(function) for function in ("cat", "stack")}
 OPS: tuple[Op, ...] = tuple(op for by_count in _RECORDS.values() for op in by_count.values())
 # The names a program calls with a list of tensors, and the record for each list length.
-LISTED: dict[str, dict[int, Op]] = dict(_RECORDS)
+LISTED: dict[str, ByCount] = dict(_RECORDS)
+
+
+def long_record(name: str) -> Op | None:
+    """`stack64`: the record of a list longer than the registry lists, by name (None if not one)."""
+    function = name.rstrip("0123456789")
+    digits = name[len(function) :]
+    if function not in _RECORDS or not digits or int(digits) <= MAX_LISTED:
+        return None
+    return _RECORDS[function].record(int(digits))
 TORCH_ALIASES: dict[str, Spelling] = {
     "concat": Spelling("cat"),
     "concatenate": Spelling("cat"),
