@@ -15,7 +15,7 @@ import numpy as np
 from ..ops import REGISTRY
 from . import runtime
 from .runtime import ScriptError, ScriptRuntimeError, Tensor, source_position
-from .values import ARGUMENT_SLIPS, Method
+from .values import Method
 
 
 @dataclass(eq=False)
@@ -74,17 +74,8 @@ class Classes:
     # -- calls ------------------------------------------------------------------------
 
     def call_object(self, func: Any, args: list, kwargs: dict, node: ast.AST) -> Any:
-        """A call of one of torch's data classes: a new TensorDataset or DataLoader (torch's layers
-        are real classes, torch/nn/modules/_layers.py, over make_layer and layer_forward)."""
-        try:  # an argument of a kind gradcli's code does not take is torch's TypeError
-            if isinstance(func, ClassValue) and func.builtin in ("TensorDataset", "DataLoader"):
-                return self.make_data_object(func, args, kwargs, node)
-        except ARGUMENT_SLIPS:
-            name = func.name if isinstance(func, ClassValue) else type(func).__name__
-            given = ", ".join(self.class_name(a) for a in [*args, *kwargs.values()])
-            raise ScriptRuntimeError(
-                f"{name}() received an invalid combination of arguments - got ({given})", "TypeError"
-            ) from None
+        """A call of one of the interpreter's objects: none is callable (torch's layers and data
+        classes are real classes in gradcli/torch/)."""
         name = func.cls.name if isinstance(func, Instance) else self.class_name(func)
         raise ScriptRuntimeError(f"'{name}' object is not callable", "TypeError")
 
@@ -95,25 +86,12 @@ class Classes:
         return self.dispatch(func, args, {}, node)
 
     def items_of_object(self, owner: Instance, node: ast.AST | None) -> list:
-        """What `for` walks in a DataLoader (its batches) or a TensorDataset (its rows)."""
-        if owner.cls.builtin == "DataLoader":
-            return self.loader_batches(owner, node)
-        if owner.cls.builtin == "TensorDataset":
-            return [self.object_item(owner, i, node) for i in range(self.object_length(owner))]
         raise ScriptRuntimeError(f"'{owner.cls.name}' object is not iterable", "TypeError")
 
     def object_length(self, owner: Instance) -> int:
-        if owner.cls.builtin == "DataLoader":
-            return self.loader_length(owner)
-        if owner.cls.builtin == "TensorDataset":
-            tensors = owner.attrs["tensors"]
-            return tensors[0].shape[0] if tensors else 0
         raise ScriptRuntimeError(f"object of type '{owner.cls.name}' has no len()", "TypeError")
 
     def object_item(self, owner: Instance, key: Any, node: ast.AST) -> Any:
-        """A TensorDataset's row: each of its tensors at `key`."""
-        if owner.cls.builtin == "TensorDataset":
-            return tuple(self.index_by(t, key, node) for t in owner.attrs["tensors"])
         raise ScriptRuntimeError(f"'{owner.cls.name}' object is not subscriptable", "TypeError")
 
     # -- custom autograd.Function --------------------------------------------------------
@@ -248,8 +226,7 @@ class Classes:
     # -- attributes -------------------------------------------------------------------
 
     def object_attribute(self, owner: Any, name: str, node: ast.AST) -> Any:
-        """An attribute of a ctx, of one of torch's layers (its parameters and settings), of a
-        DataLoader or TensorDataset."""
+        """An attribute of a ctx, or of one of torch's layers (its parameters and settings)."""
         if isinstance(owner, ClassValue):
             raise ScriptRuntimeError(f"type object '{owner.name}' has no attribute '{name}'", "AttributeError")
         if not isinstance(owner, Instance):

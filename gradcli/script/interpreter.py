@@ -7,9 +7,8 @@ backward-call records, the current line). Python runs the script; these rooms ar
 - torch_api.py       torch.* / F.* names, constructors, calls bound to the op registry
 - tensor_methods.py  tensor attributes and methods, indexing, in-place writes and versions
 - autograd_api.py    backward, autograd.grad, hooks, autograd.functional, backward-call records
-- classes.py         torch's objects kept as instances (layers, datasets, a Function's ctx)
+- classes.py         torch's objects kept as instances (layers, a Function's ctx)
 - nn_modules.py      torch.nn's layers and losses
-- data.py            torch.utils.data: TensorDataset, DataLoader, default_collate
 - numpy_api.py       tensors on NumPy's memory, NumPy values beside tensors
 - random_api.py      torch.Generator objects, generator= of draws, get/set_rng_state
 - func_api.py        torch.func's transforms (grad, vjp, jacrev, jacfwd, hessian)
@@ -28,7 +27,6 @@ from ..torch_random import Generator
 from .autograd_api import AutogradAPI
 from .builtins import Builtins
 from .classes import Classes
-from .data import DataLoading
 from .forward_ad import ForwardAD
 from .func_api import FuncAPI
 from .nn_modules import NNModules
@@ -51,7 +49,6 @@ class Interpreter(
     AutogradAPI,
     Classes,
     NNModules,
-    DataLoading,
     NumpyArrays,
     RandomGenerators,
     RandomDraws,

@@ -21,7 +21,6 @@ from ..ops.indexing import check_subscript, index_place
 from ..parse import returns_pair
 from ..program import Apply, Num
 from . import runtime
-from .data import DATA_CLASSES
 from .forward_ad import FUNCTIONS as FORWARD_AD_FUNCTIONS
 from .func_api import TRANSFORMS as FUNC_TRANSFORMS
 from .func_api import refuse as refuse_func
@@ -408,8 +407,6 @@ class TorchNamespace:
                 return Module("torch.autograd.forward_ad")
         elif module.name == "torch.nn" and name == "Parameter":
             return Function("torch.nn", name)
-        elif module.name == "torch.utils.data" and name in DATA_CLASSES:
-            return DATA_CLASSES[name]
         elif module.name == "torch.nn" and name in NN_CLASSES:
             return NN_CLASSES[name]
         elif module.name == "torch.autograd" and name == "Function":
@@ -921,6 +918,8 @@ class TorchNamespace:
         if name == "normal":
             return self.normal_call(args, kwargs, node)
         if name == "randint":
+            # randint(high=5, size=(3,)) and randint(0, high=5, size=...): torch's keywords, in order
+            args = [*args, *(kwargs.pop(key) for key in ("low", "high", "size") if key in kwargs)]
             if not 2 <= len(args) <= 3 or not isinstance(args[-1], (tuple, list)):
                 raise ScriptRuntimeError("randint() takes (low, high, size) or (high, size)", "TypeError")
             low, high = (self.index_of(v) for v in ((0, args[0]) if len(args) == 2 else (args[0], args[1])))

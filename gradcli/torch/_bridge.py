@@ -16,7 +16,6 @@ import ast
 import builtins
 import dis
 import functools
-import operator
 import os
 import sys
 import types
@@ -153,15 +152,6 @@ class Session(Interpreter):
             return call_foreign(func, args, kwargs)
         return super().dispatch(func, args, kwargs, node)
 
-    def dataset_length(self, dataset: Any) -> int:
-        if _pythons(dataset):  # a script's own Dataset: Python's len()
-            return call_foreign(len, [dataset], {})
-        return super().dataset_length(dataset)
-
-    def dataset_item(self, dataset: Any, index: int, node: Any) -> Any:
-        if _pythons(dataset):
-            return call_foreign(operator.getitem, [dataset, index], {})
-        return super().dataset_item(dataset, index, node)
 
 
 def _pythons(value: Any) -> bool:

@@ -1,33 +1,107 @@
-"""torch.utils.data, gradcli's: Dataset (a real class a script subclasses), Subset and
-random_split as torch writes them, and TensorDataset, DataLoader and default_collate from the
-run interpreter (torch's draws, batches and collation), which index a script's own Dataset
-through Python's len() and [].
-"""
+"""torch.utils.data.dataset, gradcli's: the dataset classes a script subclasses or wraps its
+tensors in, and random_split, written as torch writes them so a script's own Dataset, a
+TensorDataset and a Subset are indexed, measured and split exactly as under torch."""
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .._bridge import module_attribute, namespace
+from ._torch import torch
 
 
 class Dataset:
-    """An abstract dataset: a subclass gives __getitem__ (and __len__, for a DataLoader)."""
-
-    __module__ = "torch.utils.data.dataset"
+    """An abstract map-style dataset: a subclass gives __getitem__ (and __len__, for a
+    DataLoader's samplers); `a + b` concatenates two."""
 
     def __getitem__(self, index: Any) -> Any:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
 
+    def __add__(self, other: Dataset) -> ConcatDataset:
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """An abstract stream of samples: a subclass gives __iter__; a DataLoader batches what it yields."""
+
+    def __iter__(self) -> Iterator:
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other: Dataset) -> ChainDataset:  # type: ignore[override]
+        return ChainDataset([self, other])
+
+
+class TensorDataset(Dataset):
+    """Samples are the tensors' rows: item i is (t[i] for each tensor)."""
+
+    def __init__(self, *tensors: Any) -> None:
+        if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index: Any) -> tuple:
+        return tuple(tensor[index] for tensor in self.tensors)
+
+    def __len__(self) -> int:
+        return self.tensors[0].size(0)
+
+
+class ConcatDataset(Dataset):
+    """Several map-style datasets one after another."""
+
+    @staticmethod
+    def cumsum(sequence: Iterable) -> list[int]:
+        return list(itertools.accumulate(len(e) for e in sequence))
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = list(datasets)
+        if len(self.datasets) == 0:
+            raise AssertionError("datasets should not be an empty iterable")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = self.cumsum(self.datasets)
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx: int) -> Any:
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        dataset_idx = bisect.bisect_right(self.cumulative_sizes, idx)
+        sample_idx = idx if dataset_idx == 0 else idx - self.cumulative_sizes[dataset_idx - 1]
+        return self.datasets[dataset_idx][sample_idx]
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets one after another."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)  # type: ignore[arg-type]
+        return total
+
 
 class Subset(Dataset):
     """The items of `dataset` at `indices`, in that order (torch's Subset)."""
-
-    __module__ = "torch.utils.data.dataset"
 
     def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
         self.dataset = dataset
@@ -82,7 +156,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = 
                 )
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    randperm = module_attribute("torch", "randperm")
+    randperm = torch().randperm
     drawn = randperm(sum(lengths)) if generator is _DEFAULT else randperm(sum(lengths), generator=generator)
     indices = drawn.tolist()
     return [
@@ -91,5 +165,6 @@ def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = 
     ]
 
 
-__getattr__ = namespace("torch.utils.data")
-__all__ = ["Dataset", "Subset", "random_split"]
+for _named in (Dataset, IterableDataset, TensorDataset, ConcatDataset, ChainDataset, Subset, random_split):
+    _named.__module__ = "torch.utils.data.dataset"
+__all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "Subset", "TensorDataset", "random_split"]
