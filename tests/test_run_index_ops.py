@@ -176,6 +176,26 @@ except Exception as e:
 """
 
 
+# Indexing keys of one form, again and again (a loop): an index's plan is kept by the key's
+# form (its numbers, slices and where its tensors sit), so each must still pick its own values.
+FIXED.append(
+    """
+x = torch.arange(24.0).reshape(4, 6).requires_grad_()
+p, q = torch.tensor([3, 0]), torch.tensor([1, 5])
+for key in [1, 2, -1]:
+    print(x[key], x[:, key], x[key, 1:4:2])
+print(x[p, q], x[q % 4, p], x[[0, 2], q], x[[1, 3], p])
+print(x[p][:, q], x[None, p, 1:].shape)
+P = torch.tensor([[3, 0], [1, 1]])
+print(x[P, 2:], x[1:, P], x[P])
+for start in range(3):
+    print(x[start:start + 2, p % 6].sum())
+(x[p, q].sum() + x[q % 4, p].pow(2).sum()).backward()
+print(x.grad)
+attempt(lambda: x[p, 9])
+attempt(lambda: x[5])
+"""
+)
 RANDOM = [_random_script(seed) for seed in range(60)]
 SCRIPTS = ["import torch\n" + _CHAIN + body for body in FIXED + RANDOM]
 

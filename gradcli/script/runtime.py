@@ -615,7 +615,7 @@ _DTYPES: dict[tuple, str] = {}
 _MEMO_SIZE = 4096
 
 
-def _remember(memo: dict, key: tuple, value: Any) -> None:
+def remember(memo: dict, key: tuple, value: Any) -> None:
     if len(memo) >= _MEMO_SIZE:
         memo.clear()
     memo[key] = value
@@ -655,14 +655,17 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         attrs = op.from_values(
             attrs, lambda k: operands[k].value if isinstance(operands[k], Tensor) else operands[k]
         )
-    if attrs:
-        shape = op.shape(shapes, attrs)  # ShapeError in PyTorch's words, before computing
-    else:  # an op of shapes alone (sin, mul): its result's shape, worked out once per shapes
-        shape_key = (name, *shapes)
+    # the result's shape (ShapeError in PyTorch's words, before computing), worked out once per
+    # operand shapes and attributes (with their types: dim=True is not dim=1), as a loop asks
+    shape_key = (name, *shapes, *attrs.items(), *map(type, attrs.values())) if attrs else (name, *shapes)
+    try:
         shape = _SHAPES.get(shape_key)
-        if shape is None:
-            shape = op.shape(shapes, attrs)
-            _remember(_SHAPES, shape_key, shape)
+    except TypeError:  # an attribute that is not hashable (an index array): no memo
+        shape_key, shape = None, None
+    if shape is None:
+        shape = op.shape(shapes, attrs)
+        if shape_key is not None:
+            remember(_SHAPES, shape_key, shape)
     layout = None  # a reshape's operand's strides: viewing one not contiguous is ReshapeAliasBackward0
     if op.viewing == "reshape" and isinstance(operands[0], Tensor):
         layout = element_strides(operands[0])
@@ -676,7 +679,7 @@ def apply_op(name: str, operands: list[Any], attrs: dict, grad_enabled: bool) ->
         check_dtypes(op, operands)
         dtype = result_dtype(op, tensors, numbers, attrs)
         if dtype_key is not None:
-            _remember(_DTYPES, dtype_key, dtype)
+            remember(_DTYPES, dtype_key, dtype)
     check_allocation(math.prod(shape), dtype)
     compute = "float64" if dtype == "float64" else "float32"
     integral = dtype in INTEGER_DTYPES or dtype == "bool"

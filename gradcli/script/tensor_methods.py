@@ -165,6 +165,37 @@ _METHOD_KEYWORDS: dict[str, tuple[str, ...] | None] = {
 }
 
 
+# An index's plan (the nodes torch records for it) by the key's form: its numbers, slices and
+# where its tensors sit. Building the plan parses a synthetic subscript, which costs more than
+# the op itself; a training loop indexes with the same forms again and again.
+_INDEX_PLANS: dict[tuple, tuple] = {}
+
+
+def _index_signature(elements: tuple, is_tuple: bool, tensors: list) -> tuple | None:
+    """The key's form as index_literal reads it (None: a form not worth keeping), its tensors
+    appended to `tensors` in the order index_literal meets them."""
+
+    def form(k: Any) -> Any:
+        if isinstance(k, Tensor):
+            tensors.append(k)
+            return Tensor
+        if type(k) is int or k is None or k is Ellipsis:
+            return k
+        if type(k) is slice:
+            if not all(v is None or type(v) is int for v in (k.start, k.stop, k.step)):
+                raise TypeError
+            return (slice, k.start, k.stop, k.step)
+        if type(k) in (list, tuple) and len(k) <= 16:
+            return (list, *(form(v) for v in k))
+        raise TypeError
+
+    try:
+        return (is_tuple, *(form(k) for k in elements))
+    except TypeError:
+        tensors.clear()
+        return None
+
+
 def _index_lists(elements: tuple) -> tuple:
     """x[range(n), y] and x[torch.arange(n), y] as torch reads them: a range is its list of
     integers, and where several 1-D integer tensors index at once (the binder records one
@@ -321,17 +352,26 @@ class TensorMethods:
             elements = _index_lists(elements)
             if len(elements) != 1:
                 key = elements
-            parts = [self.index_literal(k, mapping, node) for k in elements]
-            slice_node = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(key, tuple) else parts[0]
-            synthetic = ast.Subscript(
-                value=ast.Name(id="x", ctx=ast.Load()), slice=slice_node, ctx=ast.Load()
-            )
-            for child in ast.walk(synthetic):
-                child.lineno, child.col_offset = node.lineno, node.col_offset
-            self.binder.operations = 0
-            children, build = self.binder.plan_subscript(synthetic, node.lineno, node.col_offset + 1)
-            tensors = [mapping[id(c)] for c in children[1:]]
-            return self.evaluate(build(owner, *tensors))
+            given: list[Tensor] = []  # the key's tensors, in the order index_literal meets them
+            signature = _index_signature(elements, isinstance(key, tuple), given)
+            plan = _INDEX_PLANS.get(signature) if signature is not None else None
+            if plan is None:
+                parts = [self.index_literal(k, mapping, node) for k in elements]
+                slice_node = ast.Tuple(elts=parts, ctx=ast.Load()) if isinstance(key, tuple) else parts[0]
+                synthetic = ast.Subscript(
+                    value=ast.Name(id="x", ctx=ast.Load()), slice=slice_node, ctx=ast.Load()
+                )
+                for child in ast.walk(synthetic):
+                    child.lineno, child.col_offset = node.lineno, node.col_offset
+                self.binder.operations = 0
+                children, build = self.binder.plan_subscript(synthetic, node.lineno, node.col_offset + 1)
+                order = list(mapping)  # the placeholders in the order index_literal made them
+                given = list(mapping.values())
+                plan = (tuple(order.index(id(c)) for c in children[1:]), build)
+                if signature is not None:
+                    runtime.remember(_INDEX_PLANS, signature, plan)
+            positions, build = plan
+            return self.evaluate(build(owner, *(given[p] for p in positions)))
         if isinstance(owner, dict):
             return self.python(lambda: owner[key])
         if isinstance(owner, Instance):
