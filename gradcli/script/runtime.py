@@ -1412,10 +1412,16 @@ def _grad_copy(tensor: Tensor) -> np.ndarray | None:
 def accumulate(tensor: Tensor, adjoint: np.ndarray) -> None:
     """AccumulateGrad: the first pass stores a new tensor, later passes add in place."""
     adjoint = np.broadcast_to(adjoint, tensor.shape)
-    if tensor._grad is None:
+    grad = tensor._grad
+    if grad is None:
         tensor._grad = Tensor(np.array(adjoint, dtype=tensor.dtype))
-    else:
-        tensor._grad.assign(tensor._grad.value + adjoint)
+        return
+    target = grad.value
+    if not grad.version.recorded and grad.dtype in FLOAT_DTYPES and target.dtype == adjoint.dtype:
+        np.add(target, adjoint, out=target)  # in place, as torch's AccumulateGrad: no new array a step
+        grad.version.value += 1
+    else:  # an op recorded .grad's values, or a cast: write() copies first / casts as torch
+        grad.assign(target + adjoint)
 
 
 def check_shape(shape: Any) -> None:
