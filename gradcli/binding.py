@@ -221,6 +221,11 @@ def _guess(name: str) -> str:
     return f"did you mean {_SYNONYMS.get(close[0], close[0])}? {listed}" if close else listed
 
 
+# torch's names for the tensors of its functions, in the order they take them: matmul(input,
+# other), mm(input, mat2), dot(input, tensor), pow(input, exponent), mv(input, vec), ...
+_TENSOR_KEYWORDS = ("input", "other", "mat2", "tensor", "exponent", "vec", "mat", "mat1")
+
+
 class CallBinding:
     """Mixed into parse's parser: the binding of calls and subscripts (plan_call, plan_subscript)."""
 
@@ -314,6 +319,8 @@ class CallBinding:
             op, positional, keywords = self.listed(node, spelling.op, written, positional, keywords)
         else:
             op = REGISTRY.get(spelling.op) or COMPOSITES[spelling.op]
+        if spelling.op not in LISTED:  # torch.matmul(input=a, other=b): torch's names for its tensors
+            positional, keywords = self.tensor_keywords(op, written, positional, keywords, node)
         if op.name in SIGNATURES:  # torch.gather(x, 1, index): a param between the tensors
             positional, keywords = self.by_signature(node, op, written, positional, keywords)
         for arg in positional:
@@ -356,6 +363,20 @@ class CallBinding:
             return operands, lambda *args: self.composed(op, (*args, *numbers), attrs, line, col)
         frozen = tuple(attrs.items())
         return operands, lambda *args: Apply(op.name, (*args, *numbers), line, col, frozen)
+
+    def tensor_keywords(
+        self, op: Any, written: str, positional: list, keywords: list, node: ast.Call
+    ) -> tuple[list, list]:
+        """Tensors given by torch's keyword names (`input=` first, then `other=`, `mat2=`, ...)
+        are the op's operands in that order, as torch's signatures bind them."""
+        params = {param.name for param in op.params}
+        named = {kw.arg: kw.value for kw in keywords if kw.arg in _TENSOR_KEYWORDS and kw.arg not in params}
+        if not named:
+            return positional, keywords
+        if "input" in named and positional:
+            raise self.error(f"{written}() got multiple values for argument 'input'", node)
+        ordered = [*positional, *(named[name] for name in _TENSOR_KEYWORDS if name in named)]
+        return ordered, [kw for kw in keywords if kw.arg not in named]
 
     def clamp_overload(self, node: ast.Call, receiver: list, spelling: Spelling) -> tuple[Spelling, ast.Call]:
         """torch.clamp(x, lo, hi) with a tensor bound: the clamp_tensor record, with a bound left

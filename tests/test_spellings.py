@@ -43,6 +43,12 @@ def torch_grad(function, *values):
         ("x.dot(x) * math.pi", lambda x: x.dot(x) * np.pi),
         ("torch.mean(torch.tanh(x), dim=0)", lambda x: torch.mean(torch.tanh(x), dim=0)),
         ("-x.sum()", lambda x: -x.sum()),
+        # tensors by torch's keyword names
+        ("torch.matmul(input=x, other=x * 2)", lambda x: torch.matmul(input=x, other=x * 2)),
+        ("torch.sub(input=x, other=x.sin()).sum()", lambda x: torch.sub(input=x, other=x.sin()).sum()),
+        ("torch.dot(x, tensor=x.exp())", lambda x: torch.dot(x, tensor=x.exp())),
+        ("x.mul(other=x).sum()", lambda x: x.mul(other=x).sum()),
+        ("torch.pow(input=x, exponent=3).sum()", lambda x: torch.pow(input=x, exponent=3).sum()),
     ],
 )
 def test_spellings_compute_what_torch_computes(program, function):
