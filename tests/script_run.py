@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
+from torch_server import run_under_torch
+
 from gradcli.runner import ScriptRun
 from gradcli.runner import run_script as run_on_python
 
@@ -30,3 +35,16 @@ def run_script(
         calls=calls,
         lines=lines,
     )
+
+
+_ADDRESS = re.compile(r"object at 0x[0-9a-f]+|at 0x[0-9a-f]+")
+
+
+def assert_prints_as_torch(run: Callable, script: str) -> None:
+    """`gradcli run -` (through the CLI runner `run`) prints what python+torch 2.13 prints for
+    `script`, byte for byte but for object addresses."""
+    theirs = run_under_torch(script)
+    assert theirs.returncode == 0, theirs.stderr
+    ours = run("run", "-", input=script)
+    assert ours.exit_code == 0, ours.stderr
+    assert _ADDRESS.sub("…", ours.stdout) == _ADDRESS.sub("…", theirs.stdout)

@@ -6,21 +6,8 @@ addresses masked)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from torch_server import run_under_torch
-
-_ADDRESS = re.compile(r"at 0x[0-9a-f]+")
-
-
-def _same_as_torch(run, script: str) -> None:
-    theirs = run_under_torch(script)
-    assert theirs.returncode == 0, theirs.stderr
-    ours = run("run", "-", input=script)
-    assert ours.exit_code == 0, ours.stderr
-    assert _ADDRESS.sub("at …", ours.stdout) == _ADDRESS.sub("at …", theirs.stdout)
-
+from script_run import assert_prints_as_torch
 
 HEAD = (
     "import collections\nimport numpy as np\nimport torch\n"
@@ -97,4 +84,14 @@ SCRIPTS = {
 
 @pytest.mark.parametrize("script", SCRIPTS.values(), ids=SCRIPTS.keys())
 def test_prints_what_torch_prints(run, script):
-    _same_as_torch(run, script)
+    assert_prints_as_torch(run, script)
+
+
+def test_only_a_draw_that_shows_notes_an_unseeded_generator(run):
+    """Every pass draws a base seed from torch's generator, as torch's does; only a shuffle's
+    order depends on it, so only a shuffling loader gets the note that the numbers differ."""
+    body = "import torch\nfrom torch.utils.data import DataLoader\nprint(list(DataLoader(range(5), batch_size=2{})))\n"
+    plain = run("run", "-", input=body.format(""))
+    assert plain.exit_code == 0 and plain.stderr == ""
+    shuffled = run("run", "-", input=body.format(", shuffle=True"))
+    assert shuffled.exit_code == 0 and shuffled.stderr.count("unseeded random numbers") == 1

@@ -205,8 +205,11 @@ class _SingleProcessDataLoaderIter:
             )
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        t = torch()
-        self._base_seed = t.empty((), dtype=t.int64).random_(generator=loader.generator).item()
+        if loader.generator is None:  # drawn as torch draws it; unseen, so no note of an unseeded draw
+            self._base_seed = int(_bridge.session().torch_generator.random_((), "int64"))
+        else:
+            t = torch()
+            self._base_seed = t.empty((), dtype=t.int64).random_(generator=loader.generator).item()
         self._num_yielded = 0
         if self._dataset_kind == _DatasetKind.Iterable:
             self._dataset_iter = iter(self._dataset)
@@ -290,29 +293,34 @@ def default_convert(data: Any) -> Any:
             return data
         return t.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update({key: default_convert(data[key]) for key in data})
-                return clone
-            return kind({key: default_convert(data[key]) for key in data})
-        except TypeError:
-            return {key: default_convert(data[key]) for key in data}
+        return _rebuilt(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # a namedtuple
         return kind(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(data):
-                    clone[i] = default_convert(d)
-                return clone
-            return kind([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return _rebuilt(data, [default_convert(d) for d in data])
     return data
+
+
+def _rebuilt(like: Any, parts: dict | list) -> Any:
+    """`parts` in a container of `like`'s own type, as torch's collate and convert rebuild one:
+    a mutable one copied and filled in, another made from the parts, and a plain dict or list
+    where the type cannot be made so."""
+    try:
+        if isinstance(parts, dict):
+            if isinstance(like, collections.abc.MutableMapping):
+                clone = copy.copy(like)
+                clone.update(parts)
+                return clone
+        elif isinstance(like, collections.abc.MutableSequence):
+            clone = copy.copy(like)
+            for i, part in enumerate(parts):
+                clone[i] = part
+            return clone
+        return type(like)(parts)
+    except TypeError:
+        return parts
 
 
 def default_collate(batch: Any) -> Any:
@@ -337,14 +345,7 @@ def default_collate(batch: Any) -> Any:
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update({key: default_collate([d[key] for d in batch]) for key in elem})
-                return clone
-            return kind({key: default_collate([d[key] for d in batch]) for key in elem})
-        except TypeError:
-            return {key: default_collate([d[key] for d in batch]) for key in elem}
+        return _rebuilt(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a namedtuple
         return kind(*(default_collate(samples) for samples in zip(*batch, strict=False)))
     if isinstance(elem, collections.abc.Sequence):
@@ -353,17 +354,8 @@ def default_collate(batch: Any) -> Any:
         if not all(len(e) == size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
         transposed = list(zip(*batch, strict=False))
-        if isinstance(elem, tuple):
-            return [default_collate(samples) for samples in transposed]
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, samples in enumerate(transposed):
-                    clone[i] = default_collate(samples)
-                return clone
-            return kind([default_collate(samples) for samples in transposed])
-        except TypeError:
-            return [default_collate(samples) for samples in transposed]
+        collated = [default_collate(samples) for samples in transposed]
+        return collated if isinstance(elem, tuple) else _rebuilt(elem, collated)
     raise TypeError(_COLLATE_ERROR.format(kind))
 
 
