@@ -151,12 +151,14 @@ class PassRecord:
     edges: dict[tuple[int, int], np.ndarray] | None = None
 
 
-def edge_recorder(carried: dict[tuple[int, int], np.ndarray]) -> EdgeHook:
-    """An on_edge hook that keeps what each edge carried, by (op node, operand position)."""
+def edge_recorder(carried: dict[tuple[Any, int], np.ndarray], by_index: bool = True) -> EdgeHook:
+    """An on_edge hook that keeps what each edge carried, by (op node's index, operand
+    position); by (the node itself, position) for a graph of references (a script's grad_fns)."""
 
-    def record(node: Node, position: int, operand: int, contribution: np.ndarray) -> None:
+    def record(node: Any, position: int, operand: Any, contribution: Any) -> None:
         # a traced contribution (create_graph) is kept as its numbers
-        carried[(node.index, position)] = np.asarray(getattr(contribution, "value", contribution))
+        key = node.index if by_index else node
+        carried[(key, position)] = np.asarray(getattr(contribution, "value", contribution))
 
     return record
 

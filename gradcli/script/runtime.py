@@ -913,7 +913,7 @@ def run_backward(
     hooks.update({fn: list(fn.hooks.values()) for fn in reached.fns if fn.hooks})
     # --trace / --explain narrate this call: keep what each edge carried as backward runs
     carried: dict[tuple[Any, int], np.ndarray] | None = {} if record is not None else None
-    on_edge = None if carried is None else _edge_recorder(carried)
+    on_edge = None if carried is None else autograd.edge_recorder(carried, by_index=False)
     if create_graph:
         adjoints = _create_graph_sweep(reached, roots, seeds, gradients, dtype, hooks, on_edge)
     else:
@@ -1025,16 +1025,6 @@ class _Reached:
             if fn in inputs or any(operand in found for _, operand in _flows(fn)):
                 found.add(fn)
         return found
-
-
-def _edge_recorder(carried: dict[tuple[Any, int], np.ndarray]) -> engine.EdgeHook:
-    """An on_edge hook that keeps what each edge carried, by (grad_fn, operand position)."""
-
-    def record(node: Any, position: int, operand: Any, contribution: Any) -> None:
-        # a traced contribution (create_graph) is kept as its numbers
-        carried[(node, position)] = np.asarray(getattr(contribution, "value", contribution))
-
-    return record
 
 
 def _fn_pullback(dtype: np.dtype) -> engine.Pullback:

@@ -359,8 +359,7 @@ def default_collate(batch: Any) -> Any:
     raise TypeError(_COLLATE_ERROR.format(kind))
 
 
-for _named in (DataLoader, default_collate, default_convert, get_worker_info):
-    _named.__module__ = "torch.utils.data.dataloader"
+DataLoader.__module__ = "torch.utils.data.dataloader"  # where torch defines each
 get_worker_info.__module__ = "torch.utils.data._utils.worker"
 default_collate.__module__ = default_convert.__module__ = "torch.utils.data._utils.collate"
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
